@@ -1,0 +1,11 @@
+//! Kubernetes strategic merge patch, exactly as the Go reference
+//! (`k8s.io/apimachinery/pkg/util/strategicpatch`) computes it.
+
+pub mod error;
+pub mod schema;
+pub mod value;
+mod engine;
+
+pub use engine::apply::{apply, apply_in_place, merge_patches};
+pub use error::{Error, ErrorKind, Path, Result, Segment};
+pub use schema::{FieldSchema, OpenApi, PatchMeta, Schema, Shape, StructSchema};

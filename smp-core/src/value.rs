@@ -1,0 +1,387 @@
+//! The Go reference's view of JSON values.
+//!
+//! The reference decodes integral literals to `int64` and everything else to
+//! `float64`, and it compares values in three different ways (`==`, `fmt %v`
+//! strings and `reflect.DeepEqual`). Each of those is reproduced here once.
+
+use serde_json::{Map, Number, Value};
+use std::fmt::Write as _;
+
+/// The dynamic type the reference sees for a decoded value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GoKind {
+    Object,
+    Array,
+    String,
+    Int,
+    Float,
+    Bool,
+    Null,
+}
+
+impl GoKind {
+    pub fn of(v: &Value) -> GoKind {
+        match v {
+            Value::Object(_) => GoKind::Object,
+            Value::Array(_) => GoKind::Array,
+            Value::String(_) => GoKind::String,
+            Value::Number(n) if n.is_i64() => GoKind::Int,
+            Value::Number(_) => GoKind::Float,
+            Value::Bool(_) => GoKind::Bool,
+            Value::Null => GoKind::Null,
+        }
+    }
+
+    /// The Go type name, as printed by `reflect.TypeOf(x)` with `%s`.
+    pub fn go_type_name(self) -> &'static str {
+        match self {
+            GoKind::Object => "map[string]interface {}",
+            GoKind::Array => "[]interface {}",
+            GoKind::String => "string",
+            GoKind::Int => "int64",
+            GoKind::Float => "float64",
+            GoKind::Bool => "bool",
+            GoKind::Null => "%!s(<nil>)",
+        }
+    }
+}
+
+/// A scalar as a hashable key with the identity of Go's `==`: `1`, `1.0`
+/// and `"1"` are three different keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarKey<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// Bits of the float, with `-0.0` folded into `0.0` as `==` does.
+    Float(u64),
+    Str(&'a str),
+}
+
+impl<'a> ScalarKey<'a> {
+    /// The key of a scalar; `None` for objects and arrays, which Go cannot
+    /// compare or hash (the reference panics where it tries).
+    pub fn of(v: &'a Value) -> Option<ScalarKey<'a>> {
+        Some(match v {
+            Value::Null => ScalarKey::Null,
+            Value::Bool(b) => ScalarKey::Bool(*b),
+            Value::Number(n) => number_key(n),
+            Value::String(s) => ScalarKey::Str(s),
+            Value::Object(_) | Value::Array(_) => return None,
+        })
+    }
+}
+
+fn number_key(n: &Number) -> ScalarKey<'static> {
+    match n.as_i64() {
+        Some(i) => ScalarKey::Int(i),
+        None => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            ScalarKey::Float(if f == 0.0 { 0 } else { f.to_bits() })
+        }
+    }
+}
+
+/// Go's `==` on two decoded values. `Err(())` where Go panics: both sides
+/// are objects, or both are arrays.
+pub fn go_eq(a: &Value, b: &Value) -> Result<bool, ()> {
+    match (ScalarKey::of(a), ScalarKey::of(b)) {
+        (Some(x), Some(y)) => Ok(x == y),
+        _ if GoKind::of(a) == GoKind::of(b) => Err(()),
+        _ => Ok(false),
+    }
+}
+
+/// `reflect.DeepEqual` on decoded values: structural, with int64 ≠ float64.
+pub fn deep_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| deep_eq(v, w))
+        }
+        _ => match (ScalarKey::of(a), ScalarKey::of(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+/// The value as Go's `fmt` prints it with `%v`.
+pub fn fmt_v(v: &Value) -> String {
+    let mut s = String::new();
+    write_v(&mut s, v);
+    s
+}
+
+/// A list of values as Go prints a `[]interface{}` with `%v`.
+pub fn fmt_v_list(items: &[Value]) -> String {
+    let mut s = String::from("[");
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        write_v(&mut s, v);
+    }
+    s.push(']');
+    s
+}
+
+/// A map as Go prints a `map[string]interface{}` with `%v`.
+pub fn fmt_v_map(m: &Map<String, Value>) -> String {
+    let mut s = String::new();
+    write_map(&mut s, m);
+    s
+}
+
+fn write_map(s: &mut String, m: &Map<String, Value>) {
+    let mut keys: Vec<&String> = m.keys().collect();
+    keys.sort();
+    s.push_str("map[");
+    for (i, k) in keys.into_iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(k);
+        s.push(':');
+        write_v(s, &m[k.as_str()]);
+    }
+    s.push(']');
+}
+
+fn write_v(s: &mut String, v: &Value) {
+    match v {
+        Value::Null => s.push_str("<nil>"),
+        Value::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
+        Value::String(x) => s.push_str(x),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => {
+                let _ = write!(s, "{i}");
+            }
+            None => s.push_str(&fmt_float_g(n.as_f64().unwrap_or(f64::NAN))),
+        },
+        Value::Array(a) => s.push_str(&fmt_v_list(a)),
+        Value::Object(m) => write_map(s, m),
+    }
+}
+
+/// The value as Go prints it with `%s`: strings raw, everything else in
+/// Go's "bad verb" form such as `%!s(int64=1)`.
+pub fn fmt_s(v: &Value) -> String {
+    match v {
+        Value::String(x) => x.clone(),
+        Value::Null => "%!s(<nil>)".to_string(),
+        Value::Object(_) | Value::Array(_) => fmt_v(v),
+        _ => format!("%!s({}={})", GoKind::of(v).go_type_name(), fmt_v(v)),
+    }
+}
+
+/// Shortest round-trip digits and decimal exponent of a finite float:
+/// `1234.5` gives (`"12345"`, 3).
+fn shortest_digits(f: f64) -> (String, i32) {
+    let e = format!("{:e}", f.abs());
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    (mant.replace('.', ""), exp.parse().unwrap_or(0))
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`, which `%v` uses.
+pub fn fmt_float_g(f: f64) -> String {
+    if !f.is_finite() {
+        return format!("{f}");
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    let (_, exp) = shortest_digits(f);
+    if !(-4..21).contains(&exp) || exp >= 6 {
+        fmt_float_e(f)
+    } else {
+        fmt_float_f(f)
+    }
+}
+
+/// Go's `strconv.FormatFloat(f, 'e', -1, 64)`: `1.5e+06`, `1e-07`.
+fn fmt_float_e(f: f64) -> String {
+    let (digits, exp) = shortest_digits(f);
+    let mut s = String::new();
+    if f < 0.0 {
+        s.push('-');
+    }
+    s.push_str(&digits[..1]);
+    if digits.len() > 1 {
+        s.push('.');
+        s.push_str(&digits[1..]);
+    }
+    let _ = write!(s, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+    s
+}
+
+/// Go's `strconv.FormatFloat(f, 'f', -1, 64)`: shortest digits, no exponent.
+fn fmt_float_f(f: f64) -> String {
+    let (digits, exp) = shortest_digits(f);
+    let mut s = String::new();
+    if f < 0.0 {
+        s.push('-');
+    }
+    let point = exp + 1; // digits before the decimal point
+    if point <= 0 {
+        s.push_str("0.");
+        s.extend(std::iter::repeat_n('0', (-point) as usize));
+        s.push_str(&digits);
+    } else if point as usize >= digits.len() {
+        s.push_str(&digits);
+        s.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+    } else {
+        s.push_str(&digits[..point as usize]);
+        s.push('.');
+        s.push_str(&digits[point as usize..]);
+    }
+    s
+}
+
+/// Go's `encoding/json` rendering of a float64.
+fn fmt_float_json(f: f64) -> String {
+    let a = f.abs();
+    if a != 0.0 && !(1e-6..1e21).contains(&a) {
+        let s = fmt_float_e(f);
+        // encoding/json writes e-07 as e-7.
+        match s.split_once("e-0") {
+            Some((m, e)) => format!("{m}e-{e}"),
+            None => s,
+        }
+    } else {
+        fmt_float_f(f)
+    }
+}
+
+/// The value as Go's `encoding/json.Marshal` writes it: sorted keys, no
+/// whitespace, `<`, `>` and `&` escaped, Go's float spelling.
+pub fn to_go_json(v: &Value) -> String {
+    let mut s = String::new();
+    write_go_json(&mut s, v);
+    s
+}
+
+fn write_go_json(s: &mut String, v: &Value) {
+    match v {
+        Value::Null => s.push_str("null"),
+        Value::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => {
+                let _ = write!(s, "{i}");
+            }
+            None => s.push_str(&fmt_float_json(n.as_f64().unwrap_or(f64::NAN))),
+        },
+        Value::String(x) => write_go_string(s, x),
+        Value::Array(a) => {
+            s.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                write_go_json(s, x);
+            }
+            s.push(']');
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            s.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                write_go_string(s, k);
+                s.push(':');
+                write_go_json(s, &m[k.as_str()]);
+            }
+            s.push('}');
+        }
+    }
+}
+
+fn write_go_string(s: &mut String, x: &str) {
+    s.push('"');
+    for c in x.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+}
+
+/// Decodes a document as the reference does: integers that do not fit an
+/// `int64` become floats.
+pub fn normalize_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) if !n.is_i64() && !n.is_f64() => {
+            if let Some(f) = n.as_f64().and_then(Number::from_f64) {
+                *n = f;
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(normalize_numbers),
+        Value::Object(m) => m.values_mut().for_each(normalize_numbers),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn go_v_formatting_of_floats() {
+        let cases = [
+            (100000.0, "100000"),
+            (999999.0, "999999"),
+            (123456.5, "123456.5"),
+            (1.5, "1.5"),
+            (0.0001, "0.0001"),
+            (1e6, "1e+06"),
+            (1234567.0, "1.234567e+06"),
+            (1e20, "1e+20"),
+            (1.234e-5, "1.234e-05"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(fmt_float_g(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn go_json_formatting_of_floats() {
+        assert_eq!(fmt_float_json(1.7976931348623157e308), "1.7976931348623157e+308");
+        assert_eq!(fmt_float_json(1e-7), "1e-7");
+        assert_eq!(fmt_float_json(1e20), "100000000000000000000");
+        assert_eq!(fmt_float_json(3.4028234663852886e38), "3.4028234663852886e+38");
+        assert_eq!(fmt_float_json(0.5), "0.5");
+    }
+
+    #[test]
+    fn v_formatting_of_maps_sorts_keys() {
+        let v = json!({"value": "b", "name": 1, "l": [1, "a", null]});
+        assert_eq!(fmt_v(&v), "map[l:[1 a <nil>] name:1 value:b]");
+        assert_eq!(fmt_s(&json!(1)), "%!s(int64=1)");
+    }
+
+    #[test]
+    fn go_equality_distinguishes_int_and_float() {
+        assert_eq!(go_eq(&json!(1), &json!(1.0)), Ok(false));
+        assert_eq!(go_eq(&json!(1), &json!("1")), Ok(false));
+        assert_eq!(go_eq(&json!({}), &json!({})), Err(()));
+        assert_eq!(go_eq(&json!({}), &json!("a")), Ok(false));
+        assert!(!deep_eq(&json!([0]), &json!([0.0])));
+    }
+}
