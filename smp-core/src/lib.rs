@@ -6,6 +6,6 @@ pub mod schema;
 pub mod value;
 mod engine;
 
-pub use engine::apply::{apply, apply_in_place, merge_patches};
+pub use engine::apply::{apply, apply_in_place, decode, merge_patches};
 pub use error::{Error, ErrorKind, Path, Result, Segment};
 pub use schema::{FieldSchema, OpenApi, PatchMeta, Schema, Shape, StructSchema};

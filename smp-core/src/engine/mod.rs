@@ -1,0 +1,202 @@
+//! The JSON engine: strategic merge patch on `serde_json::Value`, guided by a
+//! [`Schema`](crate::schema::Schema). Each step follows the Go reference; the
+//! function names in comments are the reference's.
+
+pub mod apply;
+pub mod order;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::value::{GoKind, ScalarKey, fmt_v_list};
+use serde_json::Value;
+use std::collections::HashMap;
+
+pub(crate) const PATCH: &str = "$patch";
+pub(crate) const RETAIN_KEYS: &str = "$retainKeys";
+pub(crate) const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
+pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
+
+/// Nesting deeper than this is refused rather than risking the stack.
+pub(crate) const MAX_DEPTH: usize = 1000;
+
+pub(crate) fn check_depth(depth: usize) -> Result<()> {
+    if depth > MAX_DEPTH { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) } else { Ok(()) }
+}
+
+/// The field name after a directive prefix (`extractKey`): the key must read
+/// `<prefix>/<field>`.
+pub(crate) fn directive_field<'k>(key: &'k str, prefix: &str, err: ErrorKind) -> Result<&'k str> {
+    match key.split_once('/') {
+        Some((p, field)) if p == prefix => Ok(field),
+        _ => Err(err.into()),
+    }
+}
+
+/// The element type shared by the lists (`sliceElementType`).
+pub(crate) fn slice_element_type(lists: &[&[Value]]) -> Result<GoKind> {
+    let mut kind = None;
+    for v in lists.iter().flat_map(|l| l.iter()) {
+        let k = GoKind::of(v);
+        match kind {
+            None if k == GoKind::Null => {
+                // The reference dereferences a nil type here and panics.
+                return Err(ErrorKind::Unsupported(
+                    "a merged list may not start with a null element".into(),
+                )
+                .into());
+            }
+            None if k == GoKind::Array => return Err(ErrorKind::ListOfLists.into()),
+            None => kind = Some(k),
+            Some(prev) if prev != k => {
+                let all: Vec<String> = lists.iter().map(|l| fmt_v_list(l)).collect();
+                return Err(ErrorKind::MixedElementTypes(format!("[{}]", all.join(" "))).into());
+            }
+            Some(_) => {}
+        }
+    }
+    kind.ok_or_else(|| ErrorKind::NoElements.into())
+}
+
+/// Drops objects carrying `$patch` (as values or list elements), at any
+/// depth (`removeDirectives`). `None` when `v` itself is such an object.
+pub(crate) fn remove_directives(v: Value) -> Option<Value> {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key(PATCH) {
+                return None;
+            }
+            Some(Value::Object(
+                m.into_iter().filter_map(|(k, v)| remove_directives(v).map(|v| (k, v))).collect(),
+            ))
+        }
+        Value::Array(a) => Some(Value::Array(a.into_iter().filter_map(remove_directives).collect())),
+        other => Some(other),
+    }
+}
+
+/// Removes null object members at any depth; null list elements stay
+/// (`discardNullValuesFromPatch`).
+pub(crate) fn discard_nulls(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, v| !v.is_null());
+            m.values_mut().for_each(discard_nulls);
+        }
+        Value::Array(a) => a.iter_mut().for_each(discard_nulls),
+        _ => {}
+    }
+}
+
+static NULL: Value = Value::Null;
+
+/// What the reference's `index` compares for an element: the merge-key value
+/// of an object (nil when missing or not an object), or the element itself.
+pub(crate) fn order_key<'v>(item: &'v Value, merge_key: &str, objects: bool) -> &'v Value {
+    if objects { item.get(merge_key).unwrap_or(&NULL) } else { item }
+}
+
+/// First positions of values in a list, for Go `==` lookups in O(1).
+pub(crate) struct KeyIndex<'v> {
+    first: HashMap<ScalarKey<'v>, usize>,
+    /// Go panics comparing two objects (or two arrays) with `==`.
+    has_object: bool,
+    has_array: bool,
+}
+
+impl<'v> KeyIndex<'v> {
+    pub(crate) fn new(keys: impl IntoIterator<Item = &'v Value>) -> Self {
+        let mut idx = KeyIndex { first: HashMap::new(), has_object: false, has_array: false };
+        for (i, k) in keys.into_iter().enumerate() {
+            match ScalarKey::of(k) {
+                Some(s) => {
+                    idx.first.entry(s).or_insert(i);
+                }
+                None if k.is_object() => idx.has_object = true,
+                None => idx.has_array = true,
+            }
+        }
+        idx
+    }
+
+    /// Position of the first element `==` to `key`.
+    pub(crate) fn position(&self, key: &Value) -> Result<Option<usize>> {
+        match ScalarKey::of(key) {
+            Some(s) => Ok(self.first.get(&s).copied()),
+            None if (key.is_object() && self.has_object) || (key.is_array() && self.has_array) => {
+                Err(uncomparable())
+            }
+            None => Ok(None),
+        }
+    }
+
+    pub(crate) fn contains(&self, key: &Value) -> Result<bool> {
+        Ok(self.position(key)?.is_some())
+    }
+}
+
+pub(crate) fn uncomparable() -> Error {
+    ErrorKind::Unsupported("objects and lists cannot be compared as merge keys or set members".into()).into()
+}
+
+/// Removes duplicates the way the reference's `deduplicateScalars` does:
+/// each later duplicate is overwritten by the current last element, so the
+/// order is not preserved (`[1,1,2,3]` becomes `[1,3,2]`). Works in place on
+/// `buf` like the Go code, leaving stale values past the returned length.
+pub(crate) fn dedup_scalars_in_place(buf: &mut [Value]) -> Result<usize> {
+    let mut seen = std::collections::HashSet::with_capacity(buf.len());
+    let mut has_dup = false;
+    for v in buf.iter() {
+        has_dup |= !seen.insert(ScalarKey::of(v).ok_or_else(uncomparable)?);
+    }
+    let mut len = buf.len();
+    if !has_dup {
+        return Ok(len);
+    }
+    let mut i = 0;
+    while i + 1 < len {
+        let mut j = i + 1;
+        while j < len {
+            if crate::value::go_eq(&buf[i], &buf[j]).map_err(|_| uncomparable())? {
+                buf[j] = buf[len - 1].clone();
+                len -= 1;
+            } else {
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+    Ok(len)
+}
+
+/// Capacity of a list the reference decoded from JSON: the decoder appends
+/// one element at a time, so it is the next power of two (up to 512; larger
+/// lists are assumed full, where Go's growth rule gets involved).
+pub(crate) fn decoded_capacity(n: usize) -> usize {
+    if n == 0 || n > 512 { n } else { n.next_power_of_two() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn dedup_scrambles_like_the_reference() {
+        let dedup = |x: Value| {
+            let mut buf = x.as_array().unwrap().clone();
+            let n = dedup_scalars_in_place(&mut buf).unwrap();
+            (Value::Array(buf[..n].to_vec()), Value::Array(buf))
+        };
+        assert_eq!(dedup(json!([1, 1, 2, 3])), (json!([1, 3, 2]), json!([1, 3, 2, 3])));
+        assert_eq!(dedup(json!([1, 2, 3])).0, json!([1, 2, 3]));
+        assert_eq!(dedup(json!([1, 1, 1])).0, json!([1]));
+    }
+
+    #[test]
+    fn element_types_must_agree() {
+        let a = [json!(1), json!(2)];
+        let b = [json!("a")];
+        let e = slice_element_type(&[&a, &b]).unwrap_err();
+        assert_eq!(e.to_string(), "list element types are not identical: [[1 2] [a]]");
+        assert_eq!(slice_element_type(&[&[], &[]]).unwrap_err().to_string(), "no elements in any of the given slices");
+    }
+}

@@ -1,0 +1,236 @@
+//! Order normalisation of merged lists (`normalizeSliceOrder`,
+//! `mergeSortedSlice`), generic over the element type so that the JSON
+//! engine and typed code share it. Items are placed by their position in an
+//! order list; positions come precomputed (hashed lookups), so the whole step
+//! is linear apart from the sort.
+
+/// Sorts `items` as Go's `sort.SliceStable` does with the reference's
+/// comparator: `less(a, b)` is `pos(a) < pos(b)` when both are found in the
+/// order list, and `true` otherwise.
+///
+/// When every item is found the comparator is consistent and any stable sort
+/// gives the same result. When some are missing the result depends on Go's
+/// algorithm, which is then reproduced step by step.
+pub fn sort_by_position<T>(items: Vec<T>, pos: Vec<Option<usize>>) -> Vec<T> {
+    debug_assert_eq!(items.len(), pos.len());
+    let mut perm: Vec<usize> = (0..items.len()).collect();
+    if pos.iter().all(Option::is_some) {
+        perm.sort_by_key(|&i| pos[i]);
+    } else {
+        let mut data = GoStable { perm: &mut perm, pos: &pos };
+        data.stable();
+    }
+    permute(items, &perm)
+}
+
+/// Interleaves server-only items (`left`) with patch items (`right`), both
+/// already sorted: a server-only item goes first only when both are found in
+/// the server order and it comes earlier there (`mergeSortedSlice`).
+pub fn merge_sorted<T>(
+    left: Vec<T>,
+    left_pos: &[Option<usize>],
+    right: Vec<T>,
+    right_pos: &[Option<usize>],
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let (mut li, mut ri) = (0, 0);
+    let mut left = left.into_iter().peekable();
+    let mut right = right.into_iter().peekable();
+    loop {
+        let take_left = match (left.peek(), right.peek()) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(_), Some(_)) => matches!((left_pos[li], right_pos[ri]), (Some(l), Some(r)) if l < r),
+        };
+        if take_left {
+            out.extend(left.next());
+            li += 1;
+        } else {
+            out.extend(right.next());
+            ri += 1;
+        }
+    }
+    out
+}
+
+fn permute<T>(items: Vec<T>, perm: &[usize]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    perm.iter().filter_map(|&i| slots[i].take()).collect()
+}
+
+/// Go's `sort.Stable` (insertion sort on blocks of 20, then `symMerge`),
+/// acting on a permutation, with the reference's inconsistent comparator.
+struct GoStable<'a> {
+    perm: &'a mut [usize],
+    pos: &'a [Option<usize>],
+}
+
+impl GoStable<'_> {
+    fn less(&self, i: usize, j: usize) -> bool {
+        match (self.pos[self.perm[i]], self.pos[self.perm[j]]) {
+            (Some(a), Some(b)) => a < b,
+            _ => true,
+        }
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.perm.swap(i, j);
+    }
+
+    fn stable(&mut self) {
+        let n = self.perm.len();
+        let mut block = 20;
+        let (mut a, mut b) = (0, block);
+        while b <= n {
+            self.insertion_sort(a, b);
+            a = b;
+            b += block;
+        }
+        self.insertion_sort(a, n);
+        while block < n {
+            let (mut a, mut b) = (0, 2 * block);
+            while b <= n {
+                self.sym_merge(a, a + block, b);
+                a = b;
+                b += 2 * block;
+            }
+            if a + block < n {
+                self.sym_merge(a, a + block, n);
+            }
+            block *= 2;
+        }
+    }
+
+    fn insertion_sort(&mut self, a: usize, b: usize) {
+        for i in a + 1..b {
+            let mut j = i;
+            while j > a && self.less(j, j - 1) {
+                self.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+    }
+
+    fn sym_merge(&mut self, a: usize, m: usize, b: usize) {
+        if m - a == 1 {
+            let (mut i, mut j) = (m, b);
+            while i < j {
+                let h = (i + j) / 2;
+                if self.less(h, a) {
+                    i = h + 1;
+                } else {
+                    j = h;
+                }
+            }
+            for k in a..i.saturating_sub(1) {
+                self.swap(k, k + 1);
+            }
+            return;
+        }
+        if b - m == 1 {
+            let (mut i, mut j) = (a, m);
+            while i < j {
+                let h = (i + j) / 2;
+                if !self.less(m, h) {
+                    i = h + 1;
+                } else {
+                    j = h;
+                }
+            }
+            let mut k = m;
+            while k > i {
+                self.swap(k, k - 1);
+                k -= 1;
+            }
+            return;
+        }
+        let mid = (a + b) / 2;
+        let n = mid + m;
+        let (mut start, mut r) = if m > mid { (n - b, mid) } else { (a, m) };
+        let p = n - 1;
+        while start < r {
+            let c = (start + r) / 2;
+            if !self.less(p - c, c) {
+                start = c + 1;
+            } else {
+                r = c;
+            }
+        }
+        let end = n - start;
+        if start < m && m < end {
+            self.rotate(start, m, end);
+        }
+        if a < start && start < mid {
+            self.sym_merge(a, start, mid);
+        }
+        if mid < end && end < b {
+            self.sym_merge(mid, end, b);
+        }
+    }
+
+    fn rotate(&mut self, a: usize, m: usize, b: usize) {
+        let (mut i, mut j) = (m - a, b - m);
+        while i != j {
+            if i > j {
+                self.swap_range(m - i, m, j);
+                i -= j;
+            } else {
+                self.swap_range(m - i, m + j - i, i);
+                j -= i;
+            }
+        }
+        self.swap_range(m - i, m, i);
+    }
+
+    fn swap_range(&mut self, a: usize, b: usize, n: usize) {
+        for i in 0..n {
+            self.swap(a + i, b + i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consistent_positions_sort_stably() {
+        let items = vec!["c", "a", "b", "a2"];
+        let pos = vec![Some(2), Some(0), Some(1), Some(0)];
+        assert_eq!(sort_by_position(items, pos), vec!["a", "a2", "b", "c"]);
+    }
+
+    #[test]
+    fn missing_items_bubble_to_the_front_like_go_insertion_sort() {
+        // less(x, y) is true whenever either is missing, so insertion sort
+        // swaps a missing item (and the item after it) forward.
+        let items = vec!["a", "b", "x", "c"];
+        let pos = vec![Some(0), Some(1), None, Some(2)];
+        // i=1: less(b,a)? 1<0 no. i=2: less(x,b) yes -> a x b c; less(x,a) yes -> x a b c.
+        // i=3: less(c,b)? 2<1 no.
+        assert_eq!(sort_by_position(items, pos), vec!["x", "a", "b", "c"]);
+    }
+
+    #[test]
+    fn go_stable_sort_matches_a_stable_sort_on_long_consistent_input() {
+        let n = 97;
+        let pos: Vec<Option<usize>> = (0..n).map(|i| Some((i * 37) % 11)).collect();
+        let mut perm: Vec<usize> = (0..n).collect();
+        GoStable { perm: &mut perm, pos: &pos }.stable();
+        let mut expected: Vec<usize> = (0..n).collect();
+        expected.sort_by_key(|&i| pos[i]);
+        assert_eq!(perm, expected);
+    }
+
+    #[test]
+    fn server_only_items_interleave_by_server_position() {
+        // live [1,2,9,3,4], order [2,1,4,3]: server-only 9 sits before 4 and 3.
+        let left = vec![9];
+        let right = vec![2, 1, 4, 3];
+        let pos_v = |x: &i32| [1, 2, 9, 3, 4].iter().position(|y| y == x);
+        let lp: Vec<_> = left.iter().map(pos_v).collect();
+        let rp: Vec<_> = right.iter().map(pos_v).collect();
+        assert_eq!(merge_sorted(left, &lp, right, &rp), vec![2, 1, 9, 4, 3]);
+    }
+}

@@ -1,0 +1,1 @@
+//! Kubernetes entry point of smp.

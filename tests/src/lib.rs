@@ -1,0 +1,4 @@
+//! Helpers shared by the workspace-level tests.
+
+pub mod conformance;
+pub mod merge_item;
