@@ -100,6 +100,10 @@ pub enum ErrorKind {
     /// element is null); smp reports an error instead.
     #[error("{0}")]
     Unsupported(String),
+    /// The three-way patch would overwrite changes made to the live object
+    /// since the last apply. Carries both sides.
+    #[error("patch:\n{}\nconflicts with changes made from original to current:\n{}\n", crate::value::to_go_json(patch), crate::value::to_go_json(changed))]
+    Conflict { patch: Value, changed: Value },
     /// Input nested deeper than the engine follows.
     #[error("document nested deeper than {0} levels")]
     TooDeep(usize),
@@ -113,6 +117,11 @@ pub struct Error {
 }
 
 impl Error {
+    /// Whether this is a three-way conflict rather than bad input.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self.kind, ErrorKind::Conflict { .. })
+    }
+
     pub fn new(kind: ErrorKind) -> Self {
         Error { kind, path: Path::default() }
     }

@@ -7,5 +7,8 @@ pub mod value;
 mod engine;
 
 pub use engine::apply::{apply, apply_in_place, decode, merge_patches};
+pub use engine::diff::{DiffOptions, diff, diff_with};
+pub use engine::preconditions::{Precondition, check_preconditions};
+pub use engine::three_way::{ThreeWayOptions, three_way};
 pub use error::{Error, ErrorKind, Path, Result, Segment};
 pub use schema::{FieldSchema, OpenApi, PatchMeta, Schema, Shape, StructSchema};

@@ -3,7 +3,10 @@
 //! function names in comments are the reference's.
 
 pub mod apply;
+pub mod diff;
 pub mod order;
+pub mod preconditions;
+pub mod three_way;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::value::{GoKind, ScalarKey, fmt_v_list};
