@@ -63,14 +63,19 @@ pub enum ErrorKind {
     NoMergeKey { map: String, key: String },
     /// A value of the wrong JSON type where the reference type-asserts.
     #[error("expected a {expected}, but received a {actual}")]
-    BadArgType { expected: &'static str, actual: &'static str },
+    BadArgType {
+        expected: &'static str,
+        actual: &'static str,
+    },
     #[error("unknown patch type: {value} in map: {map}")]
     UnknownPatchType { value: String, map: String },
     #[error("precondition failed for: {patch}")]
     PreconditionFailed { patch: String },
     #[error("The order in patch list:\n{patch}\n doesn't match $setElementOrder list:\n{order}\n")]
     OrderMismatch { patch: String, order: String },
-    #[error("{original} and {patch} are not deep equal: this may happen when calculating the 3-way diff patch")]
+    #[error(
+        "{original} and {patch} are not deep equal: this may happen when calculating the 3-way diff patch"
+    )]
     RetainKeysMismatch { original: String, patch: String },
     #[error("cannot merge lists without merge key for {0}")]
     NoMergeKeyDeclared(String),
@@ -102,7 +107,11 @@ pub enum ErrorKind {
     Unsupported(String),
     /// The three-way patch would overwrite changes made to the live object
     /// since the last apply. Carries both sides.
-    #[error("patch:\n{}\nconflicts with changes made from original to current:\n{}\n", crate::value::to_go_json(patch), crate::value::to_go_json(changed))]
+    #[error(
+        "patch:\n{}\nconflicts with changes made from original to current:\n{}\n",
+        crate::value::to_go_json(patch),
+        crate::value::to_go_json(changed)
+    )]
     Conflict { patch: Value, changed: Value },
     /// Input nested deeper than the engine follows.
     #[error("document nested deeper than {0} levels")]
@@ -123,7 +132,10 @@ impl Error {
     }
 
     pub fn new(kind: ErrorKind) -> Self {
-        Error { kind, path: Path::default() }
+        Error {
+            kind,
+            path: Path::default(),
+        }
     }
 
     /// Prepends a path segment; called on the way out of the recursion, so
@@ -139,7 +151,10 @@ impl Error {
 
     pub(crate) fn at_element(self, merge_key: &str, elem: &Value, index: usize) -> Self {
         let seg = match elem.get(merge_key).filter(|_| !merge_key.is_empty()) {
-            Some(v) => Segment::Keyed { key: merge_key.to_string(), value: crate::value::fmt_v(v) },
+            Some(v) => Segment::Keyed {
+                key: merge_key.to_string(),
+                value: crate::value::fmt_v(v),
+            },
             None => Segment::Index(index),
         };
         self.within(seg)
@@ -177,5 +192,9 @@ pub(crate) fn bad_arg(expected: crate::value::GoKind, actual: &Value) -> Error {
 
 /// `mergepatch.ErrNoMergeKey`.
 pub(crate) fn no_merge_key(map: &serde_json::Map<String, Value>, key: &str) -> Error {
-    ErrorKind::NoMergeKey { map: crate::value::fmt_v_map(map), key: key.to_string() }.into()
+    ErrorKind::NoMergeKey {
+        map: crate::value::fmt_v_map(map),
+        key: key.to_string(),
+    }
+    .into()
 }

@@ -1,12 +1,13 @@
 //! Kubernetes strategic merge patch, exactly as the Go reference
 //! (`k8s.io/apimachinery/pkg/util/strategicpatch`) computes it.
 
+mod engine;
 pub mod error;
 pub mod schema;
 pub mod value;
-mod engine;
 
 pub use engine::apply::{apply, apply_in_place, decode, merge_patches};
+pub use engine::conflicts::{has_conflicts, merging_maps_have_conflicts};
 pub use engine::diff::{DiffOptions, diff, diff_with};
 pub use engine::preconditions::{Precondition, check_preconditions};
 pub use engine::three_way::{ThreeWayOptions, three_way};

@@ -96,7 +96,9 @@ pub fn go_eq(a: &Value, b: &Value) -> Result<bool, ()> {
 pub fn deep_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
         }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(v, w)| deep_eq(v, w))
@@ -362,10 +364,16 @@ mod tests {
 
     #[test]
     fn go_json_formatting_of_floats() {
-        assert_eq!(fmt_float_json(1.7976931348623157e308), "1.7976931348623157e+308");
+        assert_eq!(
+            fmt_float_json(1.7976931348623157e308),
+            "1.7976931348623157e+308"
+        );
         assert_eq!(fmt_float_json(1e-7), "1e-7");
         assert_eq!(fmt_float_json(1e20), "100000000000000000000");
-        assert_eq!(fmt_float_json(3.4028234663852886e38), "3.4028234663852886e+38");
+        assert_eq!(
+            fmt_float_json(3.4028234663852886e38),
+            "3.4028234663852886e+38"
+        );
         assert_eq!(fmt_float_json(0.5), "0.5");
     }
 

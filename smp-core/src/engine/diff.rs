@@ -1,9 +1,14 @@
-//! Computing patches: two-way (`CreateTwoWayMergePatch`), three-way
-//! (`CreateThreeWayMergePatch`) and the conflict check.
+//! Computing patches: the two-way diff (`CreateTwoWayMergePatch` /
+//! `diffMaps`), which the three-way patch is built from.
 
-use crate::error::{ErrorKind, Result};
+use super::apply::document;
+use super::*;
+use crate::error::{bad_arg, no_merge_key};
 use crate::schema::Schema;
-use serde_json::Value;
+use crate::value::{GoKind, deep_eq, fmt_v};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::cmp::Ordering;
 
 /// Switches of the reference's `DiffOptions`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,12 +21,477 @@ pub struct DiffOptions {
     pub ignore_deletions: bool,
 }
 
-/// The two-way patch from `original` to `modified`.
+/// The two-way patch from `original` to `modified`, as
+/// `CreateTwoWayMergePatch` computes it: `{}` when nothing changed.
+///
+/// ```
+/// use serde_json::json;
+/// use smp_core::{apply, diff, Schema};
+///
+/// let live = json!({"replicas": 1, "labels": {"app": "web", "tier": "x"}});
+/// let desired = json!({"replicas": 3, "labels": {"app": "web"}});
+/// let patch = diff(&live, &desired, Schema::Untyped).unwrap();
+/// assert_eq!(patch, json!({"replicas": 3, "labels": {"tier": null}}));
+/// assert_eq!(apply(&live, &patch, Schema::Untyped).unwrap(), desired);
+/// ```
 pub fn diff(original: &Value, modified: &Value, schema: Schema<'_>) -> Result<Value> {
-    diff_with(original, modified, schema, DiffOptions { set_element_order: true, ..Default::default() })
+    diff_with(
+        original,
+        modified,
+        schema,
+        DiffOptions {
+            set_element_order: true,
+            ..Default::default()
+        },
+    )
 }
 
-/// The two-way patch with explicit options.
-pub fn diff_with(_original: &Value, _modified: &Value, _schema: Schema<'_>, _options: DiffOptions) -> Result<Value> {
-    Err(ErrorKind::Unsupported("diff is not implemented yet".into()).into())
+/// The patch with explicit options (the reference's `diffMaps`).
+pub fn diff_with(
+    original: &Value,
+    modified: &Value,
+    schema: Schema<'_>,
+    options: DiffOptions,
+) -> Result<Value> {
+    diff_maps(
+        document(original)?,
+        document(modified)?,
+        schema,
+        Opts::new(options),
+        0,
+    )
+    .map(Value::Object)
+}
+
+/// `DiffOptions` plus `BuildRetainKeysDirective`, which the walk sets from
+/// each field's strategy.
+#[derive(Clone, Copy)]
+pub(crate) struct Opts {
+    diff: DiffOptions,
+    retain_keys: bool,
+}
+
+impl Opts {
+    pub(crate) fn new(diff: DiffOptions) -> Self {
+        Opts {
+            diff,
+            retain_keys: false,
+        }
+    }
+
+    fn additions(self) -> bool {
+        !self.diff.ignore_changes_and_additions
+    }
+    fn deletions(self) -> bool {
+        !self.diff.ignore_deletions
+    }
+}
+
+/// `diffMaps`.
+pub(crate) fn diff_maps(
+    original: &Map<String, Value>,
+    modified: &Map<String, Value>,
+    schema: Schema<'_>,
+    opts: Opts,
+    depth: usize,
+) -> Result<Map<String, Value>> {
+    check_depth(depth)?;
+    let mut patch = Map::new();
+    let mut retain: Vec<&String> = Vec::new();
+    for (key, m) in modified {
+        if opts.retain_keys && !m.is_null() {
+            retain.push(key);
+        }
+        let Some(o) = original.get(key) else {
+            if opts.additions() {
+                patch.insert(key.clone(), m.clone());
+            }
+            continue;
+        };
+        if key == PATCH {
+            match (o.as_str(), m.as_str()) {
+                (Some(a), Some(b)) if a != b => {
+                    patch.insert(key.clone(), m.clone());
+                }
+                (Some(_), Some(_)) => {}
+                _ => return Err(ErrorKind::BadPatchMarker.into()),
+            }
+            continue;
+        }
+        if GoKind::of(o) != GoKind::of(m) {
+            if opts.additions() {
+                patch.insert(key.clone(), m.clone());
+            }
+            continue;
+        }
+        let result = match (o, m) {
+            (Value::Object(o), Value::Object(m)) => {
+                diff_object_field(key, o, m, &mut patch, schema, opts, depth)
+            }
+            (Value::Array(o), Value::Array(m)) => {
+                diff_list_field(key, o, m, &mut patch, schema, opts, depth)
+            }
+            _ => {
+                if opts.additions() && !deep_eq(o, m) {
+                    patch.insert(key.clone(), m.clone());
+                }
+                Ok(())
+            }
+        };
+        result.map_err(|e| e.at_key(key))?;
+    }
+    if opts.deletions() {
+        for key in original.keys() {
+            if !modified.contains_key(key) {
+                patch.insert(key.clone(), Value::Null);
+            }
+        }
+    }
+    let removed_field = || {
+        original
+            .iter()
+            .any(|(k, v)| !v.is_null() && !modified.contains_key(k))
+    };
+    if !retain.is_empty() && (!patch.is_empty() || removed_field()) {
+        // Keys are unique strings, so sorting by `%v` is sorting by key.
+        retain.sort();
+        patch.insert(
+            RETAIN_KEYS.to_string(),
+            Value::Array(
+                retain
+                    .into_iter()
+                    .map(|k| Value::String(k.clone()))
+                    .collect(),
+            ),
+        );
+    }
+    Ok(patch)
+}
+
+/// `handleMapDiff`.
+fn diff_object_field(
+    key: &str,
+    o: &Map<String, Value>,
+    m: &Map<String, Value>,
+    patch: &mut Map<String, Value>,
+    schema: Schema<'_>,
+    opts: Opts,
+    depth: usize,
+) -> Result<()> {
+    let (sub, meta) = match schema.lookup_struct(key) {
+        Ok(found) => found,
+        // Without metadata, equal values still need no patch.
+        Err(_) if maps_deep_eq(o, m) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let strategy = meta.parse()?;
+    if strategy.replace {
+        // The reference sends a replace-strategy map whole, changed or not.
+        if opts.additions() {
+            patch.insert(key.to_string(), Value::Object(m.clone()));
+        }
+        return Ok(());
+    }
+    let sub_patch = diff_maps(
+        o,
+        m,
+        sub,
+        Opts {
+            retain_keys: strategy.retain_keys,
+            ..opts
+        },
+        depth + 1,
+    )?;
+    if !sub_patch.is_empty() {
+        patch.insert(key.to_string(), Value::Object(sub_patch));
+    }
+    Ok(())
+}
+
+fn maps_deep_eq(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .all(|(k, v)| b.get(k).is_some_and(|w| deep_eq(v, w)))
+}
+
+fn lists_deep_eq(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(v, w)| deep_eq(v, w))
+}
+
+/// `handleSliceDiff`.
+fn diff_list_field(
+    key: &str,
+    o: &[Value],
+    m: &[Value],
+    patch: &mut Map<String, Value>,
+    schema: Schema<'_>,
+    opts: Opts,
+    depth: usize,
+) -> Result<()> {
+    let (elem, meta) = match schema.lookup_slice(key) {
+        Ok(found) => found,
+        Err(_) if lists_deep_eq(o, m) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let strategy = meta.parse()?;
+    if !strategy.merge {
+        if opts.additions() && !lists_deep_eq(o, m) {
+            patch.insert(key.to_string(), Value::Array(m.to_vec()));
+        }
+        return Ok(());
+    }
+    let opts = Opts {
+        retain_keys: strategy.retain_keys,
+        ..opts
+    };
+    let lists = diff_lists(o, m, elem, meta.merge_key, opts, depth + 1)?;
+    if !lists.patch.is_empty() {
+        patch.insert(key.to_string(), Value::Array(lists.patch));
+    }
+    if !lists.deletions.is_empty() {
+        patch.insert(
+            format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"),
+            Value::Array(lists.deletions),
+        );
+    }
+    if !lists.order.is_empty() {
+        patch.insert(
+            format!("{SET_ELEMENT_ORDER}/{key}"),
+            Value::Array(lists.order),
+        );
+    }
+    Ok(())
+}
+
+#[derive(Default)]
+struct ListDiff {
+    /// Changed and added elements (then deleted ones, for lists of objects).
+    patch: Vec<Value>,
+    /// `$deleteFromPrimitiveList` values.
+    deletions: Vec<Value>,
+    /// `$setElementOrder` entries.
+    order: Vec<Value>,
+}
+
+/// `diffLists`.
+fn diff_lists(
+    o: &[Value],
+    m: &[Value],
+    elem: Schema<'_>,
+    mk: &str,
+    opts: Opts,
+    depth: usize,
+) -> Result<ListDiff> {
+    if o.is_empty() {
+        if m.is_empty() || !opts.additions() {
+            return Ok(ListDiff::default());
+        }
+        return Ok(ListDiff {
+            patch: m.to_vec(),
+            ..Default::default()
+        });
+    }
+    match slice_element_type(&[o, m])? {
+        GoKind::Object => diff_lists_of_maps(o, m, elem, mk, opts, depth),
+        _ => diff_lists_of_scalars(o, m, opts),
+    }
+}
+
+/// `diffListsOfMaps`: pairs elements by the `%v` text of their merge keys.
+fn diff_lists_of_maps(
+    o: &[Value],
+    m: &[Value],
+    elem: Schema<'_>,
+    mk: &str,
+    opts: Opts,
+    depth: usize,
+) -> Result<ListDiff> {
+    let o_sorted = sort_by_merge_key_text(o, mk)?;
+    let m_sorted = sort_by_merge_key_text(m, mk)?;
+    let mut changes: Vec<Value> = Vec::new();
+    let mut deletes: Vec<Value> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < o_sorted.len() || j < m_sorted.len() {
+        let step = match (o_sorted.get(i), m_sorted.get(j)) {
+            (Some(a), Some(b)) => a.text.cmp(&b.text),
+            (Some(_), None) => Ordering::Less,
+            _ => Ordering::Greater,
+        };
+        match step {
+            Ordering::Equal => {
+                let (a, b) = (&o_sorted[i], &m_sorted[j]);
+                let mut p = diff_maps(a.map, b.map, elem, opts, depth)
+                    .map_err(|e| e.at_element(mk, b.elem, j))?;
+                if !p.is_empty() {
+                    p.insert(mk.to_string(), b.key.clone());
+                    changes.push(Value::Object(p));
+                }
+                i += 1;
+                j += 1;
+            }
+            // The modified element is new.
+            Ordering::Greater => {
+                if opts.additions() {
+                    changes.push(m_sorted[j].elem.clone());
+                }
+                j += 1;
+            }
+            // The original element was removed.
+            Ordering::Less => {
+                if opts.deletions() {
+                    let mut d = Map::new();
+                    d.insert(mk.to_string(), o_sorted[i].key.clone());
+                    d.insert(PATCH.to_string(), Value::String("delete".into()));
+                    deletes.push(Value::Object(d));
+                }
+                i += 1;
+            }
+        }
+    }
+    let mut patch = order_by(changes, m, mk, true)?;
+    let order_same = is_order_same(o, m, mk)?;
+    patch.extend(deletes);
+    let emit_order = opts.diff.set_element_order
+        && ((opts.additions() && (!patch.is_empty() || !order_same))
+            || (opts.deletions() && !patch.is_empty()));
+    let order = if emit_order {
+        m.iter()
+            .map(|e| {
+                let mut entry = Map::new();
+                entry.insert(mk.to_string(), e.get(mk).cloned().unwrap_or(Value::Null));
+                Value::Object(entry)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(ListDiff {
+        patch,
+        deletions: Vec::new(),
+        order,
+    })
+}
+
+/// `isOrderSame`: the merge keys of both lists are `==` position by position.
+fn is_order_same(o: &[Value], m: &[Value], mk: &str) -> Result<bool> {
+    if o.len() != m.len() {
+        return Ok(false);
+    }
+    for (a, b) in o.iter().zip(m) {
+        // Both lists were checked to hold objects carrying the key.
+        if !crate::value::go_eq(&a[mk], &b[mk]).map_err(|_| uncomparable())? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Sorts the additions (and changes) by position in the modified list
+/// (`normalizeSliceOrder(patchList, modified)`).
+fn order_by(items: Vec<Value>, modified: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
+    let order: Vec<Value> = modified.to_vec();
+    super::apply::normalize_slice_order(items, &order, mk, objects)
+}
+
+/// An object of a list with the `%v` text of its merge key.
+struct Keyed<'v> {
+    elem: &'v Value,
+    map: &'v Map<String, Value>,
+    key: &'v Value,
+    text: Cow<'v, str>,
+}
+
+/// `sortMergeListsByNameArray` without recursion: by `%v` of the merge key.
+fn sort_by_merge_key_text<'v>(list: &'v [Value], mk: &str) -> Result<Vec<Keyed<'v>>> {
+    let mut out = Vec::with_capacity(list.len());
+    for e in list {
+        let map = e.as_object().ok_or_else(|| bad_arg(GoKind::Object, e))?;
+        let key = map.get(mk).ok_or_else(|| no_merge_key(map, mk))?;
+        let text = match key {
+            Value::String(s) => Cow::Borrowed(s.as_str()),
+            other => Cow::Owned(fmt_v(other)),
+        };
+        out.push(Keyed {
+            elem: e,
+            map,
+            key,
+            text,
+        });
+    }
+    go_sort_by(&mut out, |a, b| a.text <= b.text);
+    Ok(out)
+}
+
+/// Go's `sort.Sort` with a `less` that may be non-strict. For up to 12
+/// elements Go runs an insertion sort, which reverses runs of equal keys;
+/// longer lists are sorted stably (equal merge keys there are duplicates,
+/// whose order the reference leaves to its algorithm).
+fn go_sort_by<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    if items.len() <= 12 {
+        for i in 1..items.len() {
+            let mut j = i;
+            while j > 0 && less(&items[j], &items[j - 1]) {
+                items.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+    } else {
+        items.sort_by(|a, b| match (less(a, b), less(b, a)) {
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            _ => Ordering::Equal,
+        });
+    }
+}
+
+/// `diffListsOfScalars`: a merge walk over both lists sorted by `%v` text.
+fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDiff> {
+    let text = |v: &Value| fmt_v(v);
+    let mut o_sorted: Vec<(String, &Value)> = o.iter().map(|v| (text(v), v)).collect();
+    let mut m_sorted: Vec<(String, &Value)> = m.iter().map(|v| (text(v), v)).collect();
+    go_sort_by(&mut o_sorted, |a, b| a.0 < b.0);
+    go_sort_by(&mut m_sorted, |a, b| a.0 < b.0);
+    let mut additions = Vec::new();
+    let mut deletions = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < o_sorted.len() || j < m_sorted.len() {
+        let step = match (o_sorted.get(i), m_sorted.get(j)) {
+            (Some(a), Some(b)) => a.0.cmp(&b.0),
+            (Some(_), None) => Ordering::Less,
+            _ => Ordering::Greater,
+        };
+        match step {
+            Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+            Ordering::Less => {
+                if opts.deletions() {
+                    deletions.push(o_sorted[i].1.clone());
+                }
+                i += 1;
+            }
+            Ordering::Greater => {
+                if opts.additions() {
+                    additions.push(m_sorted[j].1.clone());
+                }
+                j += 1;
+            }
+        }
+    }
+    let n = dedup_scalars_in_place(&mut deletions)?;
+    deletions.truncate(n);
+    let additions = order_by(additions, m, "", false)?;
+    // The reference compares the original sorted in place with modified, so
+    // an unsorted but unchanged list still gets an order directive.
+    let sorted_original: Vec<Value> = o_sorted.iter().map(|(_, v)| (*v).clone()).collect();
+    let emit_order = opts.diff.set_element_order
+        && ((opts.deletions() && !deletions.is_empty())
+            || (opts.additions() && !lists_deep_eq(&sorted_original, m)));
+    let order = if emit_order { m.to_vec() } else { Vec::new() };
+    Ok(ListDiff {
+        patch: additions,
+        deletions,
+        order,
+    })
 }

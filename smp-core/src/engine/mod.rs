@@ -3,6 +3,7 @@
 //! function names in comments are the reference's.
 
 pub mod apply;
+pub mod conflicts;
 pub mod diff;
 pub mod order;
 pub mod preconditions;
@@ -22,7 +23,11 @@ pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 pub(crate) const MAX_DEPTH: usize = 1000;
 
 pub(crate) fn check_depth(depth: usize) -> Result<()> {
-    if depth > MAX_DEPTH { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) } else { Ok(()) }
+    if depth > MAX_DEPTH {
+        Err(ErrorKind::TooDeep(MAX_DEPTH).into())
+    } else {
+        Ok(())
+    }
 }
 
 /// The field name after a directive prefix (`extractKey`): the key must read
@@ -68,10 +73,14 @@ pub(crate) fn remove_directives(v: Value) -> Option<Value> {
                 return None;
             }
             Some(Value::Object(
-                m.into_iter().filter_map(|(k, v)| remove_directives(v).map(|v| (k, v))).collect(),
+                m.into_iter()
+                    .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v)))
+                    .collect(),
             ))
         }
-        Value::Array(a) => Some(Value::Array(a.into_iter().filter_map(remove_directives).collect())),
+        Value::Array(a) => Some(Value::Array(
+            a.into_iter().filter_map(remove_directives).collect(),
+        )),
         other => Some(other),
     }
 }
@@ -94,7 +103,11 @@ static NULL: Value = Value::Null;
 /// What the reference's `index` compares for an element: the merge-key value
 /// of an object (nil when missing or not an object), or the element itself.
 pub(crate) fn order_key<'v>(item: &'v Value, merge_key: &str, objects: bool) -> &'v Value {
-    if objects { item.get(merge_key).unwrap_or(&NULL) } else { item }
+    if objects {
+        item.get(merge_key).unwrap_or(&NULL)
+    } else {
+        item
+    }
 }
 
 /// First positions of values in a list, for Go `==` lookups in O(1).
@@ -107,7 +120,11 @@ pub(crate) struct KeyIndex<'v> {
 
 impl<'v> KeyIndex<'v> {
     pub(crate) fn new(keys: impl IntoIterator<Item = &'v Value>) -> Self {
-        let mut idx = KeyIndex { first: HashMap::new(), has_object: false, has_array: false };
+        let mut idx = KeyIndex {
+            first: HashMap::new(),
+            has_object: false,
+            has_array: false,
+        };
         for (i, k) in keys.into_iter().enumerate() {
             match ScalarKey::of(k) {
                 Some(s) => {
@@ -137,7 +154,10 @@ impl<'v> KeyIndex<'v> {
 }
 
 pub(crate) fn uncomparable() -> Error {
-    ErrorKind::Unsupported("objects and lists cannot be compared as merge keys or set members".into()).into()
+    ErrorKind::Unsupported(
+        "objects and lists cannot be compared as merge keys or set members".into(),
+    )
+    .into()
 }
 
 /// Removes duplicates the way the reference's `deduplicateScalars` does:
@@ -174,7 +194,11 @@ pub(crate) fn dedup_scalars_in_place(buf: &mut [Value]) -> Result<usize> {
 /// one element at a time, so it is the next power of two (up to 512; larger
 /// lists are assumed full, where Go's growth rule gets involved).
 pub(crate) fn decoded_capacity(n: usize) -> usize {
-    if n == 0 || n > 512 { n } else { n.next_power_of_two() }
+    if n == 0 || n > 512 {
+        n
+    } else {
+        n.next_power_of_two()
+    }
 }
 
 #[cfg(test)]
@@ -189,7 +213,10 @@ mod tests {
             let n = dedup_scalars_in_place(&mut buf).unwrap();
             (Value::Array(buf[..n].to_vec()), Value::Array(buf))
         };
-        assert_eq!(dedup(json!([1, 1, 2, 3])), (json!([1, 3, 2]), json!([1, 3, 2, 3])));
+        assert_eq!(
+            dedup(json!([1, 1, 2, 3])),
+            (json!([1, 3, 2]), json!([1, 3, 2, 3]))
+        );
         assert_eq!(dedup(json!([1, 2, 3])).0, json!([1, 2, 3]));
         assert_eq!(dedup(json!([1, 1, 1])).0, json!([1]));
     }
@@ -199,7 +226,13 @@ mod tests {
         let a = [json!(1), json!(2)];
         let b = [json!("a")];
         let e = slice_element_type(&[&a, &b]).unwrap_err();
-        assert_eq!(e.to_string(), "list element types are not identical: [[1 2] [a]]");
-        assert_eq!(slice_element_type(&[&[], &[]]).unwrap_err().to_string(), "no elements in any of the given slices");
+        assert_eq!(
+            e.to_string(),
+            "list element types are not identical: [[1 2] [a]]"
+        );
+        assert_eq!(
+            slice_element_type(&[&[], &[]]).unwrap_err().to_string(),
+            "no elements in any of the given slices"
+        );
     }
 }

@@ -17,7 +17,10 @@ pub fn sort_by_position<T>(items: Vec<T>, pos: Vec<Option<usize>>) -> Vec<T> {
     if pos.iter().all(Option::is_some) {
         perm.sort_by_key(|&i| pos[i]);
     } else {
-        let mut data = GoStable { perm: &mut perm, pos: &pos };
+        let mut data = GoStable {
+            perm: &mut perm,
+            pos: &pos,
+        };
         data.stable();
     }
     permute(items, &perm)
@@ -41,7 +44,9 @@ pub fn merge_sorted<T>(
             (None, None) => break,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(_), Some(_)) => matches!((left_pos[li], right_pos[ri]), (Some(l), Some(r)) if l < r),
+            (Some(_), Some(_)) => {
+                matches!((left_pos[li], right_pos[ri]), (Some(l), Some(r)) if l < r)
+            }
         };
         if take_left {
             out.extend(left.next());
@@ -217,7 +222,11 @@ mod tests {
         let n = 97;
         let pos: Vec<Option<usize>> = (0..n).map(|i| Some((i * 37) % 11)).collect();
         let mut perm: Vec<usize> = (0..n).collect();
-        GoStable { perm: &mut perm, pos: &pos }.stable();
+        GoStable {
+            perm: &mut perm,
+            pos: &pos,
+        }
+        .stable();
         let mut expected: Vec<usize> = (0..n).collect();
         expected.sort_by_key(|&i| pos[i]);
         assert_eq!(perm, expected);

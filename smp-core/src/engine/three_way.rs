@@ -1,6 +1,9 @@
-//! The three-way patch of `kubectl apply`.
+//! The three-way patch of `kubectl apply` (`CreateThreeWayMergePatch`).
 
-use super::preconditions::Precondition;
+use super::apply::{Merger, Mode, document};
+use super::conflicts::merging_maps_have_conflicts;
+use super::diff::{DiffOptions, Opts, diff_maps};
+use super::preconditions::{Precondition, check_preconditions};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;
 use serde_json::Value;
@@ -14,14 +17,74 @@ pub struct ThreeWayOptions<'a> {
     pub preconditions: &'a [Precondition<'a>],
 }
 
-/// The patch that brings `current` (live) to `modified` (desired), deleting
-/// what was removed since `original` (last applied).
+/// The patch that brings `current` (the live object) to `modified` (the
+/// desired configuration), deleting only what was removed since `original`
+/// (the last applied configuration), as `kubectl apply` computes it.
+///
+/// Without `overwrite`, a patch that would undo changes made to the live
+/// object since `original` fails with a conflict ([`crate::Error::is_conflict`]).
+///
+/// ```
+/// use serde_json::json;
+/// use smp_core::{three_way, Schema, ThreeWayOptions};
+///
+/// let last_applied = json!({"replicas": 2, "labels": {"app": "web", "old": "x"}});
+/// let desired = json!({"replicas": 3, "labels": {"app": "web"}});
+/// // The server added a label nobody applied; it is kept.
+/// let live = json!({"replicas": 2, "labels": {"app": "web", "old": "x", "injected": "y"}});
+/// let patch = three_way(&last_applied, &desired, &live, Schema::Untyped, ThreeWayOptions::default()).unwrap();
+/// assert_eq!(patch, json!({"replicas": 3, "labels": {"old": null}}));
+/// ```
 pub fn three_way(
-    _original: &Value,
-    _modified: &Value,
-    _current: &Value,
-    _schema: Schema<'_>,
-    _options: ThreeWayOptions<'_>,
+    original: &Value,
+    modified: &Value,
+    current: &Value,
+    schema: Schema<'_>,
+    options: ThreeWayOptions<'_>,
 ) -> Result<Value> {
-    Err(ErrorKind::Unsupported("three-way is not implemented yet".into()).into())
+    let (original, modified, current) =
+        (document(original)?, document(modified)?, document(current)?);
+    let delta = diff_maps(
+        current,
+        modified,
+        schema,
+        Opts::new(DiffOptions {
+            ignore_deletions: true,
+            set_element_order: true,
+            ..Default::default()
+        }),
+        0,
+    )?;
+    let deletions = diff_maps(
+        original,
+        modified,
+        schema,
+        Opts::new(DiffOptions {
+            ignore_changes_and_additions: true,
+            set_element_order: true,
+            ..Default::default()
+        }),
+        0,
+    )?;
+    let patch = Value::Object(
+        Merger {
+            mode: Mode::MergePatches,
+        }
+        .merge_map(deletions, delta, schema, 0)?,
+    );
+    check_preconditions(&patch, options.preconditions)?;
+    if !options.overwrite {
+        let changed = diff_maps(
+            original,
+            current,
+            schema,
+            Opts::new(DiffOptions::default()),
+            0,
+        )?;
+        let changed = Value::Object(changed);
+        if merging_maps_have_conflicts(&patch, &changed, schema)? {
+            return Err(ErrorKind::Conflict { patch, changed }.into());
+        }
+    }
+    Ok(patch)
 }

@@ -72,7 +72,10 @@ pub struct FieldSchema {
 
 impl FieldSchema {
     fn meta(&self) -> PatchMeta<'static> {
-        PatchMeta { strategy: self.strategy, merge_key: self.merge_key }
+        PatchMeta {
+            strategy: self.strategy,
+            merge_key: self.merge_key,
+        }
     }
 }
 
@@ -108,7 +111,9 @@ impl<'a> Schema<'a> {
     /// `key` is an object; returns its schema and the field's metadata.
     pub fn lookup_struct(self, key: &str) -> Result<(Schema<'a>, PatchMeta<'a>)> {
         match self {
-            Schema::Untyped | Schema::Static(Shape::Any) => Ok((Schema::Untyped, PatchMeta::default())),
+            Schema::Untyped | Schema::Static(Shape::Any) => {
+                Ok((Schema::Untyped, PatchMeta::default()))
+            }
             Schema::Static(shape) => {
                 let field = static_field(shape, key)?;
                 Ok((Schema::Static((field.shape)()), field.meta()))
@@ -121,19 +126,24 @@ impl<'a> Schema<'a> {
     /// is a list; returns the schema of its elements and the field's metadata.
     pub fn lookup_slice(self, key: &str) -> Result<(Schema<'a>, PatchMeta<'a>)> {
         match self {
-            Schema::Untyped | Schema::Static(Shape::Any) => Ok((Schema::Untyped, PatchMeta::default())),
+            Schema::Untyped | Schema::Static(Shape::Any) => {
+                Ok((Schema::Untyped, PatchMeta::default()))
+            }
             Schema::Static(shape) => {
                 let field = static_field(shape, key)?;
                 let elem = match (field.shape)() {
                     Shape::List(elem) => match elem() {
-                        Shape::List(_) => return Err(ErrorKind::Schema("unexpected slice of slice".into()).into()),
+                        Shape::List(_) => {
+                            return Err(ErrorKind::Schema("unexpected slice of slice".into()).into());
+                        }
                         e => e,
                     },
                     s @ Shape::Struct(_) if field.pointer => s,
                     _ => {
-                        return Err(
-                            ErrorKind::Schema("expected slice or array type, but got: struct".into()).into()
-                        );
+                        return Err(ErrorKind::Schema(
+                            "expected slice or array type, but got: struct".into(),
+                        )
+                        .into());
                     }
                 };
                 Ok((Schema::Static(elem), field.meta()))

@@ -1,0 +1,171 @@
+//! Conflict checks: whether two patches change the same things differently.
+
+use super::{PATCH, RETAIN_KEYS, dedup_scalars_in_place, slice_element_type};
+use crate::error::{ErrorKind, Result};
+use crate::schema::Schema;
+use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_list, fmt_v_map};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Whether two strategic merge patches conflict, by the rules of the
+/// reference's `MergingMapsHaveConflicts`: only keys present in both are
+/// compared, keyed lists are compared element by element by merge key, and
+/// sets of scalars never conflict.
+pub fn merging_maps_have_conflicts(
+    left: &Value,
+    right: &Value,
+    schema: Schema<'_>,
+) -> Result<bool> {
+    field_conflicts(left, right, schema, "", "", 0)
+}
+
+/// `mergingMapFieldsHaveConflicts`.
+fn field_conflicts(
+    left: &Value,
+    right: &Value,
+    schema: Schema<'_>,
+    strategy: &str,
+    mk: &str,
+    depth: usize,
+) -> Result<bool> {
+    super::check_depth(depth)?;
+    match left {
+        Value::Object(l) => {
+            let Value::Object(r) = right else {
+                return Ok(true);
+            };
+            match (l.get(PATCH), r.get(PATCH)) {
+                (None, None) => {}
+                (Some(a), Some(b)) if deep_eq(a, b) => {}
+                _ => return Ok(true),
+            }
+            if strategy == "replace" {
+                return Ok(false);
+            }
+            maps_conflict(l, r, schema, depth)
+        }
+        Value::Array(l) => {
+            let Value::Array(r) = right else {
+                return Ok(true);
+            };
+            slices_conflict(l, r, schema, strategy, mk, depth)
+        }
+        _ => Ok(!deep_eq(left, right)),
+    }
+}
+
+/// `mapsHaveConflicts`: keys present on both sides.
+fn maps_conflict(
+    l: &Map<String, Value>,
+    r: &Map<String, Value>,
+    schema: Schema<'_>,
+    depth: usize,
+) -> Result<bool> {
+    for (key, lv) in l {
+        if key == PATCH || key == RETAIN_KEYS {
+            continue;
+        }
+        let Some(rv) = r.get(key) else { continue };
+        let (sub, meta) = match lv {
+            Value::Array(_) => schema.lookup_slice(key).map_err(|e| e.at_key(key))?,
+            Value::Object(_) => schema.lookup_struct(key).map_err(|e| e.at_key(key))?,
+            _ => (Schema::Untyped, Default::default()),
+        };
+        let strategy = meta.parse()?;
+        let strategy = if strategy.merge {
+            "merge"
+        } else if strategy.replace {
+            "replace"
+        } else {
+            ""
+        };
+        if field_conflicts(lv, rv, sub, strategy, meta.merge_key, depth + 1)
+            .map_err(|e| e.at_key(key))?
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// `slicesHaveConflicts`.
+fn slices_conflict(
+    l: &[Value],
+    r: &[Value],
+    schema: Schema<'_>,
+    strategy: &str,
+    mk: &str,
+    depth: usize,
+) -> Result<bool> {
+    let kind = slice_element_type(&[l, r])?;
+    if strategy == "merge" {
+        if kind != GoKind::Object {
+            return Ok(false);
+        }
+        let lm = by_merge_key_text(l, mk)?;
+        let rm = by_merge_key_text(r, mk)?;
+        for (k, lv) in &lm {
+            if let Some(rv) = rm.get(k) {
+                if field_conflicts(lv, rv, schema, "", "", depth + 1)? {
+                    return Ok(true);
+                }
+            }
+        }
+        return Ok(false);
+    }
+    if l.len() != r.len() {
+        return Ok(true);
+    }
+    let (l, r) = if kind != GoKind::Object {
+        (dedup_and_sort(l)?, dedup_and_sort(r)?)
+    } else {
+        (l.to_vec(), r.to_vec())
+    };
+    for (a, b) in l.iter().zip(&r) {
+        if field_conflicts(a, b, schema, "", "", depth + 1)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// `sliceOfMapsToMapOfMaps`: keyed by the `%s` text of the merge key; the
+/// last duplicate wins.
+fn by_merge_key_text<'v>(list: &'v [Value], mk: &str) -> Result<BTreeMap<String, &'v Value>> {
+    let mut out = BTreeMap::new();
+    for e in list {
+        let m = e
+            .as_object()
+            .ok_or_else(|| ErrorKind::BadMergingListElement(fmt_v_list(list)))?;
+        let kv = m.get(mk).ok_or_else(|| ErrorKind::NoMergeKeyInElement {
+            key: mk.to_string(),
+            element: fmt_v_map(m),
+        })?;
+        out.insert(fmt_s(kv), e);
+    }
+    Ok(out)
+}
+
+/// `deduplicateAndSortScalars`.
+fn dedup_and_sort(list: &[Value]) -> Result<Vec<Value>> {
+    let mut buf = list.to_vec();
+    let n = dedup_scalars_in_place(&mut buf)?;
+    buf.truncate(n);
+    buf.sort_by_cached_key(fmt_v);
+    Ok(buf)
+}
+
+/// The plain JSON-merge-patch conflict test (`mergepatch.HasConflicts`):
+/// common keys of objects are compared, lists position by position.
+pub fn has_conflicts(left: &Value, right: &Value) -> bool {
+    match (left, right) {
+        (Value::Object(l), Value::Object(r)) => l
+            .iter()
+            .any(|(k, lv)| r.get(k).is_some_and(|rv| has_conflicts(lv, rv))),
+        (Value::Array(l), Value::Array(r)) => {
+            l.len() != r.len() || l.iter().zip(r).any(|(a, b)| has_conflicts(a, b))
+        }
+        (Value::Object(_) | Value::Array(_), _) => true,
+        _ => !deep_eq(left, right),
+    }
+}

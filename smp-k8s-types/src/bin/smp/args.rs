@@ -1,0 +1,120 @@
+//! The command line, as clap reads it.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Kubernetes strategic merge patch, as `kubectl patch --local` computes it.
+#[derive(Debug, Parser)]
+#[command(name = "smp", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The three operations.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply PATCH to ORIGINAL and print the result.
+    Apply {
+        #[command(flatten)]
+        common: Common,
+        /// The object to patch (`-` for stdin).
+        #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
+        original: Option<Source>,
+        /// The strategic merge patch (`-` for stdin).
+        #[arg(required_unless_present = "jsonl")]
+        patch: Option<Source>,
+    },
+    /// Print the patch that turns ORIGINAL into MODIFIED.
+    Diff {
+        #[command(flatten)]
+        common: Common,
+        /// The object before (`-` for stdin).
+        #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
+        original: Option<Source>,
+        /// The object after (`-` for stdin).
+        #[arg(required_unless_present = "jsonl")]
+        modified: Option<Source>,
+    },
+    /// Print the patch `kubectl apply` sends: from CURRENT (live) to
+    /// MODIFIED (desired), deleting what was removed since ORIGINAL (last
+    /// applied). Exits with status 2 on a conflict.
+    #[command(name = "three-way")]
+    ThreeWay {
+        #[command(flatten)]
+        common: Common,
+        /// Send the patch even where the live object changed the same fields.
+        #[arg(long)]
+        overwrite: bool,
+        /// The last applied configuration (`-` for stdin).
+        #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
+        original: Option<Source>,
+        /// The desired object (`-` for stdin).
+        #[arg(required_unless_present = "jsonl")]
+        modified: Option<Source>,
+        /// The live object (`-` for stdin).
+        #[arg(required_unless_present = "jsonl")]
+        current: Option<Source>,
+    },
+}
+
+/// Options shared by every command.
+#[derive(Debug, Args)]
+pub struct Common {
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Json)]
+    pub output: Format,
+    /// Batch mode: read one JSON case per line from FILE (default: stdin)
+    /// and write one compact JSON result per line.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub jsonl: Option<Source>,
+}
+
+/// Where the patch metadata comes from.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// An OpenAPI v2 or v3 document (JSON or YAML); may be repeated, e.g.
+    /// for the core and apps groups.
+    #[arg(long, value_name = "DOC")]
+    pub openapi: Vec<PathBuf>,
+    /// The definition to use, e.g. `io.k8s.api.core.v1.Pod`. Without it the
+    /// kind is taken from the original's apiVersion and kind.
+    #[arg(long, value_name = "NAME", requires = "openapi")]
+    pub definition: Option<String>,
+    /// Merge without a schema (maps merge, lists are replaced), silently.
+    #[arg(long, conflicts_with_all = ["openapi", "definition"])]
+    pub untyped: bool,
+}
+
+/// How results are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Indented JSON with sorted keys.
+    Json,
+    /// YAML.
+    Yaml,
+}
+
+/// An input: a file, or stdin when given as `-`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+impl From<&str> for Source {
+    fn from(arg: &str) -> Self {
+        if arg == "-" { Source::Stdin } else { Source::File(PathBuf::from(arg)) }
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Stdin => f.write_str("<stdin>"),
+            Source::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}

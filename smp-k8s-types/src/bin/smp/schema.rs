@@ -1,0 +1,145 @@
+//! Choosing the schema (patch metadata) of each case.
+//!
+//! Sources, in order of precedence:
+//! 1. `--openapi DOC --definition NAME`: one definition for every case;
+//! 2. `--openapi DOC` alone: the definition of each case's `apiVersion` and
+//!    `kind`, looked up in the documents (and cached per kind);
+//! 3. nothing: [`Schema::Untyped`] (maps merge, lists are replaced).
+//!
+//! Built-in kinds described by static schemas compiled into this crate
+//! (`--kind KIND`, or a kind found in none of the documents) belong between
+//! 2 and 3, as one more [`Resolver`] variant.
+
+use crate::args::{SchemaArgs, Source};
+use crate::input;
+use serde_json::Value;
+use smp_core::{OpenApi, Schema};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// An OpenAPI document and the file it came from.
+pub struct Document {
+    /// The file name, for messages.
+    pub name: String,
+    pub api: OpenApi,
+}
+
+/// Loads every `--openapi` document.
+pub fn load_documents(paths: &[PathBuf]) -> Result<Vec<Document>, String> {
+    paths.iter().map(|path| load_document(path)).collect()
+}
+
+fn load_document(path: &PathBuf) -> Result<Document, String> {
+    let source = Source::File(path.clone());
+    let what = "OpenAPI document";
+    let bytes = input::read(&source, what)?;
+    let api = parse_openapi(&bytes).map_err(|e| format!("{}: {e}", input::describe(&source, what)))?;
+    Ok(Document { name: path.display().to_string(), api })
+}
+
+fn parse_openapi(bytes: &[u8]) -> Result<OpenApi, String> {
+    let looks_json = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if looks_json && let Ok(api) = OpenApi::from_json_slice(bytes) {
+        return Ok(api);
+    }
+    OpenApi::from_value(input::parse_any(bytes)?).map_err(|e| e.to_string())
+}
+
+/// Gives the schema of each case, resolving kinds once.
+pub enum Resolver<'a> {
+    /// No metadata.
+    Untyped,
+    /// The same definition for every case.
+    Fixed(Schema<'a>),
+    /// The definition of the case's kind in the documents.
+    ByKind(KindLookup<'a>),
+}
+
+impl<'a> Resolver<'a> {
+    /// The resolver the options ask for; `docs` are the loaded `--openapi`
+    /// documents. Fails on an unknown `--definition`.
+    pub fn new(args: &SchemaArgs, docs: &'a [Document]) -> Result<Self, String> {
+        if docs.is_empty() {
+            return Ok(Resolver::Untyped);
+        }
+        match &args.definition {
+            Some(name) => definition(docs, name).map(Resolver::Fixed),
+            None => Ok(Resolver::ByKind(KindLookup { docs, cache: HashMap::new() })),
+        }
+    }
+
+    /// The schema of one case. `docs` are its documents, original first;
+    /// `names` name them in messages.
+    pub fn schema_for(&mut self, docs: &[Value], names: &[&str]) -> Result<Schema<'a>, String> {
+        match self {
+            Resolver::Untyped => Ok(Schema::Untyped),
+            Resolver::Fixed(schema) => Ok(*schema),
+            Resolver::ByKind(lookup) => {
+                let (api_version, kind) = type_meta(docs, names)?;
+                lookup.get(api_version, kind)
+            }
+        }
+    }
+}
+
+/// The definition `name`, from the first document that has it.
+fn definition<'a>(docs: &'a [Document], name: &str) -> Result<Schema<'a>, String> {
+    let mut reasons = Vec::new();
+    for doc in docs {
+        match doc.api.definition(name) {
+            Ok(schema) => return Ok(schema),
+            Err(e) => reasons.push(format!("{}: {e}", doc.name)),
+        }
+    }
+    Err(format!("unknown definition {name:?} ({})", reasons.join("; ")))
+}
+
+/// The `apiVersion` and `kind` of the first document that has both.
+fn type_meta<'v>(docs: &'v [Value], names: &[&str]) -> Result<(&'v str, &'v str), String> {
+    docs.iter()
+        .find_map(|doc| {
+            let field = |name| doc.get(name).and_then(Value::as_str).filter(|s| !s.is_empty());
+            Some((field("apiVersion")?, field("kind")?))
+        })
+        .ok_or_else(|| {
+            format!(
+                "no apiVersion and kind in the {} document to choose a schema by; pass --definition NAME",
+                names.join(" or ")
+            )
+        })
+}
+
+/// Kind lookups in the documents, each done once.
+pub struct KindLookup<'a> {
+    docs: &'a [Document],
+    /// apiVersion → kind → the schema, or why there is none.
+    cache: HashMap<String, HashMap<String, Result<Schema<'a>, String>>>,
+}
+
+impl<'a> KindLookup<'a> {
+    fn get(&mut self, api_version: &str, kind: &str) -> Result<Schema<'a>, String> {
+        if let Some(found) = self.cache.get(api_version).and_then(|kinds| kinds.get(kind)) {
+            return found.clone();
+        }
+        let found = self.find(api_version, kind);
+        let kinds = self.cache.entry(api_version.to_string()).or_default();
+        kinds.insert(kind.to_string(), found.clone());
+        found
+    }
+
+    fn find(&self, api_version: &str, kind: &str) -> Result<Schema<'a>, String> {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let docs: &'a [Document] = self.docs;
+        for doc in docs {
+            if let Some(name) = doc.api.find_kind(group, version, kind) {
+                return doc.api.definition(name).map_err(|e| format!("{}: {e}", doc.name));
+            }
+        }
+        let names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
+        Err(format!(
+            "kind {kind:?} of apiVersion {api_version:?} is in none of the OpenAPI documents ({}); \
+             pass the document that defines it with --openapi, or --definition NAME",
+            names.join(", ")
+        ))
+    }
+}
