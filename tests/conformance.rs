@@ -4,8 +4,8 @@
 use serde_json::Value;
 use smp_core::value::to_go_json;
 use smp_core::{
-    ErrorKind, Precondition, ThreeWayOptions, apply, check_preconditions, decode, diff,
-    has_conflicts, merge_patches, merging_maps_have_conflicts, three_way,
+    ErrorKind, Precondition, ThreeWayOptions, apply, check_preconditions, decode, diff, has_conflicts, merge_patches,
+    merging_maps_have_conflicts, three_way,
 };
 use smp_tests::conformance::{Tally, expect, load_cases};
 use smp_tests::merge_item::by_name;
@@ -36,29 +36,17 @@ fn apply_checks() -> Option<usize> {
     };
 
     run("apply.json", &|c, t| {
-        let got = text_or_doc(c, "original")
-            .and_then(|o| text_or_doc(c, "patch").and_then(|p| apply(&o, &p, schema_of(c))));
-        t.check(
-            id(c),
-            "apply",
-            expect(got, c.get("expectedResult"), c["expectedError"].as_str()),
-        );
+        let got =
+            text_or_doc(c, "original").and_then(|o| text_or_doc(c, "patch").and_then(|p| apply(&o, &p, schema_of(c))));
+        t.check(id(c), "apply", expect(got, c.get("expectedResult"), c["expectedError"].as_str()));
     })?;
     run("two_way.json", &|c, t| {
         let got = apply(&c["original"], &c["expectedPatch"], schema_of(c));
-        t.check(
-            id(c),
-            "apply(original, expectedPatch)",
-            expect(got, Some(&c["expectedResult"]), None),
-        );
+        t.check(id(c), "apply(original, expectedPatch)", expect(got, Some(&c["expectedResult"]), None));
     })?;
     run("three_way.json", &|c, t| {
         let got = apply(&c["current"], &c["expectedPatch"], schema_of(c));
-        t.check(
-            id(c),
-            "apply(current, expectedPatch)",
-            expect(got, Some(&c["expectedResult"]), None),
-        );
+        t.check(id(c), "apply(current, expectedPatch)", expect(got, Some(&c["expectedResult"]), None));
     })?;
     run("supplementary.json", &|c, t| match c["op"].as_str() {
         Some("apply") => {
@@ -67,36 +55,22 @@ fn apply_checks() -> Option<usize> {
             t.check(id(c), "apply", expect(got, c.get("expectedResult"), err));
         }
         Some(op @ ("two" | "three")) if c.get("expectedPatch").is_some() => {
-            let target = if op == "two" {
-                &c["original"]
-            } else {
-                &c["current"]
-            };
+            let target = if op == "two" { &c["original"] } else { &c["current"] };
             let got = apply(target, &c["expectedPatch"], schema_of(c));
-            t.check(
-                id(c),
-                "apply(.., expectedPatch)",
-                expect(got, Some(&c["expectedResult"]), None),
-            );
+            t.check(id(c), "apply(.., expectedPatch)", expect(got, Some(&c["expectedResult"]), None));
         }
         Some("mergePatches") => {
             let patches = c["patches"].as_array().cloned().unwrap_or_default();
             let got = merge_patches(&patches, schema_of(c));
             let err = c.get("referenceError").and_then(Value::as_str);
-            t.check(
-                id(c),
-                "merge patches",
-                expect(got, c.get("expectedPatch"), err),
-            );
+            t.check(id(c), "merge patches", expect(got, c.get("expectedPatch"), err));
         }
         _ => {}
     })?;
     run("number_conversion.json", &|c, t| {
         let outcome = (|| {
-            let original = decode(c["originalText"].as_str().unwrap().as_bytes())
-                .map_err(|e| e.to_string())?;
-            let patch = decode(c["expectedPatchText"].as_str().unwrap().as_bytes())
-                .map_err(|e| e.to_string())?;
+            let original = decode(c["originalText"].as_str().unwrap().as_bytes()).map_err(|e| e.to_string())?;
+            let patch = decode(c["expectedPatchText"].as_str().unwrap().as_bytes()).map_err(|e| e.to_string())?;
             let got = apply(&original, &patch, schema_of(c)).map_err(|e| e.to_string())?;
             exact(&got, &c["expectedResultText"])
         })();
@@ -104,36 +78,19 @@ fn apply_checks() -> Option<usize> {
     })?;
     run("unknown_field.json", &|c, t| {
         for (patch, base, result, allowed_err) in [
-            (
-                "expectedTwoWayText",
-                "originalText",
-                "expectedTwoWayResultText",
-                "expectedTwoWayErrContains",
-            ),
-            (
-                "expectedThreeWayText",
-                "currentText",
-                "expectedThreeWayResultText",
-                "expectedThreeWayErrContains",
-            ),
+            ("expectedTwoWayText", "originalText", "expectedTwoWayResultText", "expectedTwoWayErrContains"),
+            ("expectedThreeWayText", "currentText", "expectedThreeWayResultText", "expectedThreeWayErrContains"),
         ] {
             let Some(Value::String(p)) = c.get(patch) else {
                 continue;
             };
             let outcome = (|| {
-                let base =
-                    decode(c[base].as_str().unwrap().as_bytes()).map_err(|e| e.to_string())?;
+                let base = decode(c[base].as_str().unwrap().as_bytes()).map_err(|e| e.to_string())?;
                 let p = decode(p.as_bytes()).map_err(|e| e.to_string())?;
                 match apply(&base, &p, schema_of(c)) {
                     Ok(got) => exact(&got, &c[result]),
                     // Schema-dependent cases accept the error the struct schema gives.
-                    Err(e)
-                        if c[allowed_err]
-                            .as_str()
-                            .is_some_and(|s| e.to_string().contains(s)) =>
-                    {
-                        Ok(())
-                    }
+                    Err(e) if c[allowed_err].as_str().is_some_and(|s| e.to_string().contains(s)) => Ok(()),
                     Err(e) => Err(e.to_string()),
                 }
             })();
@@ -150,11 +107,7 @@ fn id(c: &Value) -> &str {
 fn exact(got: &Value, want: &Value) -> Result<(), String> {
     let got = to_go_json(got);
     let want = want.as_str().unwrap_or_default();
-    if got == want {
-        Ok(())
-    } else {
-        Err(format!("\n   got  {got}\n   want {want}"))
-    }
+    if got == want { Ok(()) } else { Err(format!("\n   got  {got}\n   want {want}")) }
 }
 
 /// Runs the patch-computing checks (two-way, three-way, conflicts).
@@ -172,11 +125,7 @@ fn diff_checks() -> Option<usize> {
     };
     run("two_way.json", &|c, t| {
         let got = diff(&c["original"], &c["modified"], schema_of(c));
-        t.check(
-            id(c),
-            "two-way",
-            expect(got, Some(&c["expectedPatch"]), None),
-        );
+        t.check(id(c), "two-way", expect(got, Some(&c["expectedPatch"]), None));
     })?;
     run("three_way.json", &|c, t| {
         let (o, m, cur) = (&c["original"], &c["modified"], &c["current"]);
@@ -188,38 +137,17 @@ fn diff_checks() -> Option<usize> {
                 other => Err(format!("expected a conflict, got {other:?}")),
             };
             t.check(id(c), "three-way conflict", outcome);
-            let forced = three_way(
-                o,
-                m,
-                cur,
-                schema_of(c),
-                ThreeWayOptions {
-                    overwrite: true,
-                    ..Default::default()
-                },
-            );
-            t.check(
-                id(c),
-                "three-way overwrite",
-                expect(forced, Some(&c["expectedPatch"]), None),
-            );
+            let forced = three_way(o, m, cur, schema_of(c), ThreeWayOptions { overwrite: true, ..Default::default() });
+            t.check(id(c), "three-way overwrite", expect(forced, Some(&c["expectedPatch"]), None));
         } else {
-            t.check(
-                id(c),
-                "three-way",
-                expect(plain, Some(&c["expectedPatch"]), None),
-            );
+            t.check(id(c), "three-way", expect(plain, Some(&c["expectedPatch"]), None));
         }
     })?;
     run("has_conflicts.json", &|c, t| {
         let want = c["expected"].as_bool();
         for (a, b) in [(&c["a"], &c["b"]), (&c["b"], &c["a"])] {
             let got = has_conflicts(a, b);
-            let outcome = if Some(got) == want {
-                Ok(())
-            } else {
-                Err(format!("got {got}"))
-            };
+            let outcome = if Some(got) == want { Ok(()) } else { Err(format!("got {got}")) };
             t.check(id(c), "has conflicts", outcome);
         }
     })?;
@@ -228,25 +156,17 @@ fn diff_checks() -> Option<usize> {
             .as_array()
             .map(|ps| {
                 ps.iter()
-                    .map(
-                        |p| match (p["kind"].as_str(), p["key"].as_str().unwrap_or_default()) {
-                            (Some("RequireMetadataKeyUnchanged"), k) => {
-                                Precondition::MetadataKeyUnchanged(k)
-                            }
-                            (_, k) => Precondition::KeyUnchanged(k),
-                        },
-                    )
+                    .map(|p| match (p["kind"].as_str(), p["key"].as_str().unwrap_or_default()) {
+                        (Some("RequireMetadataKeyUnchanged"), k) => Precondition::MetadataKeyUnchanged(k),
+                        (_, k) => Precondition::KeyUnchanged(k),
+                    })
                     .collect()
             })
             .unwrap_or_default();
         let kind = c["expectedErrorKind"].as_str();
         let judge = |got: smp_core::Result<Value>| match (got, kind) {
             (Err(e), Some("conflict")) if e.is_conflict() => Ok(()),
-            (Err(e), Some("precondition"))
-                if matches!(e.kind, ErrorKind::PreconditionFailed { .. }) =>
-            {
-                Ok(())
-            }
+            (Err(e), Some("precondition")) if matches!(e.kind, ErrorKind::PreconditionFailed { .. }) => Ok(()),
             (Err(e), Some("error")) if !e.is_conflict() => {
                 let want = c["referenceError"].as_str().unwrap_or_default();
                 if e.to_string().contains(want) {
@@ -269,23 +189,14 @@ fn diff_checks() -> Option<usize> {
                     overwrite: c["overwrite"].as_bool().unwrap_or(false),
                     preconditions: &preconditions,
                 };
-                let got = three_way(
-                    &c["original"],
-                    &c["modified"],
-                    &c["current"],
-                    schema_of(c),
-                    opts,
-                );
+                let got = three_way(&c["original"], &c["modified"], &c["current"], schema_of(c), opts);
                 t.check(id(c), "three-way", judge(got));
             }
             Some("conflicts") => {
                 let got = merging_maps_have_conflicts(&c["left"], &c["right"], schema_of(c));
                 let outcome = match (got, kind) {
                     (Ok(b), None) if Some(b) == c["expected"].as_bool() => Ok(()),
-                    (Err(e), Some(_))
-                        if e.to_string()
-                            .contains(c["referenceError"].as_str().unwrap_or_default()) =>
-                    {
+                    (Err(e), Some(_)) if e.to_string().contains(c["referenceError"].as_str().unwrap_or_default()) => {
                         Ok(())
                     }
                     (got, _) => Err(format!("got {got:?}")),
@@ -297,10 +208,8 @@ fn diff_checks() -> Option<usize> {
     })?;
     run("number_conversion.json", &|c, t| {
         let outcome = (|| {
-            let original = decode(c["originalText"].as_str().unwrap().as_bytes())
-                .map_err(|e| e.to_string())?;
-            let modified = decode(c["modifiedText"].as_str().unwrap().as_bytes())
-                .map_err(|e| e.to_string())?;
+            let original = decode(c["originalText"].as_str().unwrap().as_bytes()).map_err(|e| e.to_string())?;
+            let modified = decode(c["modifiedText"].as_str().unwrap().as_bytes()).map_err(|e| e.to_string())?;
             let got = diff(&original, &modified, schema_of(c)).map_err(|e| e.to_string())?;
             exact(&got, &c["expectedPatchText"])
         })();
@@ -310,12 +219,7 @@ fn diff_checks() -> Option<usize> {
         let doc = |f: &str| decode(c[f].as_str().unwrap_or_default().as_bytes()).unwrap();
         let (o, m, cur) = (doc("originalText"), doc("modifiedText"), doc("currentText"));
         let cases = [
-            (
-                "two-way",
-                diff(&o, &m, schema_of(c)),
-                "expectedTwoWayText",
-                "expectedTwoWayErrContains",
-            ),
+            ("two-way", diff(&o, &m, schema_of(c)), "expectedTwoWayText", "expectedTwoWayErrContains"),
             (
                 "three-way",
                 three_way(&o, &m, &cur, schema_of(c), ThreeWayOptions::default()),
@@ -341,9 +245,5 @@ fn conformance_vectors() {
         eprintln!("SKIPPED: ../shared/conformance is missing; the reference's vectors did not run");
         return;
     };
-    assert_eq!(
-        apply_failures + diff_failures,
-        0,
-        "conformance failures (see FAIL lines above)"
-    );
+    assert_eq!(apply_failures + diff_failures, 0, "conformance failures (see FAIL lines above)");
 }

@@ -63,19 +63,14 @@ pub enum ErrorKind {
     NoMergeKey { map: String, key: String },
     /// A value of the wrong JSON type where the reference type-asserts.
     #[error("expected a {expected}, but received a {actual}")]
-    BadArgType {
-        expected: &'static str,
-        actual: &'static str,
-    },
+    BadArgType { expected: &'static str, actual: &'static str },
     #[error("unknown patch type: {value} in map: {map}")]
     UnknownPatchType { value: String, map: String },
     #[error("precondition failed for: {patch}")]
     PreconditionFailed { patch: String },
     #[error("The order in patch list:\n{patch}\n doesn't match $setElementOrder list:\n{order}\n")]
     OrderMismatch { patch: String, order: String },
-    #[error(
-        "{original} and {patch} are not deep equal: this may happen when calculating the 3-way diff patch"
-    )]
+    #[error("{original} and {patch} are not deep equal: this may happen when calculating the 3-way diff patch")]
     RetainKeysMismatch { original: String, patch: String },
     #[error("cannot merge lists without merge key for {0}")]
     NoMergeKeyDeclared(String),
@@ -132,10 +127,7 @@ impl Error {
     }
 
     pub fn new(kind: ErrorKind) -> Self {
-        Error {
-            kind,
-            path: Path::default(),
-        }
+        Error { kind, path: Path::default() }
     }
 
     /// Prepends a path segment; called on the way out of the recursion, so
@@ -151,10 +143,7 @@ impl Error {
 
     pub(crate) fn at_element(self, merge_key: &str, elem: &Value, index: usize) -> Self {
         let seg = match elem.get(merge_key).filter(|_| !merge_key.is_empty()) {
-            Some(v) => Segment::Keyed {
-                key: merge_key.to_string(),
-                value: crate::value::fmt_v(v),
-            },
+            Some(v) => Segment::Keyed { key: merge_key.to_string(), value: crate::value::fmt_v(v) },
             None => Segment::Index(index),
         };
         self.within(seg)
@@ -169,11 +158,7 @@ impl From<ErrorKind> for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_root() {
-            write!(f, "{}", self.kind)
-        } else {
-            write!(f, "{}: {}", self.path, self.kind)
-        }
+        if self.path.is_root() { write!(f, "{}", self.kind) } else { write!(f, "{}: {}", self.path, self.kind) }
     }
 }
 
@@ -183,18 +168,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// `mergepatch.ErrBadArgType` for a value that should have been `expected`.
 pub(crate) fn bad_arg(expected: crate::value::GoKind, actual: &Value) -> Error {
-    ErrorKind::BadArgType {
-        expected: expected.go_type_name(),
-        actual: crate::value::GoKind::of(actual).go_type_name(),
-    }
-    .into()
+    ErrorKind::BadArgType { expected: expected.go_type_name(), actual: crate::value::GoKind::of(actual).go_type_name() }
+        .into()
 }
 
 /// `mergepatch.ErrNoMergeKey`.
 pub(crate) fn no_merge_key(map: &serde_json::Map<String, Value>, key: &str) -> Error {
-    ErrorKind::NoMergeKey {
-        map: crate::value::fmt_v_map(map),
-        key: key.to_string(),
-    }
-    .into()
+    ErrorKind::NoMergeKey { map: crate::value::fmt_v_map(map), key: key.to_string() }.into()
 }

@@ -96,13 +96,9 @@ pub fn go_eq(a: &Value, b: &Value) -> Result<bool, ()> {
 pub fn deep_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
         }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| deep_eq(v, w))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| deep_eq(v, w)),
         _ => match (ScalarKey::of(a), ScalarKey::of(b)) {
             (Some(x), Some(y)) => x == y,
             _ => false,
@@ -196,11 +192,7 @@ pub fn fmt_float_g(f: f64) -> String {
         return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
     }
     let (_, exp) = shortest_digits(f);
-    if !(-4..21).contains(&exp) || exp >= 6 {
-        fmt_float_e(f)
-    } else {
-        fmt_float_f(f)
-    }
+    if !(-4..21).contains(&exp) || exp >= 6 { fmt_float_e(f) } else { fmt_float_f(f) }
 }
 
 /// Go's `strconv.FormatFloat(f, 'e', -1, 64)`: `1.5e+06`, `1e-07`.
@@ -364,16 +356,10 @@ mod tests {
 
     #[test]
     fn go_json_formatting_of_floats() {
-        assert_eq!(
-            fmt_float_json(1.7976931348623157e308),
-            "1.7976931348623157e+308"
-        );
+        assert_eq!(fmt_float_json(1.7976931348623157e308), "1.7976931348623157e+308");
         assert_eq!(fmt_float_json(1e-7), "1e-7");
         assert_eq!(fmt_float_json(1e20), "100000000000000000000");
-        assert_eq!(
-            fmt_float_json(3.4028234663852886e38),
-            "3.4028234663852886e+38"
-        );
+        assert_eq!(fmt_float_json(3.4028234663852886e38), "3.4028234663852886e+38");
         assert_eq!(fmt_float_json(0.5), "0.5");
     }
 

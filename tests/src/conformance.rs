@@ -16,10 +16,8 @@ pub fn shared_dir() -> Option<PathBuf> {
 /// The cases of one vector file, or `None` when the folder is missing.
 pub fn load_cases(file: &str) -> Option<Vec<Value>> {
     let path = shared_dir()?.join("conformance").join(file);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let doc: Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()));
     Some(doc["cases"].as_array().expect("cases").clone())
 }
 
@@ -47,27 +45,15 @@ impl Tally {
         for f in &self.failed {
             eprintln!("FAIL {f}");
         }
-        println!(
-            "{name}: {} passed, {} failed",
-            self.passed,
-            self.failed.len()
-        );
+        println!("{name}: {} passed, {} failed", self.passed, self.failed.len());
     }
 }
 
 /// Compares a result with the expected document or error substring.
-pub fn expect(
-    got: smp_core::Result<Value>,
-    want: Option<&Value>,
-    want_err: Option<&str>,
-) -> Result<(), String> {
+pub fn expect(got: smp_core::Result<Value>, want: Option<&Value>, want_err: Option<&str>) -> Result<(), String> {
     match (got, want, want_err) {
         (Ok(v), Some(w), _) if same_json(&v, w) => Ok(()),
-        (Ok(v), Some(w), _) => Err(format!(
-            "\n   got  {}\n   want {}",
-            to_go_json(&v),
-            to_go_json(w)
-        )),
+        (Ok(v), Some(w), _) => Err(format!("\n   got  {}\n   want {}", to_go_json(&v), to_go_json(w))),
         (Ok(v), None, e) => Err(format!("got {} but wanted error {e:?}", to_go_json(&v))),
         (Err(e), _, Some(sub)) if e.to_string().contains(sub) => Ok(()),
         (Err(e), _, sub) => Err(format!(

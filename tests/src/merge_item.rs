@@ -9,13 +9,7 @@ const fn field(
     merge_key: &'static str,
     shape: fn() -> Shape,
 ) -> FieldSchema {
-    FieldSchema {
-        name,
-        strategy,
-        merge_key,
-        pointer: false,
-        shape,
-    }
+    FieldSchema { name, strategy, merge_key, pointer: false, shape }
 }
 
 fn scalar() -> Shape {
@@ -44,27 +38,12 @@ pub static MERGE_ITEM: StructSchema = StructSchema {
         field("nonMergingList", "", "", merge_items),
         field("mergingIntList", "merge", "", scalars),
         field("nonMergingIntList", "", "", scalars),
-        FieldSchema {
-            name: "mergeItemPtr",
-            strategy: "merge",
-            merge_key: "name",
-            pointer: true,
-            shape: merge_item,
-        },
+        FieldSchema { name: "mergeItemPtr", strategy: "merge", merge_key: "name", pointer: true, shape: merge_item },
         field("simpleMap", "", "", string_map),
-        field("replacingItem", "replace", "", || {
-            Shape::Struct(&RAW_EXTENSION)
-        }),
+        field("replacingItem", "replace", "", || Shape::Struct(&RAW_EXTENSION)),
         field("jsonItem", "", "", || Shape::Struct(&JSON_ITEM)),
-        field("retainKeysMap", "retainKeys", "", || {
-            Shape::Struct(&RETAIN_KEYS_MERGE_ITEM)
-        }),
-        field(
-            "retainKeysMergingList",
-            "merge,retainKeys",
-            "name",
-            merge_items,
-        ),
+        field("retainKeysMap", "retainKeys", "", || Shape::Struct(&RETAIN_KEYS_MERGE_ITEM)),
+        field("retainKeysMergingList", "merge,retainKeys", "name", merge_items),
     ],
 };
 
@@ -82,16 +61,10 @@ pub static RETAIN_KEYS_MERGE_ITEM: StructSchema = StructSchema {
 };
 
 /// `runtime.RawExtension`: no JSON fields of its own.
-pub static RAW_EXTENSION: StructSchema = StructSchema {
-    name: "RawExtension",
-    fields: &[],
-};
+pub static RAW_EXTENSION: StructSchema = StructSchema { name: "RawExtension", fields: &[] };
 
 /// An anonymous struct with one untagged field `Raw`.
-pub static JSON_ITEM: StructSchema = StructSchema {
-    name: "",
-    fields: &[field("Raw", "", "", scalar)],
-};
+pub static JSON_ITEM: StructSchema = StructSchema { name: "", fields: &[field("Raw", "", "", scalar)] };
 
 pub static PRECISION_ITEM: StructSchema = StructSchema {
     name: "PrecisionItem",

@@ -26,9 +26,7 @@ use serde_json::{Map, Value};
 pub fn apply(original: &Value, patch: &Value, schema: Schema<'_>) -> Result<Value> {
     let original = document(original)?.clone();
     let patch = document(patch)?.clone();
-    Merger { mode: Mode::Apply }
-        .merge_map(original, patch, schema, 0)
-        .map(Value::Object)
+    Merger { mode: Mode::Apply }.merge_map(original, patch, schema, 0).map(Value::Object)
 }
 
 /// Applies a patch in place. On error `target` is left exactly as it was.
@@ -40,9 +38,7 @@ pub fn apply_in_place(target: &mut Value, patch: &Value, schema: Schema<'_>) -> 
 /// Merges patches into one that does what applying them in turn does, keeping
 /// nulls and directives (the reference's `MergeStrategicMergeMapPatch`).
 pub fn merge_patches(patches: &[Value], schema: Schema<'_>) -> Result<Value> {
-    let merger = Merger {
-        mode: Mode::MergePatches,
-    };
+    let merger = Merger { mode: Mode::MergePatches };
     let mut acc = Map::new();
     for p in patches {
         acc = merger.merge_map(acc, document(p)?.clone(), schema, 0)?;
@@ -112,11 +108,7 @@ impl Merger {
                     Ok(patch)
                 }
                 Some("delete") => Ok(Map::new()),
-                _ => Err(ErrorKind::UnknownPatchType {
-                    value: fmt_s(directive),
-                    map: fmt_v_map(&patch),
-                }
-                .into()),
+                _ => Err(ErrorKind::UnknownPatchType { value: fmt_s(directive), map: fmt_v_map(&patch) }.into()),
             };
         }
         self.apply_retain_keys(&mut original, &mut patch)?;
@@ -124,9 +116,8 @@ impl Merger {
 
         // Deletions from primitive lists run after everything else: the
         // reference's order is random, and this is one of its outcomes.
-        let (deletes, rest): (Vec<_>, Vec<_>) = patch
-            .into_iter()
-            .partition(|(k, _)| k.starts_with(DELETE_FROM_PRIMITIVE_LIST));
+        let (deletes, rest): (Vec<_>, Vec<_>) =
+            patch.into_iter().partition(|(k, _)| k.starts_with(DELETE_FROM_PRIMITIVE_LIST));
         for (k, v) in rest.into_iter().chain(deletes) {
             self.merge_key(&mut original, k, v, schema, depth)?;
         }
@@ -149,12 +140,8 @@ impl Merger {
                 original.insert(key, patch_v);
                 return Ok(());
             }
-            let field = directive_field(
-                &key,
-                DELETE_FROM_PRIMITIVE_LIST,
-                ErrorKind::BadDeleteFromPrimitiveList,
-            )
-            .map_err(|e| e.at_key(&key))?;
+            let field = directive_field(&key, DELETE_FROM_PRIMITIVE_LIST, ErrorKind::BadDeleteFromPrimitiveList)
+                .map_err(|e| e.at_key(&key))?;
             key = field.to_string();
             is_delete_list = true;
         }
@@ -164,9 +151,7 @@ impl Merger {
                 return Ok(());
             }
         }
-        let same_kind = original
-            .get(&key)
-            .map(|o| GoKind::of(o) == GoKind::of(&patch_v));
+        let same_kind = original.get(&key).map(|o| GoKind::of(o) == GoKind::of(&patch_v));
         if same_kind != Some(true) {
             // Absent from the original, or of another type: take the patch value.
             if !is_delete_list {
@@ -207,9 +192,7 @@ impl Merger {
             *slot = Value::Object(patch);
             return Ok(());
         }
-        let Value::Object(orig) = std::mem::take(slot) else {
-            unreachable!("kinds checked")
-        };
+        let Value::Object(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
         *slot = Value::Object(self.merge_map(orig, patch, sub, depth + 1)?);
         Ok(())
     }
@@ -229,33 +212,22 @@ impl Merger {
             *slot = Value::Array(patch);
             return Ok(());
         }
-        let Value::Array(orig) = std::mem::take(slot) else {
-            unreachable!("kinds checked")
-        };
-        *slot = Value::Array(
-            self.merge_slice(orig, patch, elem, meta, is_delete_list, depth + 1)?
-                .merged,
-        );
+        let Value::Array(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
+        *slot = Value::Array(self.merge_slice(orig, patch, elem, meta, is_delete_list, depth + 1)?.merged);
         Ok(())
     }
 
     /// `applyRetainKeysDirective`.
-    fn apply_retain_keys(
-        &self,
-        original: &mut Map<String, Value>,
-        patch: &mut Map<String, Value>,
-    ) -> Result<()> {
+    fn apply_retain_keys(&self, original: &mut Map<String, Value>, patch: &mut Map<String, Value>) -> Result<()> {
         let Some(retain) = patch.remove(RETAIN_KEYS) else {
             return Ok(());
         };
         if !self.apply_mode() {
             match original.get(RETAIN_KEYS) {
                 Some(existing) if !deep_eq(existing, &retain) => {
-                    return Err(ErrorKind::RetainKeysMismatch {
-                        original: fmt_v(existing),
-                        patch: fmt_v(&retain),
-                    }
-                    .into());
+                    return Err(
+                        ErrorKind::RetainKeysMismatch { original: fmt_v(existing), patch: fmt_v(&retain) }.into()
+                    );
                 }
                 Some(_) => {}
                 None => {
@@ -269,10 +241,7 @@ impl Merger {
         };
         let keep = KeyIndex::new(&list);
         for (k, v) in patch.iter() {
-            if v.is_null()
-                || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
-                || k.starts_with(SET_ELEMENT_ORDER)
-            {
+            if v.is_null() || k.starts_with(DELETE_FROM_PRIMITIVE_LIST) || k.starts_with(SET_ELEMENT_ORDER) {
                 continue;
             }
             if !keep.contains(&Value::String(k.clone()))? {
@@ -295,15 +264,10 @@ impl Merger {
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
-        let directives: Vec<String> = patch
-            .keys()
-            .filter(|k| k.starts_with(SET_ELEMENT_ORDER))
-            .cloned()
-            .collect();
+        let directives: Vec<String> = patch.keys().filter(|k| k.starts_with(SET_ELEMENT_ORDER)).cloned().collect();
         for key in directives {
             let order = patch.remove(&key).expect("listed above");
-            self.merge_ordered_list(original, patch, &key, order, schema, depth)
-                .map_err(|e| e.at_key(&key))?;
+            self.merge_ordered_list(original, patch, &key, order, schema, depth).map_err(|e| e.at_key(&key))?;
         }
         Ok(())
     }
@@ -331,8 +295,7 @@ impl Merger {
         let Value::Array(order) = order else {
             return Err(bad_arg(GoKind::Array, &order));
         };
-        let field =
-            directive_field(key, SET_ELEMENT_ORDER, ErrorKind::BadSetElementOrder)?.to_string();
+        let field = directive_field(key, SET_ELEMENT_ORDER, ErrorKind::BadSetElementOrder)?.to_string();
         let orig_list = match original.get(&field) {
             None => None,
             Some(Value::Array(_)) => match original.remove(&field) {
@@ -383,18 +346,12 @@ impl Merger {
         validate_patch_with_order(patch.as_deref().unwrap_or(&[]), order, mk)?;
 
         let empty: &[Value] = &[];
-        let kind = slice_element_type(&[
-            orig.as_deref().unwrap_or(empty),
-            patch.as_deref().unwrap_or(empty),
-        ]);
+        let kind = slice_element_type(&[orig.as_deref().unwrap_or(empty), patch.as_deref().unwrap_or(empty)]);
         // The server-order view of the live list (see `server_order_view`).
         let (merged, view): (Vec<Value>, Vec<Value>) = match (orig, patch) {
             (None, None) => return Ok(None),
             (Some(o), None) => {
-                let view = o
-                    .iter()
-                    .map(|e| order_key(e, mk, !mk.is_empty()).clone())
-                    .collect();
+                let view = o.iter().map(|e| order_key(e, mk, !mk.is_empty()).clone()).collect();
                 (o, view)
             }
             (None, Some(p)) => {
@@ -405,14 +362,11 @@ impl Merger {
                 (merged.unwrap_or_default(), Vec::new())
             }
             (Some(o), Some(p)) => {
-                let mut view =
-                    if strategy.merge && matches!(kind, Ok(GoKind::Object)) && !mk.is_empty() {
-                        server_order_view(&o, &p, mk)
-                    } else {
-                        o.iter()
-                            .map(|e| order_key(e, mk, !mk.is_empty()).clone())
-                            .collect()
-                    };
+                let mut view = if strategy.merge && matches!(kind, Ok(GoKind::Object)) && !mk.is_empty() {
+                    server_order_view(&o, &p, mk)
+                } else {
+                    o.iter().map(|e| order_key(e, mk, !mk.is_empty()).clone()).collect()
+                };
                 let merged = if strategy.merge {
                     let m = self.merge_slice(o, p, elem, meta, false, depth + 1)?;
                     if let Some(live) = m.live_view {
@@ -431,8 +385,7 @@ impl Merger {
         if mk.is_empty() {
             // A Go hash set: objects and lists cannot be members.
             let set = KeyIndex::new(order);
-            if set.has_object || set.has_array || merged.iter().any(|e| ScalarKey::of(e).is_none())
-            {
+            if set.has_object || set.has_array || merged.iter().any(|e| ScalarKey::of(e).is_none()) {
                 return Err(uncomparable());
             }
             for e in &merged {
@@ -448,10 +401,8 @@ impl Merger {
         }
         let kind = kind?;
         let objects = kind == GoKind::Object;
-        let (patch_items, server_only): (Vec<_>, Vec<_>) = merged
-            .into_iter()
-            .zip(in_order)
-            .partition(|(_, found)| *found);
+        let (patch_items, server_only): (Vec<_>, Vec<_>) =
+            merged.into_iter().zip(in_order).partition(|(_, found)| *found);
         let patch_items = patch_items.into_iter().map(|(v, _)| v).collect();
         let server_only = server_only.into_iter().map(|(v, _)| v).collect();
         normalize_element_order(patch_items, server_only, order, &view, mk, objects).map(Some)
@@ -469,10 +420,7 @@ impl Merger {
     ) -> Result<MergedList> {
         check_depth(depth)?;
         if original.is_empty() && patch.is_empty() {
-            return Ok(MergedList {
-                merged: original,
-                live_view: None,
-            });
+            return Ok(MergedList { merged: original, live_view: None });
         }
         let mk = meta.merge_key;
         let kind = slice_element_type(&[&original, &patch])?;
@@ -485,10 +433,7 @@ impl Merger {
                         kept.push(v);
                     }
                 }
-                return Ok(MergedList {
-                    merged: kept,
-                    live_view: None,
-                });
+                return Ok(MergedList { merged: kept, live_view: None });
             }
             if !mk.is_empty() {
                 // The map partitioner meets a scalar.
@@ -506,18 +451,8 @@ impl Merger {
                     server_only.push(v);
                 }
             }
-            let merged = normalize_element_order(
-                patch_items,
-                server_only,
-                &patch,
-                &server_order,
-                "",
-                false,
-            )?;
-            return Ok(MergedList {
-                merged,
-                live_view: Some(server_order),
-            });
+            let merged = normalize_element_order(patch_items, server_only, &patch, &server_order, "", false)?;
+            return Ok(MergedList { merged, live_view: Some(server_order) });
         }
 
         if mk.is_empty() {
@@ -533,10 +468,7 @@ impl Merger {
         // The order the server had: after deletions, before appends (or the
         // replacement list itself).
         let server_order_len = if replaced { work.len() } else { server_len };
-        let view: Vec<Value> = work[..server_order_len]
-            .iter()
-            .map(|e| order_key(e, mk, true).clone())
-            .collect();
+        let view: Vec<Value> = work[..server_order_len].iter().map(|e| order_key(e, mk, true).clone()).collect();
 
         let in_patch = ListIndex::new(&patch, mk)?;
         let mut patch_items = Vec::new();
@@ -551,10 +483,7 @@ impl Merger {
             }
         }
         let merged = normalize_element_order(patch_items, server_only, &patch, &view, mk, true)?;
-        Ok(MergedList {
-            merged,
-            live_view: None,
-        })
+        Ok(MergedList { merged, live_view: None })
     }
 
     /// `mergeSliceWithoutSpecialElements`: merges each patch element into the
@@ -570,17 +499,12 @@ impl Merger {
         let mut index = ListIndex::new(work, mk)?;
         for (i, p) in patch.iter().enumerate() {
             let pm = p.as_object().ok_or_else(|| bad_arg(GoKind::Object, p))?;
-            let kv = pm
-                .get(mk)
-                .ok_or_else(|| no_merge_key(pm, mk).at_element(mk, p, i))?;
+            let kv = pm.get(mk).ok_or_else(|| no_merge_key(pm, mk).at_element(mk, p, i))?;
             match index.find(kv)? {
                 Some(pos) => {
-                    let Value::Object(orig) = std::mem::take(&mut work[pos]) else {
-                        unreachable!("indexed objects")
-                    };
-                    let merged = self
-                        .merge_map(orig, pm.clone(), elem, depth + 1)
-                        .map_err(|e| e.at_element(mk, p, i))?;
+                    let Value::Object(orig) = std::mem::take(&mut work[pos]) else { unreachable!("indexed objects") };
+                    let merged =
+                        self.merge_map(orig, pm.clone(), elem, depth + 1).map_err(|e| e.at_element(mk, p, i))?;
                     work[pos] = Value::Object(merged);
                 }
                 None => {
@@ -601,18 +525,10 @@ fn merge_scalar_sets(original: Vec<Value>, patch: &[Value]) -> Result<(Vec<Value
     let n = original.len();
     let shares_memory = n + patch.len() <= decoded_capacity(n);
     let mut buf = original;
-    let live = if shares_memory {
-        Vec::new()
-    } else {
-        buf.clone()
-    };
+    let live = if shares_memory { Vec::new() } else { buf.clone() };
     buf.extend(patch.iter().cloned());
     let len = dedup_scalars_in_place(&mut buf)?;
-    let live = if shares_memory {
-        buf[..n].to_vec()
-    } else {
-        live
-    };
+    let live = if shares_memory { buf[..n].to_vec() } else { live };
     buf.truncate(len);
     Ok((buf, live))
 }
@@ -628,11 +544,7 @@ pub(crate) struct MergedList {
 /// `mergeSliceWithSpecialElements`: executes `$patch: delete` elements and
 /// notes `$patch: replace`. Returns (working list, plain patch elements,
 /// replaced); when replaced, the working list is the plain patch elements.
-fn merge_special_elements(
-    original: Vec<Value>,
-    patch: Vec<Value>,
-    mk: &str,
-) -> Result<(Vec<Value>, Vec<Value>, bool)> {
+fn merge_special_elements(original: Vec<Value>, patch: Vec<Value>, mk: &str) -> Result<(Vec<Value>, Vec<Value>, bool)> {
     let mut plain = Vec::with_capacity(patch.len());
     let mut replace = false;
     let mut deletes: Vec<Value> = Vec::new();
@@ -651,11 +563,7 @@ fn merge_special_elements(
                 return Err(ErrorKind::MergeDirectiveInList.into());
             }
             Some(other) => {
-                return Err(ErrorKind::UnknownPatchType {
-                    value: fmt_s(other),
-                    map: fmt_v_map(m),
-                }
-                .into());
+                return Err(ErrorKind::UnknownPatchType { value: fmt_s(other), map: fmt_v_map(m) }.into());
             }
         }
     }
@@ -675,11 +583,7 @@ fn merge_special_elements(
         }
         original = kept;
     }
-    if replace {
-        Ok((plain, Vec::new(), true))
-    } else {
-        Ok((original, plain, false))
-    }
+    if replace { Ok((plain, Vec::new(), true)) } else { Ok((original, plain, false)) }
 }
 
 /// Positions of objects in a list by merge-key value, kept up to date as
@@ -715,10 +619,7 @@ impl OwnedKey {
 
 impl ListIndex {
     fn new(list: &[Value], mk: &str) -> Result<Self> {
-        let mut idx = ListIndex {
-            first: Default::default(),
-            first_non_object: None,
-        };
+        let mut idx = ListIndex { first: Default::default(), first_non_object: None };
         for (i, e) in list.iter().enumerate() {
             match e.as_object() {
                 Some(m) => {
@@ -778,11 +679,7 @@ fn validate_patch_with_order(patch: &[Value], order: &[Value], mk: &str) -> Resu
         oi += 1;
     }
     if pi < non_delete.len() {
-        return Err(ErrorKind::OrderMismatch {
-            patch: fmt_v_list(patch),
-            order: fmt_v_list(order),
-        }
-        .into());
+        return Err(ErrorKind::OrderMismatch { patch: fmt_v_list(patch), order: fmt_v_list(order) }.into());
     }
     Ok(())
 }
@@ -792,12 +689,8 @@ fn merge_key_value_equal(left: &Value, right: &Value, mk: &str) -> Result<bool> 
     if mk.is_empty() {
         return go_eq(left, right).map_err(|_| uncomparable());
     }
-    let l = left
-        .as_object()
-        .ok_or_else(|| bad_arg(GoKind::Object, left))?;
-    let r = right
-        .as_object()
-        .ok_or_else(|| bad_arg(GoKind::Object, right))?;
+    let l = left.as_object().ok_or_else(|| bad_arg(GoKind::Object, left))?;
+    let r = right.as_object().ok_or_else(|| bad_arg(GoKind::Object, right))?;
     let lv = l.get(mk).ok_or_else(|| no_merge_key(l, mk))?;
     let rv = r.get(mk).ok_or_else(|| no_merge_key(r, mk))?;
     go_eq(lv, rv).map_err(|_| uncomparable())
@@ -818,10 +711,7 @@ pub(crate) fn normalize_element_order(
     let server_only = sort_by_keys(server_only, server_order_keys, mk, objects)?;
     let v = KeyIndex::new(server_order_keys);
     let pos = |items: &[Value]| -> Result<Vec<Option<usize>>> {
-        items
-            .iter()
-            .map(|e| v.position(order_key(e, mk, objects)))
-            .collect()
+        items.iter().map(|e| v.position(order_key(e, mk, objects))).collect()
     };
     let lp = pos(&server_only)?;
     let rp = pos(&patch_items)?;
@@ -829,12 +719,7 @@ pub(crate) fn normalize_element_order(
 }
 
 /// `normalizeSliceOrder` against an order list of elements.
-pub(crate) fn normalize_slice_order(
-    items: Vec<Value>,
-    order: &[Value],
-    mk: &str,
-    objects: bool,
-) -> Result<Vec<Value>> {
+pub(crate) fn normalize_slice_order(items: Vec<Value>, order: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
     if objects {
         for o in order {
             let m = o.as_object().ok_or_else(|| bad_arg(GoKind::Object, o))?;
@@ -843,21 +728,13 @@ pub(crate) fn normalize_slice_order(
             }
         }
     }
-    let keys: Vec<Value> = order
-        .iter()
-        .map(|o| order_key(o, mk, objects).clone())
-        .collect();
+    let keys: Vec<Value> = order.iter().map(|o| order_key(o, mk, objects).clone()).collect();
     sort_by_keys(items, &keys, mk, objects)
 }
 
 /// `normalizeSliceOrder` with the order given as keys; delete elements are
 /// moved to the end.
-fn sort_by_keys(
-    items: Vec<Value>,
-    order_keys: &[Value],
-    mk: &str,
-    objects: bool,
-) -> Result<Vec<Value>> {
+fn sort_by_keys(items: Vec<Value>, order_keys: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
     let mut deletes = Vec::new();
     let mut rest = Vec::with_capacity(items.len());
     if objects {
@@ -876,10 +753,8 @@ fn sort_by_keys(
         rest = items;
     }
     let idx = KeyIndex::new(order_keys);
-    let pos: Vec<Option<usize>> = rest
-        .iter()
-        .map(|e| idx.position(order_key(e, mk, objects)))
-        .collect::<Result<_>>()?;
+    let pos: Vec<Option<usize>> =
+        rest.iter().map(|e| idx.position(order_key(e, mk, objects))).collect::<Result<_>>()?;
     let mut sorted = sort_by_position(rest, pos);
     sorted.extend(deletes);
     Ok(sorted)
@@ -894,12 +769,8 @@ fn server_order_view(original: &[Value], patch: &[Value], mk: &str) -> Vec<Value
     let key_of = |e: &Value| e.as_object().and_then(|m| m.get(mk)).cloned();
     let n = original.len();
     let mut alive = vec![true; n];
-    let mut view: Vec<Value> = original
-        .iter()
-        .map(|e| key_of(e).unwrap_or(Value::Null))
-        .collect();
-    let mut positions: std::collections::HashMap<OwnedKey, std::collections::VecDeque<usize>> =
-        Default::default();
+    let mut view: Vec<Value> = original.iter().map(|e| key_of(e).unwrap_or(Value::Null)).collect();
+    let mut positions: std::collections::HashMap<OwnedKey, std::collections::VecDeque<usize>> = Default::default();
     for (i, e) in original.iter().enumerate() {
         if let Some(k) = key_of(e).and_then(|k| OwnedKey::of(&k).ok()) {
             positions.entry(k).or_default().push_back(i);
@@ -940,10 +811,8 @@ fn server_order_view(original: &[Value], patch: &[Value], mk: &str) -> Vec<Value
         view[slot] = key_of(&original[i]).unwrap_or(Value::Null);
     }
     if !replaced {
-        let mut present: std::collections::HashSet<OwnedKey> = survivors
-            .iter()
-            .filter_map(|&i| key_of(&original[i]).and_then(|k| OwnedKey::of(&k).ok()))
-            .collect();
+        let mut present: std::collections::HashSet<OwnedKey> =
+            survivors.iter().filter_map(|&i| key_of(&original[i]).and_then(|k| OwnedKey::of(&k).ok())).collect();
         let mut work_len = survivors.len();
         for p in patch {
             let Some(m) = p.as_object() else { continue };

@@ -11,11 +11,7 @@ use std::collections::BTreeMap;
 /// reference's `MergingMapsHaveConflicts`: only keys present in both are
 /// compared, keyed lists are compared element by element by merge key, and
 /// sets of scalars never conflict.
-pub fn merging_maps_have_conflicts(
-    left: &Value,
-    right: &Value,
-    schema: Schema<'_>,
-) -> Result<bool> {
+pub fn merging_maps_have_conflicts(left: &Value, right: &Value, schema: Schema<'_>) -> Result<bool> {
     field_conflicts(left, right, schema, "", "", 0)
 }
 
@@ -55,12 +51,7 @@ fn field_conflicts(
 }
 
 /// `mapsHaveConflicts`: keys present on both sides.
-fn maps_conflict(
-    l: &Map<String, Value>,
-    r: &Map<String, Value>,
-    schema: Schema<'_>,
-    depth: usize,
-) -> Result<bool> {
+fn maps_conflict(l: &Map<String, Value>, r: &Map<String, Value>, schema: Schema<'_>, depth: usize) -> Result<bool> {
     for (key, lv) in l {
         if key == PATCH || key == RETAIN_KEYS {
             continue;
@@ -79,9 +70,7 @@ fn maps_conflict(
         } else {
             ""
         };
-        if field_conflicts(lv, rv, sub, strategy, meta.merge_key, depth + 1)
-            .map_err(|e| e.at_key(key))?
-        {
+        if field_conflicts(lv, rv, sub, strategy, meta.merge_key, depth + 1).map_err(|e| e.at_key(key))? {
             return Ok(true);
         }
     }
@@ -116,11 +105,8 @@ fn slices_conflict(
     if l.len() != r.len() {
         return Ok(true);
     }
-    let (l, r) = if kind != GoKind::Object {
-        (dedup_and_sort(l)?, dedup_and_sort(r)?)
-    } else {
-        (l.to_vec(), r.to_vec())
-    };
+    let (l, r) =
+        if kind != GoKind::Object { (dedup_and_sort(l)?, dedup_and_sort(r)?) } else { (l.to_vec(), r.to_vec()) };
     for (a, b) in l.iter().zip(&r) {
         if field_conflicts(a, b, schema, "", "", depth + 1)? {
             return Ok(true);
@@ -134,13 +120,9 @@ fn slices_conflict(
 fn by_merge_key_text<'v>(list: &'v [Value], mk: &str) -> Result<BTreeMap<String, &'v Value>> {
     let mut out = BTreeMap::new();
     for e in list {
-        let m = e
-            .as_object()
-            .ok_or_else(|| ErrorKind::BadMergingListElement(fmt_v_list(list)))?;
-        let kv = m.get(mk).ok_or_else(|| ErrorKind::NoMergeKeyInElement {
-            key: mk.to_string(),
-            element: fmt_v_map(m),
-        })?;
+        let m = e.as_object().ok_or_else(|| ErrorKind::BadMergingListElement(fmt_v_list(list)))?;
+        let kv =
+            m.get(mk).ok_or_else(|| ErrorKind::NoMergeKeyInElement { key: mk.to_string(), element: fmt_v_map(m) })?;
         out.insert(fmt_s(kv), e);
     }
     Ok(out)
@@ -159,12 +141,10 @@ fn dedup_and_sort(list: &[Value]) -> Result<Vec<Value>> {
 /// common keys of objects are compared, lists position by position.
 pub fn has_conflicts(left: &Value, right: &Value) -> bool {
     match (left, right) {
-        (Value::Object(l), Value::Object(r)) => l
-            .iter()
-            .any(|(k, lv)| r.get(k).is_some_and(|rv| has_conflicts(lv, rv))),
-        (Value::Array(l), Value::Array(r)) => {
-            l.len() != r.len() || l.iter().zip(r).any(|(a, b)| has_conflicts(a, b))
+        (Value::Object(l), Value::Object(r)) => {
+            l.iter().any(|(k, lv)| r.get(k).is_some_and(|rv| has_conflicts(lv, rv)))
         }
+        (Value::Array(l), Value::Array(r)) => l.len() != r.len() || l.iter().zip(r).any(|(a, b)| has_conflicts(a, b)),
         (Value::Object(_) | Value::Array(_), _) => true,
         _ => !deep_eq(left, right),
     }

@@ -35,32 +35,12 @@ pub struct DiffOptions {
 /// assert_eq!(apply(&live, &patch, Schema::Untyped).unwrap(), desired);
 /// ```
 pub fn diff(original: &Value, modified: &Value, schema: Schema<'_>) -> Result<Value> {
-    diff_with(
-        original,
-        modified,
-        schema,
-        DiffOptions {
-            set_element_order: true,
-            ..Default::default()
-        },
-    )
+    diff_with(original, modified, schema, DiffOptions { set_element_order: true, ..Default::default() })
 }
 
 /// The patch with explicit options (the reference's `diffMaps`).
-pub fn diff_with(
-    original: &Value,
-    modified: &Value,
-    schema: Schema<'_>,
-    options: DiffOptions,
-) -> Result<Value> {
-    diff_maps(
-        document(original)?,
-        document(modified)?,
-        schema,
-        Opts::new(options),
-        0,
-    )
-    .map(Value::Object)
+pub fn diff_with(original: &Value, modified: &Value, schema: Schema<'_>, options: DiffOptions) -> Result<Value> {
+    diff_maps(document(original)?, document(modified)?, schema, Opts::new(options), 0).map(Value::Object)
 }
 
 /// `DiffOptions` plus `BuildRetainKeysDirective`, which the walk sets from
@@ -73,10 +53,7 @@ pub(crate) struct Opts {
 
 impl Opts {
     pub(crate) fn new(diff: DiffOptions) -> Self {
-        Opts {
-            diff,
-            retain_keys: false,
-        }
+        Opts { diff, retain_keys: false }
     }
 
     fn additions(self) -> bool {
@@ -125,12 +102,8 @@ pub(crate) fn diff_maps(
             continue;
         }
         let result = match (o, m) {
-            (Value::Object(o), Value::Object(m)) => {
-                diff_object_field(key, o, m, &mut patch, schema, opts, depth)
-            }
-            (Value::Array(o), Value::Array(m)) => {
-                diff_list_field(key, o, m, &mut patch, schema, opts, depth)
-            }
+            (Value::Object(o), Value::Object(m)) => diff_object_field(key, o, m, &mut patch, schema, opts, depth),
+            (Value::Array(o), Value::Array(m)) => diff_list_field(key, o, m, &mut patch, schema, opts, depth),
             _ => {
                 if opts.additions() && !deep_eq(o, m) {
                     patch.insert(key.clone(), m.clone());
@@ -147,22 +120,13 @@ pub(crate) fn diff_maps(
             }
         }
     }
-    let removed_field = || {
-        original
-            .iter()
-            .any(|(k, v)| !v.is_null() && !modified.contains_key(k))
-    };
+    let removed_field = || original.iter().any(|(k, v)| !v.is_null() && !modified.contains_key(k));
     if !retain.is_empty() && (!patch.is_empty() || removed_field()) {
         // Keys are unique strings, so sorting by `%v` is sorting by key.
         retain.sort();
         patch.insert(
             RETAIN_KEYS.to_string(),
-            Value::Array(
-                retain
-                    .into_iter()
-                    .map(|k| Value::String(k.clone()))
-                    .collect(),
-            ),
+            Value::Array(retain.into_iter().map(|k| Value::String(k.clone())).collect()),
         );
     }
     Ok(patch)
@@ -192,16 +156,7 @@ fn diff_object_field(
         }
         return Ok(());
     }
-    let sub_patch = diff_maps(
-        o,
-        m,
-        sub,
-        Opts {
-            retain_keys: strategy.retain_keys,
-            ..opts
-        },
-        depth + 1,
-    )?;
+    let sub_patch = diff_maps(o, m, sub, Opts { retain_keys: strategy.retain_keys, ..opts }, depth + 1)?;
     if !sub_patch.is_empty() {
         patch.insert(key.to_string(), Value::Object(sub_patch));
     }
@@ -209,9 +164,7 @@ fn diff_object_field(
 }
 
 fn maps_deep_eq(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .all(|(k, v)| b.get(k).is_some_and(|w| deep_eq(v, w)))
+    a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| deep_eq(v, w)))
 }
 
 fn lists_deep_eq(a: &[Value], b: &[Value]) -> bool {
@@ -240,25 +193,16 @@ fn diff_list_field(
         }
         return Ok(());
     }
-    let opts = Opts {
-        retain_keys: strategy.retain_keys,
-        ..opts
-    };
+    let opts = Opts { retain_keys: strategy.retain_keys, ..opts };
     let lists = diff_lists(o, m, elem, meta.merge_key, opts, depth + 1)?;
     if !lists.patch.is_empty() {
         patch.insert(key.to_string(), Value::Array(lists.patch));
     }
     if !lists.deletions.is_empty() {
-        patch.insert(
-            format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"),
-            Value::Array(lists.deletions),
-        );
+        patch.insert(format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"), Value::Array(lists.deletions));
     }
     if !lists.order.is_empty() {
-        patch.insert(
-            format!("{SET_ELEMENT_ORDER}/{key}"),
-            Value::Array(lists.order),
-        );
+        patch.insert(format!("{SET_ELEMENT_ORDER}/{key}"), Value::Array(lists.order));
     }
     Ok(())
 }
@@ -274,22 +218,12 @@ struct ListDiff {
 }
 
 /// `diffLists`.
-fn diff_lists(
-    o: &[Value],
-    m: &[Value],
-    elem: Schema<'_>,
-    mk: &str,
-    opts: Opts,
-    depth: usize,
-) -> Result<ListDiff> {
+fn diff_lists(o: &[Value], m: &[Value], elem: Schema<'_>, mk: &str, opts: Opts, depth: usize) -> Result<ListDiff> {
     if o.is_empty() {
         if m.is_empty() || !opts.additions() {
             return Ok(ListDiff::default());
         }
-        return Ok(ListDiff {
-            patch: m.to_vec(),
-            ..Default::default()
-        });
+        return Ok(ListDiff { patch: m.to_vec(), ..Default::default() });
     }
     match slice_element_type(&[o, m])? {
         GoKind::Object => diff_lists_of_maps(o, m, elem, mk, opts, depth),
@@ -320,8 +254,7 @@ fn diff_lists_of_maps(
         match step {
             Ordering::Equal => {
                 let (a, b) = (&o_sorted[i], &m_sorted[j]);
-                let mut p = diff_maps(a.map, b.map, elem, opts, depth)
-                    .map_err(|e| e.at_element(mk, b.elem, j))?;
+                let mut p = diff_maps(a.map, b.map, elem, opts, depth).map_err(|e| e.at_element(mk, b.elem, j))?;
                 if !p.is_empty() {
                     p.insert(mk.to_string(), b.key.clone());
                     changes.push(Value::Object(p));
@@ -352,8 +285,7 @@ fn diff_lists_of_maps(
     let order_same = is_order_same(o, m, mk)?;
     patch.extend(deletes);
     let emit_order = opts.diff.set_element_order
-        && ((opts.additions() && (!patch.is_empty() || !order_same))
-            || (opts.deletions() && !patch.is_empty()));
+        && ((opts.additions() && (!patch.is_empty() || !order_same)) || (opts.deletions() && !patch.is_empty()));
     let order = if emit_order {
         m.iter()
             .map(|e| {
@@ -365,11 +297,7 @@ fn diff_lists_of_maps(
     } else {
         Vec::new()
     };
-    Ok(ListDiff {
-        patch,
-        deletions: Vec::new(),
-        order,
-    })
+    Ok(ListDiff { patch, deletions: Vec::new(), order })
 }
 
 /// `isOrderSame`: the merge keys of both lists are `==` position by position.
@@ -411,12 +339,7 @@ fn sort_by_merge_key_text<'v>(list: &'v [Value], mk: &str) -> Result<Vec<Keyed<'
             Value::String(s) => Cow::Borrowed(s.as_str()),
             other => Cow::Owned(fmt_v(other)),
         };
-        out.push(Keyed {
-            elem: e,
-            map,
-            key,
-            text,
-        });
+        out.push(Keyed { elem: e, map, key, text });
     }
     go_sort_by(&mut out, |a, b| a.text <= b.text);
     Ok(out)
@@ -486,12 +409,7 @@ fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDif
     // an unsorted but unchanged list still gets an order directive.
     let sorted_original: Vec<Value> = o_sorted.iter().map(|(_, v)| (*v).clone()).collect();
     let emit_order = opts.diff.set_element_order
-        && ((opts.deletions() && !deletions.is_empty())
-            || (opts.additions() && !lists_deep_eq(&sorted_original, m)));
+        && ((opts.deletions() && !deletions.is_empty()) || (opts.additions() && !lists_deep_eq(&sorted_original, m)));
     let order = if emit_order { m.to_vec() } else { Vec::new() };
-    Ok(ListDiff {
-        patch: additions,
-        deletions,
-        order,
-    })
+    Ok(ListDiff { patch: additions, deletions, order })
 }

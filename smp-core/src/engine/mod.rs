@@ -23,11 +23,7 @@ pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 pub(crate) const MAX_DEPTH: usize = 1000;
 
 pub(crate) fn check_depth(depth: usize) -> Result<()> {
-    if depth > MAX_DEPTH {
-        Err(ErrorKind::TooDeep(MAX_DEPTH).into())
-    } else {
-        Ok(())
-    }
+    if depth > MAX_DEPTH { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) } else { Ok(()) }
 }
 
 /// The field name after a directive prefix (`extractKey`): the key must read
@@ -47,10 +43,7 @@ pub(crate) fn slice_element_type(lists: &[&[Value]]) -> Result<GoKind> {
         match kind {
             None if k == GoKind::Null => {
                 // The reference dereferences a nil type here and panics.
-                return Err(ErrorKind::Unsupported(
-                    "a merged list may not start with a null element".into(),
-                )
-                .into());
+                return Err(ErrorKind::Unsupported("a merged list may not start with a null element".into()).into());
             }
             None if k == GoKind::Array => return Err(ErrorKind::ListOfLists.into()),
             None => kind = Some(k),
@@ -72,15 +65,9 @@ pub(crate) fn remove_directives(v: Value) -> Option<Value> {
             if m.contains_key(PATCH) {
                 return None;
             }
-            Some(Value::Object(
-                m.into_iter()
-                    .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v)))
-                    .collect(),
-            ))
+            Some(Value::Object(m.into_iter().filter_map(|(k, v)| remove_directives(v).map(|v| (k, v))).collect()))
         }
-        Value::Array(a) => Some(Value::Array(
-            a.into_iter().filter_map(remove_directives).collect(),
-        )),
+        Value::Array(a) => Some(Value::Array(a.into_iter().filter_map(remove_directives).collect())),
         other => Some(other),
     }
 }
@@ -103,11 +90,7 @@ static NULL: Value = Value::Null;
 /// What the reference's `index` compares for an element: the merge-key value
 /// of an object (nil when missing or not an object), or the element itself.
 pub(crate) fn order_key<'v>(item: &'v Value, merge_key: &str, objects: bool) -> &'v Value {
-    if objects {
-        item.get(merge_key).unwrap_or(&NULL)
-    } else {
-        item
-    }
+    if objects { item.get(merge_key).unwrap_or(&NULL) } else { item }
 }
 
 /// First positions of values in a list, for Go `==` lookups in O(1).
@@ -120,11 +103,7 @@ pub(crate) struct KeyIndex<'v> {
 
 impl<'v> KeyIndex<'v> {
     pub(crate) fn new(keys: impl IntoIterator<Item = &'v Value>) -> Self {
-        let mut idx = KeyIndex {
-            first: HashMap::new(),
-            has_object: false,
-            has_array: false,
-        };
+        let mut idx = KeyIndex { first: HashMap::new(), has_object: false, has_array: false };
         for (i, k) in keys.into_iter().enumerate() {
             match ScalarKey::of(k) {
                 Some(s) => {
@@ -141,9 +120,7 @@ impl<'v> KeyIndex<'v> {
     pub(crate) fn position(&self, key: &Value) -> Result<Option<usize>> {
         match ScalarKey::of(key) {
             Some(s) => Ok(self.first.get(&s).copied()),
-            None if (key.is_object() && self.has_object) || (key.is_array() && self.has_array) => {
-                Err(uncomparable())
-            }
+            None if (key.is_object() && self.has_object) || (key.is_array() && self.has_array) => Err(uncomparable()),
             None => Ok(None),
         }
     }
@@ -154,10 +131,7 @@ impl<'v> KeyIndex<'v> {
 }
 
 pub(crate) fn uncomparable() -> Error {
-    ErrorKind::Unsupported(
-        "objects and lists cannot be compared as merge keys or set members".into(),
-    )
-    .into()
+    ErrorKind::Unsupported("objects and lists cannot be compared as merge keys or set members".into()).into()
 }
 
 /// Removes duplicates the way the reference's `deduplicateScalars` does:
@@ -194,11 +168,7 @@ pub(crate) fn dedup_scalars_in_place(buf: &mut [Value]) -> Result<usize> {
 /// one element at a time, so it is the next power of two (up to 512; larger
 /// lists are assumed full, where Go's growth rule gets involved).
 pub(crate) fn decoded_capacity(n: usize) -> usize {
-    if n == 0 || n > 512 {
-        n
-    } else {
-        n.next_power_of_two()
-    }
+    if n == 0 || n > 512 { n } else { n.next_power_of_two() }
 }
 
 #[cfg(test)]
@@ -213,10 +183,7 @@ mod tests {
             let n = dedup_scalars_in_place(&mut buf).unwrap();
             (Value::Array(buf[..n].to_vec()), Value::Array(buf))
         };
-        assert_eq!(
-            dedup(json!([1, 1, 2, 3])),
-            (json!([1, 3, 2]), json!([1, 3, 2, 3]))
-        );
+        assert_eq!(dedup(json!([1, 1, 2, 3])), (json!([1, 3, 2]), json!([1, 3, 2, 3])));
         assert_eq!(dedup(json!([1, 2, 3])).0, json!([1, 2, 3]));
         assert_eq!(dedup(json!([1, 1, 1])).0, json!([1]));
     }
@@ -226,13 +193,7 @@ mod tests {
         let a = [json!(1), json!(2)];
         let b = [json!("a")];
         let e = slice_element_type(&[&a, &b]).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "list element types are not identical: [[1 2] [a]]"
-        );
-        assert_eq!(
-            slice_element_type(&[&[], &[]]).unwrap_err().to_string(),
-            "no elements in any of the given slices"
-        );
+        assert_eq!(e.to_string(), "list element types are not identical: [[1 2] [a]]");
+        assert_eq!(slice_element_type(&[&[], &[]]).unwrap_err().to_string(), "no elements in any of the given slices");
     }
 }

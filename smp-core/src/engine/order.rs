@@ -17,10 +17,7 @@ pub fn sort_by_position<T>(items: Vec<T>, pos: Vec<Option<usize>>) -> Vec<T> {
     if pos.iter().all(Option::is_some) {
         perm.sort_by_key(|&i| pos[i]);
     } else {
-        let mut data = GoStable {
-            perm: &mut perm,
-            pos: &pos,
-        };
+        let mut data = GoStable { perm: &mut perm, pos: &pos };
         data.stable();
     }
     permute(items, &perm)
@@ -29,12 +26,7 @@ pub fn sort_by_position<T>(items: Vec<T>, pos: Vec<Option<usize>>) -> Vec<T> {
 /// Interleaves server-only items (`left`) with patch items (`right`), both
 /// already sorted: a server-only item goes first only when both are found in
 /// the server order and it comes earlier there (`mergeSortedSlice`).
-pub fn merge_sorted<T>(
-    left: Vec<T>,
-    left_pos: &[Option<usize>],
-    right: Vec<T>,
-    right_pos: &[Option<usize>],
-) -> Vec<T> {
+pub fn merge_sorted<T>(left: Vec<T>, left_pos: &[Option<usize>], right: Vec<T>, right_pos: &[Option<usize>]) -> Vec<T> {
     let mut out = Vec::with_capacity(left.len() + right.len());
     let (mut li, mut ri) = (0, 0);
     let mut left = left.into_iter().peekable();
@@ -222,11 +214,7 @@ mod tests {
         let n = 97;
         let pos: Vec<Option<usize>> = (0..n).map(|i| Some((i * 37) % 11)).collect();
         let mut perm: Vec<usize> = (0..n).collect();
-        GoStable {
-            perm: &mut perm,
-            pos: &pos,
-        }
-        .stable();
+        GoStable { perm: &mut perm, pos: &pos }.stable();
         let mut expected: Vec<usize> = (0..n).collect();
         expected.sort_by_key(|&i| pos[i]);
         assert_eq!(perm, expected);

@@ -28,10 +28,9 @@ impl Precondition<'_> {
     pub fn holds(&self, patch: &Value) -> bool {
         match self {
             Precondition::KeyUnchanged(k) => !patch.as_object().is_some_and(|m| m.contains_key(*k)),
-            Precondition::MetadataKeyUnchanged(k) => !patch
-                .get("metadata")
-                .and_then(Value::as_object)
-                .is_some_and(|m| m.contains_key(*k)),
+            Precondition::MetadataKeyUnchanged(k) => {
+                !patch.get("metadata").and_then(Value::as_object).is_some_and(|m| m.contains_key(*k))
+            }
             Precondition::Custom(f) => f(patch),
         }
     }
@@ -51,10 +50,7 @@ impl std::fmt::Debug for Precondition<'_> {
 /// that does not hold.
 pub fn check_preconditions(patch: &Value, preconditions: &[Precondition<'_>]) -> Result<()> {
     match preconditions.iter().find(|p| !p.holds(patch)) {
-        Some(_) => Err(ErrorKind::PreconditionFailed {
-            patch: fmt_v(patch),
-        }
-        .into()),
+        Some(_) => Err(ErrorKind::PreconditionFailed { patch: fmt_v(patch) }.into()),
         None => Ok(()),
     }
 }

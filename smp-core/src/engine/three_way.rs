@@ -42,45 +42,25 @@ pub fn three_way(
     schema: Schema<'_>,
     options: ThreeWayOptions<'_>,
 ) -> Result<Value> {
-    let (original, modified, current) =
-        (document(original)?, document(modified)?, document(current)?);
+    let (original, modified, current) = (document(original)?, document(modified)?, document(current)?);
     let delta = diff_maps(
         current,
         modified,
         schema,
-        Opts::new(DiffOptions {
-            ignore_deletions: true,
-            set_element_order: true,
-            ..Default::default()
-        }),
+        Opts::new(DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() }),
         0,
     )?;
     let deletions = diff_maps(
         original,
         modified,
         schema,
-        Opts::new(DiffOptions {
-            ignore_changes_and_additions: true,
-            set_element_order: true,
-            ..Default::default()
-        }),
+        Opts::new(DiffOptions { ignore_changes_and_additions: true, set_element_order: true, ..Default::default() }),
         0,
     )?;
-    let patch = Value::Object(
-        Merger {
-            mode: Mode::MergePatches,
-        }
-        .merge_map(deletions, delta, schema, 0)?,
-    );
+    let patch = Value::Object(Merger { mode: Mode::MergePatches }.merge_map(deletions, delta, schema, 0)?);
     check_preconditions(&patch, options.preconditions)?;
     if !options.overwrite {
-        let changed = diff_maps(
-            original,
-            current,
-            schema,
-            Opts::new(DiffOptions::default()),
-            0,
-        )?;
+        let changed = diff_maps(original, current, schema, Opts::new(DiffOptions::default()), 0)?;
         let changed = Value::Object(changed);
         if merging_maps_have_conflicts(&patch, &changed, schema)? {
             return Err(ErrorKind::Conflict { patch, changed }.into());

@@ -72,10 +72,7 @@ pub struct FieldSchema {
 
 impl FieldSchema {
     fn meta(&self) -> PatchMeta<'static> {
-        PatchMeta {
-            strategy: self.strategy,
-            merge_key: self.merge_key,
-        }
+        PatchMeta { strategy: self.strategy, merge_key: self.merge_key }
     }
 }
 
@@ -84,10 +81,7 @@ impl StructSchema {
     /// wins, else the first case-insensitive one.
     pub fn field(&self, key: &str) -> Option<&'static FieldSchema> {
         let fields: &'static [FieldSchema] = self.fields;
-        fields
-            .iter()
-            .find(|f| f.name == key)
-            .or_else(|| fields.iter().find(|f| f.name.eq_ignore_ascii_case(key)))
+        fields.iter().find(|f| f.name == key).or_else(|| fields.iter().find(|f| f.name.eq_ignore_ascii_case(key)))
     }
 }
 
@@ -111,9 +105,7 @@ impl<'a> Schema<'a> {
     /// `key` is an object; returns its schema and the field's metadata.
     pub fn lookup_struct(self, key: &str) -> Result<(Schema<'a>, PatchMeta<'a>)> {
         match self {
-            Schema::Untyped | Schema::Static(Shape::Any) => {
-                Ok((Schema::Untyped, PatchMeta::default()))
-            }
+            Schema::Untyped | Schema::Static(Shape::Any) => Ok((Schema::Untyped, PatchMeta::default())),
             Schema::Static(shape) => {
                 let field = static_field(shape, key)?;
                 Ok((Schema::Static((field.shape)()), field.meta()))
@@ -126,9 +118,7 @@ impl<'a> Schema<'a> {
     /// is a list; returns the schema of its elements and the field's metadata.
     pub fn lookup_slice(self, key: &str) -> Result<(Schema<'a>, PatchMeta<'a>)> {
         match self {
-            Schema::Untyped | Schema::Static(Shape::Any) => {
-                Ok((Schema::Untyped, PatchMeta::default()))
-            }
+            Schema::Untyped | Schema::Static(Shape::Any) => Ok((Schema::Untyped, PatchMeta::default())),
             Schema::Static(shape) => {
                 let field = static_field(shape, key)?;
                 let elem = match (field.shape)() {
@@ -140,10 +130,7 @@ impl<'a> Schema<'a> {
                     },
                     s @ Shape::Struct(_) if field.pointer => s,
                     _ => {
-                        return Err(ErrorKind::Schema(
-                            "expected slice or array type, but got: struct".into(),
-                        )
-                        .into());
+                        return Err(ErrorKind::Schema("expected slice or array type, but got: struct".into()).into());
                     }
                 };
                 Ok((Schema::Static(elem), field.meta()))

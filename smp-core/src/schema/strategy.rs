@@ -16,11 +16,7 @@ pub struct Strategy {
 /// `"merge,retainKeys"`; any other single word means no strategy, as in the
 /// reference.
 pub fn parse_strategy(raw: &str) -> Result<Strategy> {
-    let parts: Vec<&str> = if raw.is_empty() {
-        Vec::new()
-    } else {
-        raw.split(',').collect()
-    };
+    let parts: Vec<&str> = if raw.is_empty() { Vec::new() } else { raw.split(',').collect() };
     let (retain_keys, other) = match parts.as_slice() {
         [] => (false, ""),
         ["retainKeys"] => (true, ""),
@@ -31,11 +27,7 @@ pub fn parse_strategy(raw: &str) -> Result<Strategy> {
             return Err(ErrorKind::UnexpectedStrategy(list).into());
         }
     };
-    Ok(Strategy {
-        merge: other == "merge",
-        replace: other == "replace",
-        retain_keys,
-    })
+    Ok(Strategy { merge: other == "merge", replace: other == "replace", retain_keys })
 }
 
 #[cfg(test)]
