@@ -108,6 +108,12 @@ pub enum ErrorKind {
         crate::value::to_go_json(changed)
     )]
     Conflict { patch: Value, changed: Value },
+    /// A typed value could not be turned into JSON.
+    #[error("cannot serialize the value: {0}")]
+    Serialize(String),
+    /// A patched JSON value does not fit the Rust type.
+    #[error("cannot deserialize the patched value: {0}")]
+    Deserialize(String),
     /// Input nested deeper than the engine follows.
     #[error("document nested deeper than {0} levels")]
     TooDeep(usize),
@@ -137,11 +143,13 @@ impl Error {
         self
     }
 
-    pub(crate) fn at_key(self, key: &str) -> Self {
+    #[doc(hidden)]
+    pub fn at_key(self, key: &str) -> Self {
         self.within(Segment::Key(key.to_string()))
     }
 
-    pub(crate) fn at_element(self, merge_key: &str, elem: &Value, index: usize) -> Self {
+    #[doc(hidden)]
+    pub fn at_element(self, merge_key: &str, elem: &Value, index: usize) -> Self {
         let seg = match elem.get(merge_key).filter(|_| !merge_key.is_empty()) {
             Some(v) => Segment::Keyed { key: merge_key.to_string(), value: crate::value::fmt_v(v) },
             None => Segment::Index(index),

@@ -13,3 +13,8 @@ pub use engine::preconditions::{Precondition, check_preconditions};
 pub use engine::three_way::{ThreeWayOptions, three_way};
 pub use error::{Error, ErrorKind, Path, Result, Segment};
 pub use schema::{FieldSchema, OpenApi, PatchMeta, Schema, Shape, StructSchema};
+pub mod typed;
+
+pub use typed::StrategicMerge;
+#[cfg(feature = "derive")]
+pub use smp_derive::StrategicMerge;

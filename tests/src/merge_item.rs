@@ -9,7 +9,7 @@ const fn field(
     merge_key: &'static str,
     shape: fn() -> Shape,
 ) -> FieldSchema {
-    FieldSchema { name, strategy, merge_key, pointer: false, shape }
+    FieldSchema { name, strategy, merge_key, pointer: false, flatten: false, shape }
 }
 
 fn scalar() -> Shape {
@@ -38,7 +38,7 @@ pub static MERGE_ITEM: StructSchema = StructSchema {
         field("nonMergingList", "", "", merge_items),
         field("mergingIntList", "merge", "", scalars),
         field("nonMergingIntList", "", "", scalars),
-        FieldSchema { name: "mergeItemPtr", strategy: "merge", merge_key: "name", pointer: true, shape: merge_item },
+        FieldSchema { name: "mergeItemPtr", strategy: "merge", merge_key: "name", pointer: true, flatten: false, shape: merge_item },
         field("simpleMap", "", "", string_map),
         field("replacingItem", "replace", "", || Shape::Struct(&RAW_EXTENSION)),
         field("jsonItem", "", "", || Shape::Struct(&JSON_ITEM)),

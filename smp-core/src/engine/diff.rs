@@ -45,10 +45,11 @@ pub fn diff_with(original: &Value, modified: &Value, schema: Schema<'_>, options
 
 /// `DiffOptions` plus `BuildRetainKeysDirective`, which the walk sets from
 /// each field's strategy.
-#[derive(Clone, Copy)]
-pub(crate) struct Opts {
-    diff: DiffOptions,
-    retain_keys: bool,
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Opts {
+    pub(crate) diff: DiffOptions,
+    pub(crate) retain_keys: bool,
 }
 
 impl Opts {
@@ -56,11 +57,28 @@ impl Opts {
         Opts { diff, retain_keys: false }
     }
 
-    fn additions(self) -> bool {
+    /// Changed and added values are emitted.
+    pub fn additions(self) -> bool {
         !self.diff.ignore_changes_and_additions
     }
-    fn deletions(self) -> bool {
+
+    /// Removed values are emitted.
+    pub fn deletions(self) -> bool {
         !self.diff.ignore_deletions
+    }
+
+    /// This map lists its keys in `$retainKeys`.
+    pub fn retain_keys(self) -> bool {
+        self.retain_keys
+    }
+
+    /// The options for the value of a field with this retainKeys flag.
+    pub fn with_retain_keys(self, retain_keys: bool) -> Self {
+        Opts { retain_keys, ..self }
+    }
+
+    pub(crate) fn set_element_order(self) -> bool {
+        self.diff.set_element_order
     }
 }
 
@@ -121,15 +139,19 @@ pub(crate) fn diff_maps(
         }
     }
     let removed_field = || original.iter().any(|(k, v)| !v.is_null() && !modified.contains_key(k));
+    add_retain_keys(&mut patch, retain.into_iter().map(String::as_str).collect(), removed_field);
+    Ok(patch)
+}
+
+/// Adds `$retainKeys` (the non-null keys of the modified map, sorted) when
+/// the map changed or lost a non-null key.
+pub(crate) fn add_retain_keys(patch: &mut Map<String, Value>, mut retain: Vec<&str>, removed_field: impl FnOnce() -> bool) {
     if !retain.is_empty() && (!patch.is_empty() || removed_field()) {
         // Keys are unique strings, so sorting by `%v` is sorting by key.
-        retain.sort();
-        patch.insert(
-            RETAIN_KEYS.to_string(),
-            Value::Array(retain.into_iter().map(|k| Value::String(k.clone())).collect()),
-        );
+        retain.sort_unstable();
+        let list = retain.into_iter().map(|k| Value::String(k.to_string())).collect();
+        patch.insert(RETAIN_KEYS.to_string(), Value::Array(list));
     }
-    Ok(patch)
 }
 
 /// `handleMapDiff`.
@@ -284,7 +306,7 @@ fn diff_lists_of_maps(
     let mut patch = order_by(changes, m, mk, true)?;
     let order_same = is_order_same(o, m, mk)?;
     patch.extend(deletes);
-    let emit_order = opts.diff.set_element_order
+    let emit_order = opts.set_element_order()
         && ((opts.additions() && (!patch.is_empty() || !order_same)) || (opts.deletions() && !patch.is_empty()));
     let order = if emit_order {
         m.iter()
@@ -408,7 +430,7 @@ fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDif
     // The reference compares the original sorted in place with modified, so
     // an unsorted but unchanged list still gets an order directive.
     let sorted_original: Vec<Value> = o_sorted.iter().map(|(_, v)| (*v).clone()).collect();
-    let emit_order = opts.diff.set_element_order
+    let emit_order = opts.set_element_order()
         && ((opts.deletions() && !deletions.is_empty()) || (opts.additions() && !lists_deep_eq(&sorted_original, m)));
     let order = if emit_order { m.to_vec() } else { Vec::new() };
     Ok(ListDiff { patch: additions, deletions, order })

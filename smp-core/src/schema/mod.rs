@@ -67,8 +67,14 @@ pub struct FieldSchema {
     /// The field is a pointer to a struct (`Option<T>` in Rust). The
     /// reference then also accepts a list of that struct under it.
     pub pointer: bool,
+    /// The field's own keys sit in this object (serde's `flatten`); its
+    /// name is unused.
+    pub flatten: bool,
     pub shape: fn() -> Shape,
 }
+
+static UNTYPED_FIELD: FieldSchema =
+    FieldSchema { name: "", strategy: "", merge_key: "", pointer: false, flatten: false, shape: || Shape::Any };
 
 impl FieldSchema {
     fn meta(&self) -> PatchMeta<'static> {
@@ -80,8 +86,23 @@ impl StructSchema {
     /// The field with this JSON name. Like encoding/json, an exact match
     /// wins, else the first case-insensitive one.
     pub fn field(&self, key: &str) -> Option<&'static FieldSchema> {
+        self.find(key, |f, k| f == k).or_else(|| self.find(key, |f, k| f.eq_ignore_ascii_case(k)))
+    }
+
+    fn find(&self, key: &str, eq: fn(&str, &str) -> bool) -> Option<&'static FieldSchema> {
         let fields: &'static [FieldSchema] = self.fields;
-        fields.iter().find(|f| f.name == key).or_else(|| fields.iter().find(|f| f.name.eq_ignore_ascii_case(key)))
+        let own = fields.iter().find(|f| !f.flatten && eq(f.name, key));
+        let flattened = || {
+            fields.iter().filter(|f| f.flatten).find_map(|f| match (f.shape)() {
+                Shape::Struct(inner) => inner.find(key, eq),
+                _ => None,
+            })
+        };
+        // A flattened map takes every other key, without metadata.
+        let catch_all = || {
+            fields.iter().any(|f| f.flatten && !matches!((f.shape)(), Shape::Struct(_))).then_some(&UNTYPED_FIELD)
+        };
+        own.or_else(flattened).or_else(catch_all)
     }
 }
 

@@ -1,0 +1,255 @@
+//! The exact path: a field (or a whole object) is serialised, handed to the
+//! JSON engine, and deserialised again. The typed fast paths fall back here
+//! for everything they do not handle themselves.
+
+use super::{Field, StrategicMerge};
+use crate::engine::apply::{Merger, Mode};
+use crate::engine::diff::{Opts, diff_maps};
+use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, discard_nulls, remove_directives};
+use crate::error::{ErrorKind, Result};
+use crate::schema::{Schema, Shape};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// The entries of a patch map that concern one field `f`: `f` itself,
+/// `$setElementOrder/f` and `$deleteFromPrimitiveList/f`.
+#[derive(Debug, Default)]
+pub struct FieldPatch {
+    pub value: Option<Value>,
+    pub order: Option<Value>,
+    pub delete: Option<Value>,
+}
+
+impl FieldPatch {
+    /// Only the value, no parallel directive.
+    pub fn is_plain(&self) -> bool {
+        self.order.is_none() && self.delete.is_none()
+    }
+
+    fn into_map(self, key: &str) -> Map<String, Value> {
+        let mut m = Map::new();
+        if let Some(v) = self.value {
+            m.insert(key.to_string(), v);
+        }
+        if let Some(v) = self.order {
+            m.insert(format!("{SET_ELEMENT_ORDER}/{key}"), v);
+        }
+        if let Some(v) = self.delete {
+            m.insert(format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"), v);
+        }
+        m
+    }
+}
+
+/// What applying a field patch did.
+#[derive(Debug)]
+pub enum Outcome<T> {
+    /// The value was updated in place (or left alone).
+    Kept,
+    /// The field takes this new value.
+    Set(T),
+    /// The field's key is gone from the JSON: it takes its missing-field value.
+    Absent,
+}
+
+/// A patch map split by field, or the whole map when the typed walk cannot
+/// take it field by field (`$patch`, `$retainKeys`, keys that name no field).
+pub enum Grouped {
+    Fields(Vec<(usize, FieldPatch)>),
+    Whole(Map<String, Value>),
+}
+
+/// Splits a patch map by field; `fields` are the JSON names of the struct.
+pub fn group_patch(patch: Map<String, Value>, fields: &[&str]) -> Grouped {
+    let field_of = |key: &str| -> Option<(usize, u8)> {
+        if key == PATCH || key == RETAIN_KEYS {
+            return None;
+        }
+        let (name, slot) = match key.split_once('/') {
+            Some((SET_ELEMENT_ORDER, f)) => (f, 1),
+            Some((DELETE_FROM_PRIMITIVE_LIST, f)) => (f, 2),
+            _ if key.starts_with(SET_ELEMENT_ORDER) || key.starts_with(DELETE_FROM_PRIMITIVE_LIST) => return None,
+            _ => (key, 0),
+        };
+        fields.iter().position(|f| *f == name).map(|i| (i, slot))
+    };
+    if !patch.keys().all(|k| field_of(k).is_some()) {
+        return Grouped::Whole(patch);
+    }
+    let mut grouped: Vec<(usize, FieldPatch)> = Vec::with_capacity(patch.len());
+    for (k, v) in patch {
+        let (i, slot) = field_of(&k).expect("checked above");
+        let pos = match grouped.iter().position(|(j, _)| *j == i) {
+            Some(p) => p,
+            None => {
+                grouped.push((i, FieldPatch::default()));
+                grouped.len() - 1
+            }
+        };
+        let fp = &mut grouped[pos].1;
+        match slot {
+            0 => fp.value = Some(v),
+            1 => fp.order = Some(v),
+            _ => fp.delete = Some(v),
+        }
+    }
+    Grouped::Fields(grouped)
+}
+
+pub fn to_value<T: Serialize + ?Sized>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
+}
+
+pub(crate) fn from_value<T: DeserializeOwned>(v: Value) -> Result<T> {
+    serde_json::from_value(v).map_err(|e| ErrorKind::Deserialize(e.to_string()).into())
+}
+
+fn into_object(v: Value) -> Result<Map<String, Value>> {
+    match v {
+        Value::Object(m) => Ok(m),
+        Value::Null => Ok(Map::new()),
+        _ => Err(ErrorKind::InvalidJsonDocument.into()),
+    }
+}
+
+/// The diff of two whole objects through the JSON engine.
+pub(crate) fn diff_object<T: Serialize>(old: &T, new: &T, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
+    let (o, m) = (into_object(to_value(old)?)?, into_object(to_value(new)?)?);
+    diff_maps(&o, &m, Schema::Static(shape), opts, 0)
+}
+
+/// Applies a patch map to a whole object through the JSON engine.
+pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(slot: &mut T, patch: Map<String, Value>, shape: Shape) -> Result<()> {
+    let original = into_object(to_value(&*slot)?)?;
+    let merged = Merger { mode: Mode::Apply }.merge_map(original, patch, Schema::Static(shape), 0)?;
+    *slot = from_value(Value::Object(merged))?;
+    Ok(())
+}
+
+/// [`apply_object`] for generated code.
+pub fn apply_object_fallback<T: StrategicMerge>(slot: &mut T, patch: Map<String, Value>) -> Result<()> {
+    apply_object(slot, patch, T::shape())
+}
+
+/// The diff of one field through the JSON engine: a one-key map on each
+/// side, looked up in the parent's schema.
+pub(crate) fn diff_field<T: Serialize>(
+    old: Option<&T>,
+    new: Option<&T>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    let one = |v: Option<&T>| -> Result<Map<String, Value>> {
+        let mut m = Map::new();
+        if let Some(v) = v {
+            m.insert(field.key.to_string(), to_value(v)?);
+        }
+        Ok(m)
+    };
+    let sub = diff_maps(&one(old)?, &one(new)?, field.parent_schema(), opts.with_retain_keys(false), 0)?;
+    patch.extend(sub);
+    Ok(())
+}
+
+/// Applies one field's patch entries through the JSON engine.
+pub(crate) fn apply_field<T: Serialize + DeserializeOwned>(
+    slot: Option<&mut T>,
+    patch: FieldPatch,
+    field: &Field,
+) -> Result<Outcome<T>> {
+    let mut original = Map::new();
+    if let Some(v) = slot {
+        original.insert(field.key.to_string(), to_value(&*v)?);
+    }
+    let mut merged =
+        Merger { mode: Mode::Apply }.merge_map(original, patch.into_map(field.key), field.parent_schema(), 0)?;
+    match merged.remove(field.key) {
+        Some(v) => Ok(Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?)),
+        None => Ok(Outcome::Absent),
+    }
+}
+
+/// [`diff_field`] for fields whose type does not implement the trait.
+pub fn diff_field_json<T: Serialize>(
+    old: Option<&T>,
+    new: Option<&T>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    diff_field(old, new, field, patch, opts)
+}
+
+/// [`apply_field`] for fields whose type does not implement the trait.
+pub fn apply_field_json<T: Serialize + DeserializeOwned>(
+    slot: Option<&mut T>,
+    patch: FieldPatch,
+    field: &Field,
+) -> Result<Outcome<T>> {
+    apply_field(slot, patch, field)
+}
+
+/// The missing-field value of a type without the trait: what it
+/// deserialises from `null` (`None` for options), else an error.
+pub fn missing_json<T: DeserializeOwned>(key: &str) -> Result<T> {
+    serde_json::from_value(Value::Null).map_err(|_| ErrorKind::Deserialize(format!("missing field `{key}`")).into())
+}
+
+/// A patch value for a field the JSON lacks (or holds with another type):
+/// the engine stores it without nulls and without `$patch` objects.
+pub(crate) fn take_new_value<T: DeserializeOwned>(mut v: Value, field: &Field) -> Result<Outcome<T>> {
+    discard_nulls(&mut v);
+    match remove_directives(v) {
+        Some(v) => Ok(Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?)),
+        None => Ok(Outcome::Absent),
+    }
+}
+
+/// Adds `$retainKeys` to a struct's patch (for generated code).
+pub fn finish_diff(patch: &mut Map<String, Value>, retain: Vec<&str>, removed_field: bool) {
+    crate::engine::diff::add_retain_keys(patch, retain, || removed_field);
+}
+
+/// Whether two equal values of this schema always diff to nothing. Not so
+/// when they hold a replace-strategy object (always sent whole) or a set of
+/// scalars (an unsorted one gets a `$setElementOrder`).
+pub fn equal_means_empty(shape: Shape) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{OnceLock, RwLock};
+    static CACHE: OnceLock<RwLock<HashMap<usize, bool>>> = OnceLock::new();
+    let Shape::Struct(root) = shape else { return no_quirks(shape, &mut Default::default()) };
+    let cache = CACHE.get_or_init(Default::default);
+    let addr = root as *const _ as usize;
+    if let Some(&known) = cache.read().expect("cache lock").get(&addr) {
+        return known;
+    }
+    let mut seen = std::collections::HashSet::new();
+    let answer = no_quirks(shape, &mut seen);
+    cache.write().expect("cache lock").insert(addr, answer);
+    answer
+}
+
+fn no_quirks(shape: Shape, seen: &mut std::collections::HashSet<usize>) -> bool {
+    match shape {
+        Shape::Struct(s) => {
+            if !seen.insert(s as *const _ as usize) {
+                return true;
+            }
+            s.fields.iter().all(|f| {
+                let strategy = crate::schema::parse_strategy(f.strategy).unwrap_or_default();
+                let inner = (f.shape)();
+                let quirk = match inner {
+                    Shape::List(elem) => strategy.merge && !matches!(elem(), Shape::Struct(_)),
+                    Shape::Struct(_) | Shape::Map(_) | Shape::Any => strategy.replace,
+                    Shape::Scalar => false,
+                };
+                !quirk && no_quirks(inner, seen)
+            })
+        }
+        Shape::List(elem) | Shape::Map(elem) => no_quirks(elem(), seen),
+        // Below arbitrary JSON there is no metadata, hence no strategy.
+        Shape::Scalar | Shape::Any => true,
+    }
+}

@@ -1,0 +1,361 @@
+//! `StrategicMerge` for standard types, with the fast paths that are
+//! equivalent to the JSON engine; everything else takes the default
+//! (exact, JSON) path.
+
+use super::fallback::{self, FieldPatch, Outcome, from_value, take_new_value, to_value};
+use super::{Field, StrategicMerge, keyed};
+use crate::engine::diff::Opts;
+use crate::error::Result;
+use crate::schema::Shape;
+use crate::value::ScalarKey;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// Diff of a scalar-like field: equal values need nothing; otherwise the
+/// new value replaces the old one.
+fn diff_scalar<T: StrategicMerge>(
+    old: Option<&T>,
+    new: Option<&T>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    match (old, new) {
+        (Some(a), Some(b)) if a == b => Ok(()),
+        (_, Some(b)) => {
+            if opts.additions() {
+                patch.insert(field.key.to_string(), to_value(b)?);
+            }
+            Ok(())
+        }
+        (Some(_), None) => {
+            if opts.deletions() {
+                patch.insert(field.key.to_string(), Value::Null);
+            }
+            Ok(())
+        }
+        (None, None) => Ok(()),
+    }
+}
+
+/// Apply to a scalar-like field: a scalar patch value replaces it, null
+/// removes it; anything else goes through the engine.
+fn apply_scalar<T: StrategicMerge>(slot: Option<&mut T>, patch: FieldPatch, field: &Field) -> Result<Outcome<T>> {
+    if patch.is_plain() {
+        match &patch.value {
+            Some(Value::Null) => return Ok(Outcome::Absent),
+            Some(v) if !v.is_object() && !v.is_array() => {
+                let v = patch.value.expect("matched");
+                return Ok(Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?));
+            }
+            _ => {}
+        }
+    }
+    fallback::apply_field(slot, patch, field)
+}
+
+macro_rules! scalar_impl {
+    ($($t:ty => |$s:ident| $key:expr),* $(,)?) => {$(
+        impl StrategicMerge for $t {
+            fn shape() -> Shape {
+                Shape::Scalar
+            }
+            fn __as_key(&self) -> Option<ScalarKey<'_>> {
+                let $s = self;
+                Some($key)
+            }
+            fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
+                diff_scalar(old, new, field, patch, opts)
+            }
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+                apply_scalar(slot, patch, field)
+            }
+        }
+    )*};
+}
+
+fn int_key(i: i64) -> ScalarKey<'static> {
+    ScalarKey::Int(i)
+}
+
+fn float_key(f: f64) -> ScalarKey<'static> {
+    ScalarKey::Float(if f == 0.0 { 0 } else { f.to_bits() })
+}
+
+fn unsigned_key(u: u64) -> ScalarKey<'static> {
+    // The reference decodes integers beyond int64 as floats.
+    i64::try_from(u).map_or_else(|_| float_key(u as f64), int_key)
+}
+
+scalar_impl! {
+    String => |s| ScalarKey::Str(s.as_str()),
+    bool => |b| ScalarKey::Bool(*b),
+    i8 => |i| int_key(*i as i64),
+    i16 => |i| int_key(*i as i64),
+    i32 => |i| int_key(*i as i64),
+    i64 => |i| int_key(*i),
+    u8 => |i| int_key(*i as i64),
+    u16 => |i| int_key(*i as i64),
+    u32 => |i| int_key(*i as i64),
+    u64 => |i| unsigned_key(*i),
+    f32 => |f| float_key(*f as f64),
+    f64 => |f| float_key(*f),
+}
+
+impl<T: StrategicMerge> StrategicMerge for Option<T> {
+    const __POINTER: bool = true;
+
+    fn shape() -> Shape {
+        T::shape()
+    }
+
+    fn __as_key(&self) -> Option<ScalarKey<'_>> {
+        match self {
+            Some(v) => v.__as_key(),
+            None => Some(ScalarKey::Null),
+        }
+    }
+
+    fn __is_null(&self) -> bool {
+        self.is_none()
+    }
+
+    fn __missing(_key: &str) -> Result<Self> {
+        Ok(None)
+    }
+
+    fn __diff_field(
+        old: Option<&Self>,
+        new: Option<&Self>,
+        field: &Field,
+        patch: &mut Map<String, Value>,
+        opts: Opts,
+    ) -> Result<()> {
+        match (old, new) {
+            (Some(Some(a)), Some(Some(b))) => T::__diff_field(Some(a), Some(b), field, patch, opts),
+            (Some(a), Some(b)) if a == b => Ok(()),
+            // null on one side: a change of JSON type, or an addition/removal.
+            _ => fallback::diff_field(old, new, field, patch, opts),
+        }
+    }
+
+    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+        let wrap = |o: Outcome<T>| match o {
+            Outcome::Kept => Outcome::Kept,
+            Outcome::Set(v) => Outcome::Set(Some(v)),
+            Outcome::Absent => Outcome::Absent,
+        };
+        match slot {
+            Some(Some(inner)) => T::__apply_field(Some(inner), patch, field).map(wrap),
+            // A JSON null behaves as an absent key, except for directives.
+            Some(None) if !patch.is_plain() => fallback::apply_field(Some(&mut None::<T>), patch, field),
+            _ => T::__apply_field(None, patch, field).map(wrap),
+        }
+    }
+}
+
+impl<T: StrategicMerge> StrategicMerge for Box<T> {
+    fn shape() -> Shape {
+        T::shape()
+    }
+    fn __as_key(&self) -> Option<ScalarKey<'_>> {
+        (**self).__as_key()
+    }
+    fn __field_key(&self, name: &str) -> Option<ScalarKey<'_>> {
+        (**self).__field_key(name)
+    }
+    fn __is_null(&self) -> bool {
+        (**self).__is_null()
+    }
+    fn __missing(key: &str) -> Result<Self> {
+        T::__missing(key).map(Box::new)
+    }
+    fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
+        (**self).__diff_object(desired, opts)
+    }
+    fn __apply_object(&mut self, patch: Map<String, Value>) -> Result<()> {
+        (**self).__apply_object(patch)
+    }
+    fn __diff_field(
+        old: Option<&Self>,
+        new: Option<&Self>,
+        field: &Field,
+        patch: &mut Map<String, Value>,
+        opts: Opts,
+    ) -> Result<()> {
+        T::__diff_field(old.map(|b| &**b), new.map(|b| &**b), field, patch, opts)
+    }
+    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+        Ok(match T::__apply_field(slot.map(|b| &mut **b), patch, field)? {
+            Outcome::Kept => Outcome::Kept,
+            Outcome::Set(v) => Outcome::Set(Box::new(v)),
+            Outcome::Absent => Outcome::Absent,
+        })
+    }
+}
+
+impl<T: StrategicMerge> StrategicMerge for Vec<T> {
+    fn shape() -> Shape {
+        Shape::List(T::shape)
+    }
+
+    fn __diff_field(
+        old: Option<&Self>,
+        new: Option<&Self>,
+        field: &Field,
+        patch: &mut Map<String, Value>,
+        opts: Opts,
+    ) -> Result<()> {
+        let strategy = field.meta.parse()?;
+        let objects = matches!(T::shape(), Shape::Struct(_));
+        let nested_lists = matches!(T::shape(), Shape::List(_));
+        if let (Some(a), Some(b)) = (old, new) {
+            if !nested_lists {
+                if strategy.merge && objects && !field.meta.merge_key.is_empty() {
+                    return keyed::diff_keyed_list(a, b, field, patch, opts);
+                }
+                if !strategy.merge {
+                    // A replaced list is sent whole when it changed.
+                    if a != b && opts.additions() {
+                        patch.insert(field.key.to_string(), to_value(b)?);
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        fallback::diff_field(old, new, field, patch, opts)
+    }
+
+    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+        let strategy = field.meta.parse()?;
+        let nested_lists = matches!(T::shape(), Shape::List(_));
+        if patch.is_plain() && !nested_lists {
+            match (slot, patch.value) {
+                (_, Some(Value::Null)) => return Ok(Outcome::Absent),
+                (Some(list), Some(Value::Array(p))) => {
+                    if !strategy.merge {
+                        // Replaced verbatim.
+                        return Ok(Outcome::Set(from_value(Value::Array(p)).map_err(|e| e.at_key(field.key))?));
+                    }
+                    if matches!(T::shape(), Shape::Struct(_)) && !field.meta.merge_key.is_empty() {
+                        return keyed::apply_keyed_list(list, p, field);
+                    }
+                    return fallback::apply_field(Some(list), FieldPatch { value: Some(Value::Array(p)), ..Default::default() }, field);
+                }
+                (None, Some(v)) => return take_new_value(v, field),
+                (slot, value) => return fallback::apply_field(slot, FieldPatch { value, ..Default::default() }, field),
+            }
+        }
+        fallback::apply_field(slot, patch, field)
+    }
+}
+
+/// Maps with string keys: JSON objects whose keys carry no metadata.
+macro_rules! map_impl {
+    ($map:ident $(, $bound:path)?) => {
+        impl<T: StrategicMerge $(+ $bound)?> StrategicMerge for $map<String, T> {
+            fn shape() -> Shape {
+                Shape::Map(T::shape)
+            }
+
+            fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
+                let strategy = field.meta.parse()?;
+                if let (Some(a), Some(b)) = (old, new) {
+                    if a == b && !strategy.replace {
+                        return Ok(());
+                    }
+                }
+                fallback::diff_field(old, new, field, patch, opts)
+            }
+
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+                let strategy = field.meta.parse()?;
+                if let (Some(map), true, false, Some(Value::Object(p))) = (slot.as_deref(), patch.is_plain(), strategy.replace, &patch.value) {
+                    // Scalars and nulls only: set or remove keys one by one.
+                    let simple = p.iter().all(|(k, v)| !k.starts_with('$') && !v.is_object() && !v.is_array());
+                    if simple {
+                        let mut map = map.clone();
+                        for (k, v) in p {
+                            if v.is_null() {
+                                map.remove(k);
+                            } else {
+                                map.insert(k.clone(), from_value(v.clone()).map_err(|e| e.at_key(k).at_key(field.key))?);
+                            }
+                        }
+                        return Ok(Outcome::Set(map));
+                    }
+                }
+                fallback::apply_field(slot, patch, field)
+            }
+        }
+    };
+}
+
+map_impl!(BTreeMap);
+map_impl!(HashMap);
+
+impl StrategicMerge for Value {
+    fn shape() -> Shape {
+        Shape::Any
+    }
+
+    fn __as_key(&self) -> Option<ScalarKey<'_>> {
+        ScalarKey::of(self)
+    }
+
+    fn __is_null(&self) -> bool {
+        self.is_null()
+    }
+
+    fn __missing(_key: &str) -> Result<Self> {
+        // serde_json gives `Value::Null` for a missing field of this type.
+        Ok(Value::Null)
+    }
+}
+
+/// Diff of a field holding a struct that implements [`StrategicMerge`]
+/// field by field (for generated code).
+pub fn diff_struct_field<T: StrategicMerge>(
+    old: Option<&T>,
+    new: Option<&T>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    let (Some(a), Some(b)) = (old, new) else { return fallback::diff_field(old, new, field, patch, opts) };
+    let strategy = field.meta.parse()?;
+    if strategy.replace {
+        // The reference sends a replace-strategy object whole, changed or not.
+        if opts.additions() {
+            patch.insert(field.key.to_string(), to_value(b)?);
+        }
+        return Ok(());
+    }
+    if a == b && fallback::equal_means_empty(T::shape()) {
+        return Ok(());
+    }
+    let sub = a.__diff_object(b, opts.with_retain_keys(strategy.retain_keys)).map_err(|e| e.at_key(field.key))?;
+    if !sub.is_empty() {
+        patch.insert(field.key.to_string(), Value::Object(sub));
+    }
+    Ok(())
+}
+
+/// Apply to a field holding a struct (for generated code).
+pub fn apply_struct_field<T: StrategicMerge>(slot: Option<&mut T>, patch: FieldPatch, field: &Field) -> Result<Outcome<T>> {
+    if !patch.is_plain() {
+        return fallback::apply_field(slot, patch, field);
+    }
+    match (slot, patch.value) {
+        (_, Some(Value::Null)) => Ok(Outcome::Absent),
+        (Some(s), Some(Value::Object(p))) => {
+            if field.meta.parse()?.replace {
+                return Ok(Outcome::Set(from_value(Value::Object(p)).map_err(|e| e.at_key(field.key))?));
+            }
+            s.__apply_object(p).map_err(|e| e.at_key(field.key))?;
+            Ok(Outcome::Kept)
+        }
+        (_, Some(v)) => take_new_value(v, field),
+        (_, None) => Ok(Outcome::Kept),
+    }
+}

@@ -1,0 +1,251 @@
+//! The typed layer: strategic merge patch on Rust values.
+//!
+//! `#[derive(StrategicMerge)]` implements [`StrategicMerge`] for a struct:
+//! diff walks the two values field by field and skips equal subtrees,
+//! apply walks the patch and updates fields in place. Whatever the typed
+//! code does not handle itself (rare directives, type changes, unknown
+//! fields, custom serde representations) goes through the JSON engine on
+//! the serialised field, so the result is always the JSON engine's.
+
+mod fallback;
+mod impls;
+mod keyed;
+
+pub use fallback::{FieldPatch, Outcome};
+
+use crate::engine::diff::{DiffOptions, Opts};
+use crate::engine::preconditions::check_preconditions;
+use crate::engine::three_way::ThreeWayOptions;
+use crate::error::{ErrorKind, Result};
+use crate::schema::{PatchMeta, Schema, Shape};
+use crate::value::ScalarKey;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// How one field of a struct is patched: its JSON name, its patch metadata
+/// and the schema of the struct that holds it.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub key: &'static str,
+    pub meta: PatchMeta<'static>,
+    pub parent: fn() -> Shape,
+}
+
+impl Field {
+    pub(crate) fn parent_schema(&self) -> Schema<'static> {
+        Schema::Static((self.parent)())
+    }
+}
+
+/// A type whose values can be diffed and patched with strategic merge patch
+/// semantics, exactly as the JSON engine does on their serde JSON form.
+///
+/// Derive it for structs; it is implemented for strings, numbers, booleans,
+/// `Option`, `Vec`, `Box`, string-keyed maps and `serde_json::Value`.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use serde_json::json;
+/// use smp_core::StrategicMerge;
+///
+/// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+/// struct Worker {
+///     name: String,
+///     #[serde(skip_serializing_if = "Option::is_none")]
+///     threads: Option<u32>,
+/// }
+///
+/// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+/// struct Spec {
+///     #[patch(strategy = "merge", merge_key = "name")]
+///     workers: Vec<Worker>,
+/// }
+///
+/// let live = Spec { workers: vec![Worker { name: "a".into(), threads: Some(1) }] };
+/// let mut desired = live.clone();
+/// desired.workers[0].threads = Some(4);
+/// desired.workers.push(Worker { name: "b".into(), threads: None });
+///
+/// let patch = live.diff(&desired).unwrap();
+/// assert_eq!(
+///     patch,
+///     json!({
+///         "$setElementOrder/workers": [{"name": "a"}, {"name": "b"}],
+///         "workers": [{"name": "a", "threads": 4}, {"name": "b"}]
+///     })
+/// );
+/// assert_eq!(live.apply(&patch).unwrap(), desired);
+/// ```
+pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
+    /// The schema of this type's JSON form.
+    fn shape() -> Shape;
+
+    /// The two-way patch from `self` to `desired` (`{}` when equal), as the
+    /// JSON engine computes it from the serialised values.
+    fn diff(&self, desired: &Self) -> Result<Value> {
+        let opts = Opts::new(DiffOptions { set_element_order: true, ..Default::default() });
+        self.__diff_object(desired, opts).map(Value::Object)
+    }
+
+    /// `self` with `patch` applied.
+    fn apply(&self, patch: &Value) -> Result<Self> {
+        let mut out = self.clone();
+        out.__apply_object(crate::engine::apply::document(patch)?.clone())?;
+        Ok(out)
+    }
+
+    /// Applies `patch` in place; on error `self` is left as it was.
+    fn apply_in_place(&mut self, patch: &Value) -> Result<()> {
+        *self = self.apply(patch)?;
+        Ok(())
+    }
+
+    /// The three-way patch of `kubectl apply`: from `last_applied` and the
+    /// live object `self` to `desired`.
+    fn three_way(&self, last_applied: &Self, desired: &Self, options: ThreeWayOptions<'_>) -> Result<Value> {
+        let delta = self.__diff_object(
+            desired,
+            Opts::new(DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() }),
+        )?;
+        let deletions = last_applied.__diff_object(
+            desired,
+            Opts::new(DiffOptions { ignore_changes_and_additions: true, set_element_order: true, ..Default::default() }),
+        )?;
+        let schema = Schema::Static(Self::shape());
+        let merger = crate::engine::apply::Merger { mode: crate::engine::apply::Mode::MergePatches };
+        let patch = Value::Object(merger.merge_map(deletions, delta, schema, 0)?);
+        check_preconditions(&patch, options.preconditions)?;
+        if !options.overwrite {
+            let changed = Value::Object(last_applied.__diff_object(self, Opts::new(DiffOptions::default()))?);
+            if crate::engine::conflicts::merging_maps_have_conflicts(&patch, &changed, schema)? {
+                return Err(ErrorKind::Conflict { patch, changed }.into());
+            }
+        }
+        Ok(patch)
+    }
+
+    /// A Go pointer: the reference also accepts a list under such a field.
+    #[doc(hidden)]
+    const __POINTER: bool = false;
+
+    /// The value as a merge key, when it is a scalar.
+    #[doc(hidden)]
+    fn __as_key(&self) -> Option<ScalarKey<'_>> {
+        None
+    }
+
+    /// The value of the field with this JSON name, as a merge key (`None`
+    /// when the field is absent or not a scalar).
+    #[doc(hidden)]
+    fn __field_key(&self, _json_name: &str) -> Option<ScalarKey<'_>> {
+        None
+    }
+
+    /// Serialises to JSON `null` (an `Option` that is `None`).
+    #[doc(hidden)]
+    fn __is_null(&self) -> bool {
+        false
+    }
+
+    /// The value a field of this type takes when its key is absent from
+    /// the JSON (serde's missing-field rule).
+    #[doc(hidden)]
+    fn __missing(key: &str) -> Result<Self> {
+        Err(ErrorKind::Deserialize(format!("missing field `{key}`")).into())
+    }
+
+    /// The diff of a whole object (the document root, or a struct field).
+    #[doc(hidden)]
+    fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
+        fallback::diff_object(self, desired, Self::shape(), opts)
+    }
+
+    /// Applies a patch map to a whole object.
+    #[doc(hidden)]
+    fn __apply_object(&mut self, patch: Map<String, Value>) -> Result<()> {
+        fallback::apply_object(self, patch, Self::shape())
+    }
+
+    /// Adds to `patch` what turns the field value `old` into `new` (`None`:
+    /// the field is absent from the JSON).
+    #[doc(hidden)]
+    fn __diff_field(
+        old: Option<&Self>,
+        new: Option<&Self>,
+        field: &Field,
+        patch: &mut Map<String, Value>,
+        opts: Opts,
+    ) -> Result<()> {
+        fallback::diff_field(old, new, field, patch, opts)
+    }
+
+    /// Applies the patch entries of one field to its value (`None`: absent).
+    #[doc(hidden)]
+    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+        fallback::apply_field(slot, patch, field)
+    }
+}
+
+/// Marks structs that derive [`StrategicMerge`] field by field; `Fields`
+/// has one associated item per JSON field name, so that a misspelt
+/// `merge_key` is a type error at the attribute.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a struct deriving `StrategicMerge`, so it has no field to use as a merge key",
+    label = "`merge_key` needs a list of structs that derive `StrategicMerge`"
+)]
+pub trait StructFields: StrategicMerge {
+    type Fields;
+}
+
+/// List types, for the `merge_key` check.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`merge_key` is for lists, and `{Self}` is not a list",
+    label = "`merge_key` needs a `Vec<T>` field"
+)]
+pub trait ListField {
+    type Elem;
+}
+
+impl<T> ListField for Vec<T> {
+    type Elem = T;
+}
+impl<T: ListField> ListField for Option<T> {
+    type Elem = T::Elem;
+}
+impl<T: ListField> ListField for Box<T> {
+    type Elem = T::Elem;
+}
+
+/// Field types that `$retainKeys` can apply to: objects and lists of objects.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`retainKeys` is for objects and lists of objects, and `{Self}` is neither",
+    label = "`retainKeys` needs a struct, a map or a list of structs"
+)]
+pub trait RetainKeysField {}
+
+impl<T: StructFields> RetainKeysField for T {}
+impl<T: StructFields> RetainKeysField for Vec<T> {}
+impl<T: RetainKeysField> RetainKeysField for Option<T> {}
+impl<T: StrategicMerge> RetainKeysField for std::collections::BTreeMap<String, T> {}
+impl<T: StrategicMerge> RetainKeysField for std::collections::HashMap<String, T> {}
+impl RetainKeysField for Value {}
+
+/// Helpers for generated code; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::{Field, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
+    pub use crate::error::{Error, Result};
+    pub use crate::schema::{FieldSchema, PatchMeta, Shape, StructSchema};
+    pub use crate::value::ScalarKey;
+    pub use super::fallback::{
+        Grouped, apply_field_json, apply_object_fallback, diff_field_json, equal_means_empty, finish_diff, group_patch,
+        missing_json, to_value,
+    };
+    pub use super::impls::{apply_struct_field, diff_struct_field};
+    pub use crate::engine::diff::Opts;
+    pub use serde_json::{Map, Value};
+}

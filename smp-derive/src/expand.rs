@@ -1,0 +1,378 @@
+//! Code generation from the model.
+
+use crate::internals::model::{self, Body, Container, Field, Missing};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{DeriveInput, Ident, LitStr};
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let (container, result) = model::from_input(input);
+    let imp = implementation(&container);
+    match result {
+        Ok(()) => imp,
+        // Report our attribute errors, and still implement the trait so that
+        // uses of the type do not add errors of their own.
+        Err(e) => {
+            let errors = e.to_compile_error();
+            quote!(#errors #imp)
+        }
+    }
+}
+
+fn implementation(c: &Container) -> TokenStream {
+    let krate = &c.krate;
+    let p = quote!(#krate::typed::__private);
+    let ident = &c.ident;
+    let mut generics = c.generics.clone();
+    for tp in generics.type_params_mut() {
+        tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+
+    let shape = shape_fn(c, &p);
+    let methods = match &c.body {
+        Body::Fields(fields) => field_methods(c, fields, &p),
+        Body::JsonStruct(_) => struct_field_methods(&p),
+        _ => quote!(),
+    };
+    let fields_impl = match &c.body {
+        Body::Fields(fields) | Body::JsonStruct(fields) => fields_witness(c, fields, &p),
+        _ => quote!(),
+    };
+    let checks = match &c.body {
+        Body::Fields(fields) | Body::JsonStruct(fields) => checks(c, fields, &p),
+        _ => quote!(),
+    };
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::StrategicMerge for #ident #ty_generics #where_clause {
+            #shape
+            #methods
+        }
+        #fields_impl
+        #checks
+    }
+}
+
+fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
+    let name = c.ident.to_string();
+    let body = match &c.body {
+        Body::Fields(fields) | Body::JsonStruct(fields) => {
+            let entries = fields.iter().map(|f| field_schema(f, p));
+            quote!(#p::Shape::Struct(const { &#p::StructSchema { name: #name, fields: &[#(#entries),*] } }))
+        }
+        Body::Transparent(ty) => quote!(<#ty as #p::StrategicMerge>::shape()),
+        Body::Scalar => quote!(#p::Shape::Scalar),
+        Body::Any => quote!(#p::Shape::Any),
+        Body::Union(variants) => {
+            let entries = variants.iter().map(|v| {
+                let json = &v.json;
+                let shape = match &v.newtype {
+                    Some(ty) => quote!(<#ty as #p::StrategicMerge>::shape),
+                    None => quote!(|| #p::Shape::Any),
+                };
+                quote!(#p::FieldSchema { name: #json, strategy: "", merge_key: "", pointer: false, flatten: false, shape: #shape })
+            });
+            quote!(#p::Shape::Struct(const { &#p::StructSchema { name: #name, fields: &[#(#entries),*] } }))
+        }
+    };
+    quote! {
+        fn shape() -> #p::Shape {
+            #body
+        }
+    }
+}
+
+fn field_schema(f: &Field, p: &TokenStream) -> TokenStream {
+    let ty = &f.ty;
+    let json = &f.json;
+    let strategy = f.strategy();
+    let merge_key = f.merge_key();
+    let flatten = f.flatten;
+    let (shape, pointer) = match &f.with {
+        Some(with) => (quote!(#with::shape), quote!(false)),
+        None => (quote!(<#ty as #p::StrategicMerge>::shape), quote!(<#ty as #p::StrategicMerge>::__POINTER)),
+    };
+    quote! {
+        #p::FieldSchema {
+            name: #json, strategy: #strategy, merge_key: #merge_key,
+            pointer: #pointer, flatten: #flatten, shape: #shape,
+        }
+    }
+}
+
+/// The field descriptor the runtime helpers take.
+fn field_desc(f: &Field, p: &TokenStream) -> TokenStream {
+    let json = &f.json;
+    let strategy = f.strategy();
+    let merge_key = f.merge_key();
+    quote! {
+        #p::Field {
+            key: #json,
+            meta: #p::PatchMeta { strategy: #strategy, merge_key: #merge_key },
+            parent: <Self as #p::StrategicMerge>::shape,
+        }
+    }
+}
+
+/// `Some(&value)` when serde writes the field, `None` when it skips it.
+fn presence(f: &Field, value: TokenStream) -> TokenStream {
+    match &f.skip_if {
+        Some(skip) => quote!(if #skip(&#value) { ::core::option::Option::None } else { ::core::option::Option::Some(&#value) }),
+        None => quote!(::core::option::Option::Some(&#value)),
+    }
+}
+
+fn struct_field_methods(p: &TokenStream) -> TokenStream {
+    quote! {
+        fn __diff_field(
+            old: ::core::option::Option<&Self>,
+            new: ::core::option::Option<&Self>,
+            field: &#p::Field,
+            patch: &mut #p::Map<::std::string::String, #p::Value>,
+            opts: #p::Opts,
+        ) -> #p::Result<()> {
+            #p::diff_struct_field(old, new, field, patch, opts)
+        }
+
+        fn __apply_field(
+            slot: ::core::option::Option<&mut Self>,
+            patch: #p::FieldPatch,
+            field: &#p::Field,
+        ) -> #p::Result<#p::Outcome<Self>> {
+            #p::apply_struct_field(slot, patch, field)
+        }
+    }
+}
+
+fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
+    let _ = c;
+    let key_arms = fields.iter().filter(|f| f.with.is_none()).map(|f| {
+        let json = &f.json;
+        let member = &f.member;
+        let value = presence(f, quote!(self.#member));
+        quote!(#json => (#value).and_then(#p::StrategicMerge::__as_key))
+    });
+
+    let diffs = fields.iter().map(|f| {
+        let member = &f.member;
+        let ty = &f.ty;
+        let json = &f.json;
+        let desc = field_desc(f, p);
+        let old = presence(f, quote!(self.#member));
+        let new = presence(f, quote!(desired.#member));
+        let call = match &f.with {
+            Some(_) => quote!(#p::diff_field_json::<#ty>(old, new, &field, &mut patch, opts)?),
+            None => quote!(<#ty as #p::StrategicMerge>::__diff_field(old, new, &field, &mut patch, opts)?),
+        };
+        let is_null = match &f.with {
+            Some(_) => quote!(|v: &#ty| #p::to_value(v).is_ok_and(|v| v.is_null())),
+            None => quote!(|v: &#ty| #p::StrategicMerge::__is_null(v)),
+        };
+        quote! {
+            {
+                let field = #desc;
+                let old = #old;
+                let new = #new;
+                let is_null = #is_null;
+                if opts.retain_keys() && new.is_some_and(|v| !is_null(v)) {
+                    retain.push(#json);
+                }
+                removed |= old.is_some_and(|v| !is_null(v)) && new.is_none();
+                #call;
+            }
+        }
+    });
+
+    let applied: Vec<&Field> = fields.iter().filter(|f| f.deserialized).collect();
+    let names = applied.iter().map(|f| &f.json);
+    let arms = applied.iter().enumerate().map(|(i, f)| {
+        let member = &f.member;
+        let ty = &f.ty;
+        let desc = field_desc(f, p);
+        let present = match &f.skip_if {
+            Some(skip) => quote!(!#skip(&self.#member)),
+            None => quote!(true),
+        };
+        let missing = missing_value(f, p);
+        let call = match &f.with {
+            Some(_) => quote!(#p::apply_field_json::<#ty>(slot, fp, &field)?),
+            None => quote!(<#ty as #p::StrategicMerge>::__apply_field(slot, fp, &field)?),
+        };
+        quote! {
+            #i => {
+                let field = #desc;
+                let slot = if #present { ::core::option::Option::Some(&mut self.#member) } else { ::core::option::Option::None };
+                match #call {
+                    #p::Outcome::Kept => {}
+                    #p::Outcome::Set(v) => self.#member = v,
+                    #p::Outcome::Absent => self.#member = #missing,
+                }
+            }
+        }
+    });
+
+    quote! {
+        fn __field_key(&self, json_name: &str) -> ::core::option::Option<#p::ScalarKey<'_>> {
+            match json_name {
+                #(#key_arms,)*
+                _ => ::core::option::Option::None,
+            }
+        }
+
+        fn __diff_object(
+            &self,
+            desired: &Self,
+            opts: #p::Opts,
+        ) -> #p::Result<#p::Map<::std::string::String, #p::Value>> {
+            let mut patch = #p::Map::new();
+            let mut retain: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+            let mut removed = false;
+            #(#diffs)*
+            #p::finish_diff(&mut patch, retain, removed);
+            ::core::result::Result::Ok(patch)
+        }
+
+        fn __apply_object(&mut self, patch: #p::Map<::std::string::String, #p::Value>) -> #p::Result<()> {
+            const FIELDS: &[&str] = &[#(#names),*];
+            match #p::group_patch(patch, FIELDS) {
+                #p::Grouped::Whole(patch) => #p::apply_object_fallback(self, patch),
+                #p::Grouped::Fields(fields) => {
+                    for (index, fp) in fields {
+                        match index {
+                            #(#arms)*
+                            _ => unreachable!("group_patch yields known fields"),
+                        }
+                    }
+                    ::core::result::Result::Ok(())
+                }
+            }
+        }
+
+        #[allow(unused_variables)]
+        fn __diff_field(
+            old: ::core::option::Option<&Self>,
+            new: ::core::option::Option<&Self>,
+            field: &#p::Field,
+            patch: &mut #p::Map<::std::string::String, #p::Value>,
+            opts: #p::Opts,
+        ) -> #p::Result<()> {
+            #p::diff_struct_field(old, new, field, patch, opts)
+        }
+
+        fn __apply_field(
+            slot: ::core::option::Option<&mut Self>,
+            patch: #p::FieldPatch,
+            field: &#p::Field,
+        ) -> #p::Result<#p::Outcome<Self>> {
+            #p::apply_struct_field(slot, patch, field)
+        }
+    }
+}
+
+fn missing_value(f: &Field, p: &TokenStream) -> TokenStream {
+    let member = &f.member;
+    let ty = &f.ty;
+    let json = &f.json;
+    match &f.missing {
+        Missing::Default => quote!(::core::default::Default::default()),
+        Missing::Path(path) => quote!(#path()),
+        Missing::ContainerDefault => quote!(<Self as ::core::default::Default>::default().#member),
+        Missing::ContainerPath(path) => quote!(#path().#member),
+        Missing::Type if f.with.is_some() => quote!(#p::missing_json::<#ty>(#json)?),
+        Missing::Type => quote!(<#ty as #p::StrategicMerge>::__missing(#json)?),
+    }
+}
+
+/// The JSON name as an identifier (mangled when it is not one).
+pub fn field_ident(json: &str, span: Span) -> Ident {
+    let valid = !json.is_empty()
+        && json.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && json.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if valid && syn::parse_str::<Ident>(json).is_ok() {
+        return Ident::new(json, span);
+    }
+    if valid && !matches!(json, "self" | "Self" | "super" | "crate" | "_") {
+        return Ident::new_raw(json, span);
+    }
+    let hex: String = json.bytes().map(|b| format!("{b:02x}")).collect();
+    format_ident!("__smp_field_{}", hex, span = span)
+}
+
+fn witness_ident(c: &Container) -> Ident {
+    format_ident!("__SmpFieldsOf{}", c.ident)
+}
+
+/// One associated item per JSON field name: `merge_key` is checked against it.
+fn fields_witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
+    let ident = &c.ident;
+    let vis = &c.vis;
+    let witness = witness_ident(c);
+    let consts = fields.iter().filter(|f| !f.flatten).map(|f| {
+        let name = field_ident(&f.json, Span::call_site());
+        quote!(pub const #name: () = ();)
+    });
+    let (impl_generics, ty_generics, where_clause) = c.generics.split_for_impl();
+    let mut bounded = c.generics.clone();
+    for tp in bounded.type_params_mut() {
+        tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
+    }
+    let (impl_generics_b, _, where_b) = bounded.split_for_impl();
+    let _ = (impl_generics, where_clause);
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #witness;
+
+        #[allow(non_upper_case_globals, dead_code)]
+        impl #witness {
+            #(#consts)*
+        }
+
+        impl #impl_generics_b #p::StructFields for #ident #ty_generics #where_b {
+            type Fields = #witness;
+        }
+    }
+}
+
+/// Type-level checks of the attributes, each spanned at its attribute.
+fn checks(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
+    let generic_names: Vec<String> = c.generics.type_params().map(|t| t.ident.to_string()).collect();
+    let mentions_generic = |ty: &syn::Type| {
+        let text = quote!(#ty).to_string();
+        text.split(|ch: char| !ch.is_alphanumeric() && ch != '_').any(|w| generic_names.iter().any(|g| g == w))
+    };
+    let mut out = Vec::new();
+    for f in fields.iter().filter(|f| !mentions_generic(&f.ty) && f.with.is_none()) {
+        let ty = &f.ty;
+        if let Some(mk) = &f.merge_key {
+            let name = field_ident(&mk.value(), mk.span());
+            out.push(quote_spanned! {mk.span()=>
+                let _: () = <<<#ty as #p::ListField>::Elem as #p::StructFields>::Fields>::#name;
+            });
+        }
+        if let Some(s) = f.strategy.as_ref().filter(|s| s.value().contains("retainKeys")) {
+            out.push(retain_keys_check(s, ty, p));
+        }
+    }
+    if out.is_empty() {
+        return quote!();
+    }
+    quote! {
+        const _: () = {
+            #[allow(dead_code, clippy::all)]
+            fn __smp_attribute_checks() {
+                #(#out)*
+            }
+        };
+    }
+}
+
+fn retain_keys_check(lit: &LitStr, ty: &syn::Type, p: &TokenStream) -> TokenStream {
+    quote_spanned! {lit.span()=>
+        {
+            fn retain_keys_field<T: #p::RetainKeysField + ?Sized>() {}
+            retain_keys_field::<#ty>();
+        }
+    }
+}

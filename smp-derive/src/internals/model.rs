@@ -1,0 +1,189 @@
+//! The model the code generator reads: one entry per JSON field, with its
+//! name, presence rule and patch metadata.
+
+use super::attr::{self, Errors};
+use serde_derive_internals::{Ctxt, Derive, ast, attr as serde_attr};
+use syn::{DeriveInput, ExprPath, Generics, Ident, LitStr, Member, Path, Type, Visibility};
+
+pub struct Container {
+    pub ident: Ident,
+    pub vis: Visibility,
+    pub generics: Generics,
+    /// Path of `smp_core` as the generated code names it.
+    pub krate: Path,
+    pub body: Body,
+}
+
+/// How values of the type are diffed and patched.
+pub enum Body {
+    /// A struct with named fields, walked field by field.
+    Fields(Vec<Field>),
+    /// A struct whose serde form the walk cannot follow (flatten, custom
+    /// (de)serialisers, `from`/`into`...): whole values go through the JSON
+    /// engine; `fields` only describe the schema.
+    JsonStruct(Vec<Field>),
+    /// A transparent struct: the schema of its one field's type.
+    Transparent(Type),
+    /// An enum of unit variants: serialised as a string.
+    Scalar,
+    /// An externally tagged enum with data: an object with one key.
+    Union(Vec<Variant>),
+    /// Anything else serde can express: arbitrary JSON.
+    Any,
+}
+
+pub struct Field {
+    pub member: Member,
+    pub ty: Type,
+    /// The JSON name.
+    pub json: String,
+    pub strategy: Option<LitStr>,
+    pub merge_key: Option<LitStr>,
+    pub with: Option<Path>,
+    pub skip_if: Option<ExprPath>,
+    /// A patch may set this field directly (serde reads it back).
+    pub deserialized: bool,
+    pub flatten: bool,
+    pub missing: Missing,
+}
+
+/// The value of a field whose key is absent from the JSON.
+pub enum Missing {
+    Default,
+    Path(ExprPath),
+    ContainerDefault,
+    ContainerPath(ExprPath),
+    /// What the type itself gives (`None` for `Option`), else an error.
+    Type,
+}
+
+pub struct Variant {
+    pub json: String,
+    /// The newtype variant's type; `None` for other variant forms.
+    pub newtype: Option<Type>,
+}
+
+impl Field {
+    pub fn strategy(&self) -> String {
+        self.strategy.as_ref().map(LitStr::value).unwrap_or_default()
+    }
+
+    pub fn merge_key(&self) -> String {
+        self.merge_key.as_ref().map(LitStr::value).unwrap_or_default()
+    }
+}
+
+/// Builds the model, or the errors of our own attributes. serde's own
+/// attribute errors are left for serde's derive to report.
+pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
+    let mut errors = Errors::default();
+    let cattrs = attr::container_attrs(&input.attrs, &mut errors);
+    let krate = cattrs.krate.unwrap_or_else(|| syn::parse_quote!(::smp_core));
+    let body = body(input, &mut errors);
+    let container = Container {
+        ident: input.ident.clone(),
+        vis: input.vis.clone(),
+        generics: input.generics.clone(),
+        krate,
+        body,
+    };
+    (container, errors.into_result())
+}
+
+fn body(input: &DeriveInput, errors: &mut Errors) -> Body {
+    let cx = Ctxt::new();
+    let private = Ident::new("__private", proc_macro2::Span::call_site());
+    let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
+    let Some(parsed) = parsed.filter(|_| true) else {
+        let _ = cx.check();
+        return Body::Any;
+    };
+    let body = match &parsed.data {
+        ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, errors),
+        ast::Data::Struct(ast::Style::Newtype, fields) if parsed.attrs.transparent() => {
+            Body::Transparent(fields[0].ty.clone())
+        }
+        ast::Data::Struct(_, fields) if parsed.attrs.transparent() => {
+            match fields.iter().find(|f| !f.attrs.skip_serializing()) {
+                Some(f) => Body::Transparent(f.ty.clone()),
+                None => Body::Any,
+            }
+        }
+        ast::Data::Enum(variants) => enum_body(&parsed, variants),
+        ast::Data::Struct(..) => Body::Any,
+    };
+    // serde reports its own attribute errors; ours are independent.
+    let _ = cx.check();
+    body
+}
+
+fn struct_body(parsed: &ast::Container<'_>, fields: &[ast::Field<'_>], errors: &mut Errors) -> Body {
+    if parsed.attrs.transparent() {
+        if let Some(f) = fields.iter().find(|f| !f.attrs.skip_serializing()) {
+            return Body::Transparent(f.ty.clone());
+        }
+    }
+    let mut out = Vec::new();
+    let mut json_mode = parsed.attrs.type_from().is_some()
+        || parsed.attrs.type_try_from().is_some()
+        || parsed.attrs.type_into().is_some()
+        || parsed.attrs.remote().is_some()
+        || !matches!(parsed.attrs.tag(), serde_attr::TagType::External);
+    for f in fields {
+        let pattrs = attr::field_attrs(&f.original.attrs, errors);
+        if f.attrs.skip_serializing() {
+            if let Some(lit) = pattrs.merge_key.as_ref().or(pattrs.strategy.as_ref()) {
+                errors.at(lit, "this field is skipped by serde, so it is never in a patch");
+            }
+            continue;
+        }
+        if f.attrs.serialize_with().is_some() || f.attrs.deserialize_with().is_some() || f.attrs.getter().is_some() {
+            json_mode = true;
+        }
+        if f.attrs.flatten() {
+            json_mode = true;
+        }
+        let missing = match (f.attrs.default(), parsed.attrs.default()) {
+            (serde_attr::Default::Default, _) => Missing::Default,
+            (serde_attr::Default::Path(p), _) => Missing::Path(p.clone()),
+            (serde_attr::Default::None, serde_attr::Default::Default) => Missing::ContainerDefault,
+            (serde_attr::Default::None, serde_attr::Default::Path(p)) => Missing::ContainerPath(p.clone()),
+            (serde_attr::Default::None, serde_attr::Default::None) => Missing::Type,
+        };
+        out.push(Field {
+            member: f.member.clone(),
+            ty: f.ty.clone(),
+            json: f.attrs.name().serialize_name().value.clone(),
+            strategy: pattrs.strategy,
+            merge_key: pattrs.merge_key,
+            with: pattrs.with,
+            skip_if: f.attrs.skip_serializing_if().cloned(),
+            deserialized: !f.attrs.skip_deserializing(),
+            flatten: f.attrs.flatten(),
+            missing,
+        });
+    }
+    if json_mode { Body::JsonStruct(out) } else { Body::Fields(out) }
+}
+
+fn enum_body(parsed: &ast::Container<'_>, variants: &[ast::Variant<'_>]) -> Body {
+    if !matches!(parsed.attrs.tag(), serde_attr::TagType::External) {
+        return Body::Any;
+    }
+    let serialized = variants.iter().filter(|v| !v.attrs.skip_serializing());
+    if serialized.clone().all(|v| matches!(v.style, ast::Style::Unit)) {
+        return Body::Scalar;
+    }
+    Body::Union(
+        serialized
+            .filter(|v| !matches!(v.style, ast::Style::Unit))
+            .map(|v| Variant {
+                json: v.attrs.name().serialize_name().value.clone(),
+                newtype: match v.style {
+                    ast::Style::Newtype => Some(v.fields[0].ty.clone()),
+                    _ => None,
+                },
+            })
+            .collect(),
+    )
+}

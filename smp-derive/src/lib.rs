@@ -1,0 +1,30 @@
+//! `#[derive(StrategicMerge)]`: typed strategic merge patches for your own
+//! types. Use it through `smp_core` (feature `derive`), which re-exports it.
+//!
+//! The attribute model (`internals`) is kept apart from code generation
+//! (`expand`): the model is what the code generator reads, whether it comes
+//! from a derive input or from another front end.
+
+extern crate proc_macro;
+
+mod expand;
+mod internals;
+
+use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+/// Implements `smp_core::StrategicMerge` for a struct or enum.
+///
+/// Field attributes (`#[patch(...)]`):
+/// - `strategy = "merge" | "replace" | "retainKeys" | "merge,retainKeys"`
+/// - `merge_key = "name"`: the key of a list of structs merged by key
+/// - `with = "path"`: a module whose `shape()` gives the schema of a field
+///   whose type does not implement `StrategicMerge`
+///
+/// Container attribute: `#[patch(crate = "path::to::smp_core")]`.
+/// serde's own attributes decide JSON names and presence.
+#[proc_macro_derive(StrategicMerge, attributes(patch))]
+pub fn derive_strategic_merge(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input).into()
+}
