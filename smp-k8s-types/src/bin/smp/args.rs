@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// Kubernetes strategic merge patch, as `kubectl patch --local` computes it.
 #[derive(Debug, Parser)]
-#[command(name = "smp", version, about, long_about = None)]
+#[command(name = "smp", version, after_help = "Exit status: 0 on success, 1 on an error, 2 on a three-way conflict.")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -36,9 +36,12 @@ pub enum Command {
         #[arg(required_unless_present = "jsonl")]
         modified: Option<Source>,
     },
-    /// Print the patch `kubectl apply` sends: from CURRENT (live) to
-    /// MODIFIED (desired), deleting what was removed since ORIGINAL (last
-    /// applied). Exits with status 2 on a conflict.
+    /// Print the patch `kubectl apply` sends from three versions.
+    ///
+    /// The patch brings CURRENT (live) to MODIFIED (desired), deleting what
+    /// was removed since ORIGINAL (last applied). When the live object
+    /// changed what the patch changes, it exits with status 2 and prints
+    /// both sides, unless --overwrite is given.
     #[command(name = "three-way")]
     ThreeWay {
         #[command(flatten)]
@@ -67,7 +70,14 @@ pub struct Common {
     #[arg(short, long, value_enum, default_value_t = Format::Json)]
     pub output: Format,
     /// Batch mode: read one JSON case per line from FILE (default: stdin)
-    /// and write one compact JSON result per line.
+    /// and write one compact JSON answer per line, in order.
+    ///
+    /// A case names its documents as the command does: `{"original": ..,
+    /// "patch": ..}` for apply, `{"original": .., "modified": ..}` for diff,
+    /// `{"original": .., "modified": .., "current": .., "overwrite": bool}`
+    /// for three-way (overwrite is optional). The answer is `{"result": ..}`
+    /// (apply) or `{"patch": ..}`, or `{"error": ".."}` (three-way adds
+    /// `"conflict": bool`).
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub jsonl: Option<Source>,
 }
@@ -107,14 +117,5 @@ pub enum Source {
 impl From<&str> for Source {
     fn from(arg: &str) -> Self {
         if arg == "-" { Source::Stdin } else { Source::File(PathBuf::from(arg)) }
-    }
-}
-
-impl std::fmt::Display for Source {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Source::Stdin => f.write_str("<stdin>"),
-            Source::File(path) => write!(f, "{}", path.display()),
-        }
     }
 }

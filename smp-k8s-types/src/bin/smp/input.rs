@@ -99,16 +99,25 @@ fn yaml_to_json(yaml: serde_yaml_ng::Value) -> Result<Value, String> {
     })
 }
 
+/// A YAML number as JSON. Floats with an integral value that fits an
+/// `int64` become integers: the reference's YAML-to-JSON step writes
+/// `1.0` as `1`, which then decodes as an integer.
 fn yaml_number(n: &serde_yaml_ng::Number) -> Result<Number, String> {
     if let Some(i) = n.as_i64() {
-        Ok(i.into())
-    } else if let Some(u) = n.as_u64() {
-        Ok(u.into())
-    } else {
-        let f = n.as_f64().unwrap_or(f64::NAN);
-        Number::from_f64(f).ok_or_else(|| format!("{n} cannot be represented in JSON"))
+        return Ok(i.into());
     }
+    if let Some(u) = n.as_u64() {
+        return Ok(u.into());
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f.fract() == 0.0 && (-INT64_BOUND..INT64_BOUND).contains(&f) {
+        return Ok((f as i64).into());
+    }
+    Number::from_f64(f).ok_or_else(|| format!("{n} cannot be represented in JSON"))
 }
+
+/// 2^63: integral floats in `[-2^63, 2^63)` are exactly `int64` values.
+const INT64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
 fn yaml_key(key: serde_yaml_ng::Value) -> Result<String, String> {
     use serde_yaml_ng::Value as Y;
@@ -131,5 +140,51 @@ pub fn type_name(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn yaml(text: &str) -> Value {
+        parse_document(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn json_is_decoded_as_the_reference_does() {
+        assert_eq!(parse_document(b"").unwrap(), json!({}));
+        assert_eq!(parse_document(b"null").unwrap(), json!({}));
+        assert_eq!(parse_document(br#"{"a": 1.0}"#).unwrap()["a"], json!(1.0));
+        let big = parse_document(br#"{"a": 18446744073709551615}"#).unwrap();
+        assert!(big["a"].is_f64(), "beyond int64 is a float: {big}");
+    }
+
+    #[test]
+    fn yaml_numbers_follow_the_reference() {
+        let doc = yaml("i: 3\nf: 1.5\nwhole: 2.0\nhuge: 1e30\nu: 9223372036854775808\n");
+        assert!(doc["i"].is_i64() && doc["whole"].is_i64(), "{doc}");
+        assert_eq!(doc["whole"], json!(2));
+        assert_eq!(doc["f"], json!(1.5));
+        assert!(doc["huge"].is_f64() && doc["u"].is_f64(), "{doc}");
+    }
+
+    #[test]
+    fn yaml_keys_tags_and_merges() {
+        let doc = yaml("1: a\ntrue: b\ns: !!str 5\nbase: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n");
+        assert_eq!(doc["1"], json!("a"));
+        assert_eq!(doc["true"], json!("b"));
+        assert_eq!(doc["s"], json!("5"));
+        assert_eq!(doc["m"], json!({"x": 1, "y": 2}));
+    }
+
+    #[test]
+    fn documents_must_be_single_objects() {
+        assert_eq!(parse_document(b"# nothing\n").unwrap(), json!({}));
+        assert!(parse_document(b"- a\n").unwrap_err().contains("not a list"));
+        assert!(parse_document(b"a: 1\n---\nb: 2\n").unwrap_err().contains("several YAML documents"));
+        assert!(parse_document(b"{\"a\": [1,").unwrap_err().starts_with("invalid JSON"));
+        assert!(parse_document(b"a: [").unwrap_err().starts_with("invalid YAML"));
     }
 }

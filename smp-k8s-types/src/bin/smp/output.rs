@@ -5,14 +5,18 @@ use serde_json::Value;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-/// Writes `value` as a whole document: indented JSON with sorted keys, or YAML.
+/// Writes `value` as a whole document: indented JSON, or YAML. Keys come
+/// out sorted, as `serde_json`'s maps keep them.
 pub fn write_document(out: &mut impl Write, value: &Value, format: Format) -> io::Result<()> {
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, value)?;
             out.write_all(b"\n")
         }
-        Format::Yaml => serde_yaml_ng::to_writer(out, value).map_err(io::Error::other),
+        Format::Yaml => {
+            let text = serde_yaml_ng::to_string(value).map_err(io::Error::other)?;
+            out.write_all(text.as_bytes())
+        }
     }
 }
 
@@ -49,6 +53,8 @@ pub fn write_error_line(out: &mut impl Write, message: &str, conflict: Option<bo
 pub enum Failure {
     /// Bad input, options or I/O: exit status 1.
     Error(String),
+    /// The reader of the output went away (`| head`): exit status 1, quietly.
+    OutputClosed,
     /// A three-way conflict: exit status 2, both sides shown.
     Conflict {
         /// Where in the document, if not at the top.
@@ -56,6 +62,15 @@ pub enum Failure {
         patch: Value,
         changed: Value,
     },
+}
+
+/// A failure to write the output.
+pub fn output_error(e: io::Error) -> Failure {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Failure::OutputClosed
+    } else {
+        Failure::Error(format!("cannot write output: {e}"))
+    }
 }
 
 impl From<String> for Failure {
@@ -83,6 +98,7 @@ impl Failure {
                 eprintln!("error: {message}");
                 ExitCode::from(1)
             }
+            Failure::OutputClosed => ExitCode::from(1),
             Failure::Conflict { path, patch, changed } => {
                 let at = if path.is_empty() { String::new() } else { format!(" at {path}") };
                 eprint!(

@@ -15,7 +15,7 @@ use crate::input;
 use serde_json::Value;
 use smp_core::{OpenApi, Schema};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// An OpenAPI document and the file it came from.
 pub struct Document {
@@ -29,8 +29,8 @@ pub fn load_documents(paths: &[PathBuf]) -> Result<Vec<Document>, String> {
     paths.iter().map(|path| load_document(path)).collect()
 }
 
-fn load_document(path: &PathBuf) -> Result<Document, String> {
-    let source = Source::File(path.clone());
+fn load_document(path: &Path) -> Result<Document, String> {
+    let source = Source::File(path.to_path_buf());
     let what = "OpenAPI document";
     let bytes = input::read(&source, what)?;
     let api = parse_openapi(&bytes).map_err(|e| format!("{}: {e}", input::describe(&source, what)))?;
@@ -82,7 +82,8 @@ impl<'a> Resolver<'a> {
     }
 }
 
-/// The definition `name`, from the first document that has it.
+/// The definition `name`, from the first document that has it; else why
+/// each document has not.
 fn definition<'a>(docs: &'a [Document], name: &str) -> Result<Schema<'a>, String> {
     let mut reasons = Vec::new();
     for doc in docs {
@@ -91,7 +92,7 @@ fn definition<'a>(docs: &'a [Document], name: &str) -> Result<Schema<'a>, String
             Err(e) => reasons.push(format!("{}: {e}", doc.name)),
         }
     }
-    Err(format!("unknown definition {name:?} ({})", reasons.join("; ")))
+    Err(reasons.join("; "))
 }
 
 /// The `apiVersion` and `kind` of the first document that has both.

@@ -66,7 +66,7 @@ impl Invocation {
             );
         }
         match &self.common.jsonl {
-            Some(source) => Ok(batch::run(self.op, source, &mut resolver, self.overwrite)?),
+            Some(source) => batch::run(self.op, source, &mut resolver, self.overwrite),
             None => self.run_single(&mut resolver),
         }
     }
@@ -74,7 +74,7 @@ impl Invocation {
     /// Reads the documents, runs the operation and prints the answer.
     fn run_single(&self, resolver: &mut schema::Resolver<'_>) -> Result<(), Failure> {
         let sources: Vec<&Source> = self.inputs.iter().flatten().collect();
-        if sources.iter().filter(|s| ***s == Source::Stdin).count() > 1 {
+        if sources.iter().filter(|s| matches!(s, Source::Stdin)).count() > 1 {
             return Err(Failure::Error("only one input can be read from stdin (-)".into()));
         }
         let names = self.op.inputs();
@@ -88,6 +88,6 @@ impl Invocation {
         let mut out = BufWriter::new(io::stdout().lock());
         output::write_document(&mut out, &answer, self.common.output)
             .and_then(|()| out.flush())
-            .map_err(|e| Failure::Error(format!("cannot write output: {e}")))
+            .map_err(output::output_error)
     }
 }
