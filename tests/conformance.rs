@@ -15,7 +15,7 @@ fn schema_of(case: &Value) -> smp_core::Schema<'static> {
 }
 
 fn text_or_doc(case: &Value, field: &str) -> smp_core::Result<Value> {
-    match case.get(&format!("{field}Text")) {
+    match case.get(format!("{field}Text")) {
         Some(Value::String(t)) => decode(t.as_bytes()),
         _ => Ok(case[field].clone()),
     }

@@ -15,6 +15,6 @@ pub use error::{Error, ErrorKind, Path, Result, Segment};
 pub use schema::{FieldSchema, OpenApi, PatchMeta, Schema, Shape, StructSchema};
 pub mod typed;
 
-pub use typed::StrategicMerge;
 #[cfg(feature = "derive")]
 pub use smp_derive::StrategicMerge;
+pub use typed::StrategicMerge;

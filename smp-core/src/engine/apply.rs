@@ -687,13 +687,13 @@ fn validate_patch_with_order(patch: &[Value], order: &[Value], mk: &str) -> Resu
 /// `mergeKeyValueEqual`.
 fn merge_key_value_equal(left: &Value, right: &Value, mk: &str) -> Result<bool> {
     if mk.is_empty() {
-        return go_eq(left, right).map_err(|_| uncomparable());
+        return go_eq(left, right).ok_or_else(uncomparable);
     }
     let l = left.as_object().ok_or_else(|| bad_arg(GoKind::Object, left))?;
     let r = right.as_object().ok_or_else(|| bad_arg(GoKind::Object, right))?;
     let lv = l.get(mk).ok_or_else(|| no_merge_key(l, mk))?;
     let rv = r.get(mk).ok_or_else(|| no_merge_key(r, mk))?;
-    go_eq(lv, rv).map_err(|_| uncomparable())
+    go_eq(lv, rv).ok_or_else(uncomparable)
 }
 
 /// `normalizeElementOrder`: sorts patch items by the patch order and

@@ -94,10 +94,10 @@ fn slices_conflict(
         let lm = by_merge_key_text(l, mk)?;
         let rm = by_merge_key_text(r, mk)?;
         for (k, lv) in &lm {
-            if let Some(rv) = rm.get(k) {
-                if field_conflicts(lv, rv, schema, "", "", depth + 1)? {
-                    return Ok(true);
-                }
+            if let Some(rv) = rm.get(k)
+                && field_conflicts(lv, rv, schema, "", "", depth + 1)?
+            {
+                return Ok(true);
             }
         }
         return Ok(false);

@@ -145,7 +145,11 @@ pub(crate) fn diff_maps(
 
 /// Adds `$retainKeys` (the non-null keys of the modified map, sorted) when
 /// the map changed or lost a non-null key.
-pub(crate) fn add_retain_keys(patch: &mut Map<String, Value>, mut retain: Vec<&str>, removed_field: impl FnOnce() -> bool) {
+pub(crate) fn add_retain_keys(
+    patch: &mut Map<String, Value>,
+    mut retain: Vec<&str>,
+    removed_field: impl FnOnce() -> bool,
+) {
     if !retain.is_empty() && (!patch.is_empty() || removed_field()) {
         // Keys are unique strings, so sorting by `%v` is sorting by key.
         retain.sort_unstable();
@@ -329,7 +333,7 @@ fn is_order_same(o: &[Value], m: &[Value], mk: &str) -> Result<bool> {
     }
     for (a, b) in o.iter().zip(m) {
         // Both lists were checked to hold objects carrying the key.
-        if !crate::value::go_eq(&a[mk], &b[mk]).map_err(|_| uncomparable())? {
+        if !crate::value::go_eq(&a[mk], &b[mk]).ok_or_else(uncomparable)? {
             return Ok(false);
         }
     }

@@ -152,7 +152,7 @@ pub(crate) fn dedup_scalars_in_place(buf: &mut [Value]) -> Result<usize> {
     while i + 1 < len {
         let mut j = i + 1;
         while j < len {
-            if crate::value::go_eq(&buf[i], &buf[j]).map_err(|_| uncomparable())? {
+            if crate::value::go_eq(&buf[i], &buf[j]).ok_or_else(uncomparable)? {
                 buf[j] = buf[len - 1].clone();
                 len -= 1;
             } else {

@@ -99,9 +99,8 @@ impl StructSchema {
             })
         };
         // A flattened map takes every other key, without metadata.
-        let catch_all = || {
-            fields.iter().any(|f| f.flatten && !matches!((f.shape)(), Shape::Struct(_))).then_some(&UNTYPED_FIELD)
-        };
+        let catch_all =
+            || fields.iter().any(|f| f.flatten && !matches!((f.shape)(), Shape::Struct(_))).then_some(&UNTYPED_FIELD);
         own.or_else(flattened).or_else(catch_all)
     }
 }

@@ -5,7 +5,9 @@
 use super::{Field, StrategicMerge};
 use crate::engine::apply::{Merger, Mode};
 use crate::engine::diff::{Opts, diff_maps};
-use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, discard_nulls, remove_directives};
+use crate::engine::{
+    DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, discard_nulls, remove_directives,
+};
 use crate::error::{ErrorKind, Result};
 use crate::schema::{Schema, Shape};
 use serde::Serialize;
@@ -120,7 +122,11 @@ pub(crate) fn diff_object<T: Serialize>(old: &T, new: &T, shape: Shape, opts: Op
 }
 
 /// Applies a patch map to a whole object through the JSON engine.
-pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(slot: &mut T, patch: Map<String, Value>, shape: Shape) -> Result<()> {
+pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(
+    slot: &mut T,
+    patch: Map<String, Value>,
+    shape: Shape,
+) -> Result<()> {
     let original = into_object(to_value(&*slot)?)?;
     let merged = Merger { mode: Mode::Apply }.merge_map(original, patch, Schema::Static(shape), 0)?;
     *slot = from_value(Value::Object(merged))?;

@@ -209,18 +209,16 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         let strategy = field.meta.parse()?;
         let objects = matches!(T::shape(), Shape::Struct(_));
         let nested_lists = matches!(T::shape(), Shape::List(_));
-        if let (Some(a), Some(b)) = (old, new) {
-            if !nested_lists {
-                if strategy.merge && objects && !field.meta.merge_key.is_empty() {
-                    return keyed::diff_keyed_list(a, b, field, patch, opts);
+        if let (Some(a), Some(b), false) = (old, new, nested_lists) {
+            if strategy.merge && objects && !field.meta.merge_key.is_empty() {
+                return keyed::diff_keyed_list(a, b, field, patch, opts);
+            }
+            if !strategy.merge {
+                // A replaced list is sent whole when it changed.
+                if a != b && opts.additions() {
+                    patch.insert(field.key.to_string(), to_value(b)?);
                 }
-                if !strategy.merge {
-                    // A replaced list is sent whole when it changed.
-                    if a != b && opts.additions() {
-                        patch.insert(field.key.to_string(), to_value(b)?);
-                    }
-                    return Ok(());
-                }
+                return Ok(());
             }
         }
         fallback::diff_field(old, new, field, patch, opts)
@@ -240,7 +238,11 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
                     if matches!(T::shape(), Shape::Struct(_)) && !field.meta.merge_key.is_empty() {
                         return keyed::apply_keyed_list(list, p, field);
                     }
-                    return fallback::apply_field(Some(list), FieldPatch { value: Some(Value::Array(p)), ..Default::default() }, field);
+                    return fallback::apply_field(
+                        Some(list),
+                        FieldPatch { value: Some(Value::Array(p)), ..Default::default() },
+                        field,
+                    );
                 }
                 (None, Some(v)) => return take_new_value(v, field),
                 (slot, value) => return fallback::apply_field(slot, FieldPatch { value, ..Default::default() }, field),
@@ -342,7 +344,11 @@ pub fn diff_struct_field<T: StrategicMerge>(
 }
 
 /// Apply to a field holding a struct (for generated code).
-pub fn apply_struct_field<T: StrategicMerge>(slot: Option<&mut T>, patch: FieldPatch, field: &Field) -> Result<Outcome<T>> {
+pub fn apply_struct_field<T: StrategicMerge>(
+    slot: Option<&mut T>,
+    patch: FieldPatch,
+    field: &Field,
+) -> Result<Outcome<T>> {
     if !patch.is_plain() {
         return fallback::apply_field(slot, patch, field);
     }

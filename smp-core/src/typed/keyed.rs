@@ -152,10 +152,8 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
         p.as_object().is_some_and(|m| !m.contains_key(PATCH) && m.get(mk).is_some_and(|k| ScalarKey::of(k).is_some()))
     };
     let list_keys = keys_of(list, mk);
-    let patch_keys: Option<Vec<Key>> = patch
-        .iter()
-        .map(|p| if plain(p) { ScalarKey::of(&p[mk]).map(Key::of) } else { None })
-        .collect();
+    let patch_keys: Option<Vec<Key>> =
+        patch.iter().map(|p| if plain(p) { ScalarKey::of(&p[mk]).map(Key::of) } else { None }).collect();
     let (Some(list_keys), Some(patch_keys)) = (list_keys, patch_keys) else {
         let fp = FieldPatch { value: Some(Value::Array(patch)), ..Default::default() };
         return fallback::apply_field(Some(list), fp, field);

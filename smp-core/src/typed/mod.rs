@@ -110,7 +110,11 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
         )?;
         let deletions = last_applied.__diff_object(
             desired,
-            Opts::new(DiffOptions { ignore_changes_and_additions: true, set_element_order: true, ..Default::default() }),
+            Opts::new(DiffOptions {
+                ignore_changes_and_additions: true,
+                set_element_order: true,
+                ..Default::default()
+            }),
         )?;
         let schema = Schema::Static(Self::shape());
         let merger = crate::engine::apply::Merger { mode: crate::engine::apply::Mode::MergePatches };
@@ -237,15 +241,15 @@ impl RetainKeysField for Value {}
 /// Helpers for generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::{Field, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
-    pub use crate::error::{Error, Result};
-    pub use crate::schema::{FieldSchema, PatchMeta, Shape, StructSchema};
-    pub use crate::value::ScalarKey;
     pub use super::fallback::{
         Grouped, apply_field_json, apply_object_fallback, diff_field_json, equal_means_empty, finish_diff, group_patch,
         missing_json, to_value,
     };
     pub use super::impls::{apply_struct_field, diff_struct_field};
+    pub use super::{Field, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
     pub use crate::engine::diff::Opts;
+    pub use crate::error::{Error, Result};
+    pub use crate::schema::{FieldSchema, PatchMeta, Shape, StructSchema};
+    pub use crate::value::ScalarKey;
     pub use serde_json::{Map, Value};
 }

@@ -23,7 +23,7 @@ pub enum Body {
     /// engine; `fields` only describe the schema.
     JsonStruct(Vec<Field>),
     /// A transparent struct: the schema of its one field's type.
-    Transparent(Type),
+    Transparent(Box<Type>),
     /// An enum of unit variants: serialised as a string.
     Scalar,
     /// An externally tagged enum with data: an object with one key.
@@ -80,13 +80,8 @@ pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
     let cattrs = attr::container_attrs(&input.attrs, &mut errors);
     let krate = cattrs.krate.unwrap_or_else(|| syn::parse_quote!(::smp_core));
     let body = body(input, &mut errors);
-    let container = Container {
-        ident: input.ident.clone(),
-        vis: input.vis.clone(),
-        generics: input.generics.clone(),
-        krate,
-        body,
-    };
+    let container =
+        Container { ident: input.ident.clone(), vis: input.vis.clone(), generics: input.generics.clone(), krate, body };
     (container, errors.into_result())
 }
 
@@ -101,11 +96,11 @@ fn body(input: &DeriveInput, errors: &mut Errors) -> Body {
     let body = match &parsed.data {
         ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, errors),
         ast::Data::Struct(ast::Style::Newtype, fields) if parsed.attrs.transparent() => {
-            Body::Transparent(fields[0].ty.clone())
+            Body::Transparent(Box::new(fields[0].ty.clone()))
         }
         ast::Data::Struct(_, fields) if parsed.attrs.transparent() => {
             match fields.iter().find(|f| !f.attrs.skip_serializing()) {
-                Some(f) => Body::Transparent(f.ty.clone()),
+                Some(f) => Body::Transparent(Box::new(f.ty.clone())),
                 None => Body::Any,
             }
         }
@@ -118,11 +113,6 @@ fn body(input: &DeriveInput, errors: &mut Errors) -> Body {
 }
 
 fn struct_body(parsed: &ast::Container<'_>, fields: &[ast::Field<'_>], errors: &mut Errors) -> Body {
-    if parsed.attrs.transparent() {
-        if let Some(f) = fields.iter().find(|f| !f.attrs.skip_serializing()) {
-            return Body::Transparent(f.ty.clone());
-        }
-    }
     let mut out = Vec::new();
     let mut json_mode = parsed.attrs.type_from().is_some()
         || parsed.attrs.type_try_from().is_some()
