@@ -118,7 +118,9 @@ fn field_desc(f: &Field, p: &TokenStream) -> TokenStream {
 /// `Some(&value)` when serde writes the field, `None` when it skips it.
 fn presence(f: &Field, value: TokenStream) -> TokenStream {
     match &f.skip_if {
-        Some(skip) => quote!(if #skip(&#value) { ::core::option::Option::None } else { ::core::option::Option::Some(&#value) }),
+        Some(skip) => {
+            quote!(if #skip(&#value) { ::core::option::Option::None } else { ::core::option::Option::Some(&#value) })
+        }
         None => quote!(::core::option::Option::Some(&#value)),
     }
 }

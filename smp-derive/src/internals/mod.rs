@@ -3,5 +3,3 @@
 
 pub mod attr;
 pub mod model;
-
-
