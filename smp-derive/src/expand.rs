@@ -19,20 +19,33 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     }
 }
 
-fn implementation(c: &Container) -> TokenStream {
+/// The implementing type as written in `impl ... for <type>`.
+fn self_ty(c: &Container) -> TokenStream {
+    match &c.foreign {
+        Some(path) => quote!(#path),
+        None => {
+            let ident = &c.ident;
+            let (_, ty_generics, _) = c.generics.split_for_impl();
+            quote!(#ident #ty_generics)
+        }
+    }
+}
+
+pub fn implementation(c: &Container) -> TokenStream {
     let krate = &c.krate;
     let p = quote!(#krate::typed::__private);
-    let ident = &c.ident;
+    let self_ty = self_ty(c);
     let mut generics = c.generics.clone();
     for tp in generics.type_params_mut() {
         tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
     }
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
 
     let shape = shape_fn(c, &p);
     let methods = match &c.body {
         Body::Fields(fields) => field_methods(c, fields, &p),
         Body::JsonStruct(_) => struct_field_methods(&p),
+        Body::Scalar => scalar_methods(&p),
         _ => quote!(),
     };
     let fields_impl = match &c.body {
@@ -45,7 +58,7 @@ fn implementation(c: &Container) -> TokenStream {
     };
     quote! {
         #[automatically_derived]
-        impl #impl_generics #p::StrategicMerge for #ident #ty_generics #where_clause {
+        impl #impl_generics #p::StrategicMerge for #self_ty #where_clause {
             #shape
             #methods
         }
@@ -55,10 +68,16 @@ fn implementation(c: &Container) -> TokenStream {
 }
 
 fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
-    let name = c.ident.to_string();
+    let name = &c.name;
     let body = match &c.body {
         Body::Fields(fields) | Body::JsonStruct(fields) => {
-            let entries = fields.iter().map(|f| field_schema(f, p));
+            let constants = c.constants.iter().map(|json| {
+                quote!(#p::FieldSchema {
+                    name: #json, strategy: "", merge_key: "", pointer: false, flatten: false,
+                    shape: || #p::Shape::Scalar,
+                })
+            });
+            let entries = constants.chain(fields.iter().map(|f| field_schema(f, p)));
             quote!(#p::Shape::Struct(const { &#p::StructSchema { name: #name, fields: &[#(#entries),*] } }))
         }
         Body::Transparent(ty) => quote!(<#ty as #p::StrategicMerge>::shape()),
@@ -122,6 +141,28 @@ fn presence(f: &Field, value: TokenStream) -> TokenStream {
             quote!(if #skip(&#value) { ::core::option::Option::None } else { ::core::option::Option::Some(&#value) })
         }
         None => quote!(::core::option::Option::Some(&#value)),
+    }
+}
+
+fn scalar_methods(p: &TokenStream) -> TokenStream {
+    quote! {
+        fn __diff_field(
+            old: ::core::option::Option<&Self>,
+            new: ::core::option::Option<&Self>,
+            field: &#p::Field,
+            patch: &mut #p::Map<::std::string::String, #p::Value>,
+            opts: #p::Opts,
+        ) -> #p::Result<()> {
+            #p::diff_scalar(old, new, field, patch, opts)
+        }
+
+        fn __apply_field(
+            slot: ::core::option::Option<&mut Self>,
+            patch: #p::FieldPatch,
+            field: &#p::Field,
+        ) -> #p::Result<#p::Outcome<Self>> {
+            #p::apply_scalar(slot, patch, field)
+        }
     }
 }
 
@@ -302,25 +343,30 @@ pub fn field_ident(json: &str, span: Span) -> Ident {
 }
 
 fn witness_ident(c: &Container) -> Ident {
-    format_ident!("__SmpFieldsOf{}", c.ident)
+    match &c.foreign {
+        // Foreign types of one name live in several modules.
+        Some(path) => {
+            let joined: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            format_ident!("__SmpFieldsOf_{}", joined.join("_"))
+        }
+        None => format_ident!("__SmpFieldsOf{}", c.ident),
+    }
 }
 
 /// One associated item per JSON field name: `merge_key` is checked against it.
 fn fields_witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
-    let ident = &c.ident;
+    let self_ty = self_ty(c);
     let vis = &c.vis;
     let witness = witness_ident(c);
     let consts = fields.iter().filter(|f| !f.flatten).map(|f| {
         let name = field_ident(&f.json, Span::call_site());
         quote!(pub const #name: () = ();)
     });
-    let (impl_generics, ty_generics, where_clause) = c.generics.split_for_impl();
     let mut bounded = c.generics.clone();
     for tp in bounded.type_params_mut() {
         tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
     }
     let (impl_generics_b, _, where_b) = bounded.split_for_impl();
-    let _ = (impl_generics, where_clause);
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
@@ -331,7 +377,7 @@ fn fields_witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
             #(#consts)*
         }
 
-        impl #impl_generics_b #p::StructFields for #ident #ty_generics #where_b {
+        impl #impl_generics_b #p::StructFields for #self_ty #where_b {
             type Fields = #witness;
         }
     }

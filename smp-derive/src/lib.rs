@@ -8,6 +8,7 @@
 extern crate proc_macro;
 
 mod expand;
+mod foreign;
 mod internals;
 
 use proc_macro::TokenStream;
@@ -27,4 +28,14 @@ use syn::{DeriveInput, parse_macro_input};
 pub fn derive_strategic_merge(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Implementations for foreign types, from a field-by-field description
+/// written by a generator (see `foreign.rs` for the syntax). Not for direct
+/// use.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __foreign_impls(input: TokenStream) -> TokenStream {
+    let impls = parse_macro_input!(input as foreign::ForeignImpls);
+    impls.expand().into()
 }

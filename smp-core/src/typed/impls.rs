@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Diff of a scalar-like field: equal values need nothing; otherwise the
 /// new value replaces the old one.
-fn diff_scalar<T: StrategicMerge>(
+pub fn diff_scalar<T: StrategicMerge>(
     old: Option<&T>,
     new: Option<&T>,
     field: &Field,
@@ -40,7 +40,7 @@ fn diff_scalar<T: StrategicMerge>(
 
 /// Apply to a scalar-like field: a scalar patch value replaces it, null
 /// removes it; anything else goes through the engine.
-fn apply_scalar<T: StrategicMerge>(slot: Option<&mut T>, patch: FieldPatch, field: &Field) -> Result<Outcome<T>> {
+pub fn apply_scalar<T: StrategicMerge>(slot: Option<&mut T>, patch: FieldPatch, field: &Field) -> Result<Outcome<T>> {
     if patch.is_plain() {
         match &patch.value {
             Some(Value::Null) => return Ok(Outcome::Absent),

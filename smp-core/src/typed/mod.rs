@@ -245,7 +245,7 @@ pub mod __private {
         Grouped, apply_field_json, apply_object_fallback, diff_field_json, equal_means_empty, finish_diff, group_patch,
         missing_json, to_value,
     };
-    pub use super::impls::{apply_struct_field, diff_struct_field};
+    pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
     pub use super::{Field, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
     pub use crate::engine::diff::Opts;
     pub use crate::error::{Error, Result};

@@ -7,6 +7,14 @@ use syn::{DeriveInput, ExprPath, Generics, Ident, LitStr, Member, Path, Type, Vi
 
 pub struct Container {
     pub ident: Ident,
+    /// The implementing type when it is not the derive input itself (a
+    /// foreign type, named by its path).
+    pub foreign: Option<Path>,
+    /// The type's name in schemas and error messages.
+    pub name: String,
+    /// JSON keys that always hold the same value (a resource's `apiVersion`
+    /// and `kind`): in the schema as scalars, never patched field by field.
+    pub constants: Vec<String>,
     pub vis: Visibility,
     pub generics: Generics,
     /// Path of `smp_core` as the generated code names it.
@@ -81,7 +89,16 @@ pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
     let krate = cattrs.krate.unwrap_or_else(|| syn::parse_quote!(::smp_core));
     let body = body(input, &mut errors);
     let container =
-        Container { ident: input.ident.clone(), vis: input.vis.clone(), generics: input.generics.clone(), krate, body };
+        Container {
+            ident: input.ident.clone(),
+            foreign: None,
+            name: input.ident.to_string(),
+            constants: Vec::new(),
+            vis: input.vis.clone(),
+            generics: input.generics.clone(),
+            krate,
+            body,
+        };
     (container, errors.into_result())
 }
 
