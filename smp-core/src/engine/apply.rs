@@ -65,6 +65,7 @@ pub fn decode(bytes: &[u8]) -> Result<Value> {
 }
 
 pub(crate) fn document(v: &Value) -> Result<&Map<String, Value>> {
+    check_nesting(v)?;
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
     match v {
         Value::Object(m) => Ok(m),

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 /// compared, keyed lists are compared element by element by merge key, and
 /// sets of scalars never conflict.
 pub fn merging_maps_have_conflicts(left: &Value, right: &Value, schema: Schema<'_>) -> Result<bool> {
+    super::check_nesting(left)?;
+    super::check_nesting(right)?;
     field_conflicts(left, right, schema, "", "", 0)
 }
 
@@ -139,12 +141,21 @@ fn dedup_and_sort(list: &[Value]) -> Result<Vec<Value>> {
 
 /// The plain JSON-merge-patch conflict test (`mergepatch.HasConflicts`):
 /// common keys of objects are compared, lists position by position.
+///
+/// Values nested deeper than the engine's limit count as conflicting.
 pub fn has_conflicts(left: &Value, right: &Value) -> bool {
+    if super::check_nesting(left).is_err() || super::check_nesting(right).is_err() {
+        return true;
+    }
+    plain_conflicts(left, right)
+}
+
+fn plain_conflicts(left: &Value, right: &Value) -> bool {
     match (left, right) {
         (Value::Object(l), Value::Object(r)) => {
-            l.iter().any(|(k, lv)| r.get(k).is_some_and(|rv| has_conflicts(lv, rv)))
+            l.iter().any(|(k, lv)| r.get(k).is_some_and(|rv| plain_conflicts(lv, rv)))
         }
-        (Value::Array(l), Value::Array(r)) => l.len() != r.len() || l.iter().zip(r).any(|(a, b)| has_conflicts(a, b)),
+        (Value::Array(l), Value::Array(r)) => l.len() != r.len() || l.iter().zip(r).any(|(a, b)| plain_conflicts(a, b)),
         (Value::Object(_) | Value::Array(_), _) => true,
         _ => !deep_eq(left, right),
     }

@@ -20,10 +20,27 @@ pub(crate) const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 
 /// Nesting deeper than this is refused rather than risking the stack.
-pub(crate) const MAX_DEPTH: usize = 1000;
+/// (serde_json's parser already stops at 128 levels.)
+pub(crate) const MAX_DEPTH: usize = 256;
 
 pub(crate) fn check_depth(depth: usize) -> Result<()> {
     if depth > MAX_DEPTH { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) } else { Ok(()) }
+}
+
+/// Refuses documents nested deeper than [`MAX_DEPTH`], without recursing,
+/// before any recursive step (cloning included) touches them.
+pub(crate) fn check_nesting(v: &Value) -> Result<()> {
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Object(m) => Box::new(m.values()),
+            Value::Array(a) => Box::new(a.iter()),
+            _ => continue,
+        };
+        check_depth(depth + 1)?;
+        stack.extend(children.filter(|c| c.is_object() || c.is_array()).map(|c| (c, depth + 1)));
+    }
+    Ok(())
 }
 
 /// The field name after a directive prefix (`extractKey`): the key must read
