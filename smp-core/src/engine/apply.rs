@@ -297,37 +297,13 @@ impl Merger {
             return Err(bad_arg(GoKind::Array, &order));
         };
         let field = directive_field(key, SET_ELEMENT_ORDER, ErrorKind::BadSetElementOrder)?.to_string();
-        let orig_list = match original.get(&field) {
-            None => None,
-            Some(Value::Array(_)) => match original.remove(&field) {
-                Some(Value::Array(a)) => Some(a),
-                _ => unreachable!(),
-            },
-            Some(other) => return Err(bad_arg(GoKind::Array, other)),
-        };
-        let restore = |original: &mut Map<String, Value>, list: Option<Vec<Value>>| {
-            if let Some(l) = list {
-                original.insert(field.clone(), Value::Array(l));
-            }
-        };
-        let patch_list = match patch.remove(&field) {
-            None => None,
-            Some(Value::Array(a)) => Some(a),
-            Some(other) => {
-                let e = bad_arg(GoKind::Array, &other);
-                restore(original, orig_list);
-                return Err(e);
-            }
-        };
-        let outcome = self.order_list(orig_list, patch_list, &field, &order, schema, depth);
-        match outcome {
-            Ok(Some(list)) => {
-                original.insert(field, Value::Array(list));
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(e) => Err(e),
+        // An error aborts the whole patch, so the lists are taken out freely.
+        let orig_list = take_list(original, &field)?;
+        let patch_list = take_list(patch, &field)?;
+        if let Some(list) = self.order_list(orig_list, patch_list, &field, &order, schema, depth)? {
+            original.insert(field, Value::Array(list));
         }
+        Ok(())
     }
 
     /// Merges the list under `field` and orders it by `order`. `None` when
@@ -532,6 +508,15 @@ fn merge_scalar_sets(original: Vec<Value>, patch: &[Value]) -> Result<(Vec<Value
     let live = if shares_memory { buf[..n].to_vec() } else { live };
     buf.truncate(len);
     Ok((buf, live))
+}
+
+/// Removes the list under `key`; a value that is not a list is an error.
+fn take_list(map: &mut Map<String, Value>, key: &str) -> Result<Option<Vec<Value>>> {
+    match map.remove(key) {
+        None => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(a)),
+        Some(other) => Err(bad_arg(GoKind::Array, &other)),
+    }
 }
 
 /// The result of merging a list.
