@@ -3,3 +3,5 @@
 //! With the `cli` feature the crate also builds `smp`, the command-line
 //! tool: `smp apply|diff|three-way`, with schemas from OpenAPI documents
 //! and a `--jsonl` batch mode.
+
+pub mod kubectl;
