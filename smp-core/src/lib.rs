@@ -3,6 +3,8 @@
 
 mod engine;
 pub mod error;
+#[cfg(feature = "k8s-openapi")]
+pub mod k8s;
 pub mod schema;
 pub mod value;
 

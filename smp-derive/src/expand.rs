@@ -193,8 +193,9 @@ fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStrea
     let key_arms = fields.iter().filter(|f| f.with.is_none()).map(|f| {
         let json = &f.json;
         let member = &f.member;
+        let ty = &f.ty;
         let value = presence(f, quote!(self.#member));
-        quote!(#json => (#value).and_then(#p::StrategicMerge::__as_key))
+        quote!(#json => (#value).and_then(|v| <#ty as #p::StrategicMerge>::__as_key(v)))
     });
 
     let diffs = fields.iter().map(|f| {
@@ -210,7 +211,7 @@ fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStrea
         };
         let is_null = match &f.with {
             Some(_) => quote!(|v: &#ty| #p::to_value(v).is_ok_and(|v| v.is_null())),
-            None => quote!(|v: &#ty| #p::StrategicMerge::__is_null(v)),
+            None => quote!(|v: &#ty| <#ty as #p::StrategicMerge>::__is_null(v)),
         };
         quote! {
             {
@@ -342,48 +343,53 @@ pub fn field_ident(json: &str, span: Span) -> Ident {
     format_ident!("__smp_field_{}", hex, span = span)
 }
 
-fn witness_ident(c: &Container) -> Ident {
-    match &c.foreign {
-        // Foreign types of one name live in several modules.
-        Some(path) => {
-            let joined: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-            format_ident!("__SmpFieldsOf_{}", joined.join("_"))
-        }
-        None => format_ident!("__SmpFieldsOf{}", c.ident),
-    }
-}
-
-/// One associated item per JSON field name: `merge_key` is checked against it.
+/// One field per JSON field name, `()` when serde writes it and
+/// `SkippedBySerde` when it skips it: `merge_key` is checked against it.
+/// It lives in an anonymous block, out of the user's namespace, under a
+/// name that reads well in the errors of misspelt merge keys.
 fn fields_witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
     let self_ty = self_ty(c);
     let vis = &c.vis;
-    let witness = witness_ident(c);
-    let consts = fields.iter().filter(|f| !f.flatten).map(|f| {
-        let name = field_ident(&f.json, Span::call_site());
-        quote!(pub const #name: () = ();)
+    let witness = format_ident!("{}Fields", c.ident);
+    let mut seen = std::collections::HashSet::new();
+    let serialized = fields.iter().filter(|f| !f.flatten).map(|f| (&f.json, quote!(())));
+    let skipped = c.skipped.iter().map(|json| (json, quote!(SkippedBySerde)));
+    let members = serialized.chain(skipped).filter(|(json, _)| seen.insert(*json)).map(|(json, ty)| {
+        let name = field_ident(json, Span::call_site());
+        quote!(pub #name: #ty)
     });
     let mut bounded = c.generics.clone();
     for tp in bounded.type_params_mut() {
         tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
     }
     let (impl_generics_b, _, where_b) = bounded.split_for_impl();
+    let skipped_marker = (!c.skipped.is_empty()).then(|| {
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code)]
+            #vis struct SkippedBySerde;
+        }
+    });
     quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #vis struct #witness;
+        const _: () = {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, non_snake_case, dead_code)]
+            #vis struct #witness {
+                #(#members,)*
+            }
 
-        #[allow(non_upper_case_globals, dead_code)]
-        impl #witness {
-            #(#consts)*
-        }
+            #skipped_marker
 
-        impl #impl_generics_b #p::StructFields for #self_ty #where_b {
-            type Fields = #witness;
-        }
+            impl #impl_generics_b #p::StructFields for #self_ty #where_b {
+                type Fields = #witness;
+            }
+        };
     }
 }
 
-/// Type-level checks of the attributes, each spanned at its attribute.
+/// Type-level checks of the attributes, each spanned at its attribute, and
+/// each failing with one error: a check that needs a list of structs stops
+/// at the first unmet requirement.
 fn checks(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
     let generic_names: Vec<String> = c.generics.type_params().map(|t| t.ident.to_string()).collect();
     let mentions_generic = |ty: &syn::Type| {
@@ -392,15 +398,12 @@ fn checks(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
     };
     let mut out = Vec::new();
     for f in fields.iter().filter(|f| !mentions_generic(&f.ty) && f.with.is_none()) {
-        let ty = &f.ty;
+        let retain_keys = f.strategy.as_ref().filter(|s| s.value().contains("retainKeys"));
+        // A merge key requires a list of structs, which `retainKeys` accepts.
         if let Some(mk) = &f.merge_key {
-            let name = field_ident(&mk.value(), mk.span());
-            out.push(quote_spanned! {mk.span()=>
-                let _: () = <<<#ty as #p::ListField>::Elem as #p::StructFields>::Fields>::#name;
-            });
-        }
-        if let Some(s) = f.strategy.as_ref().filter(|s| s.value().contains("retainKeys")) {
-            out.push(retain_keys_check(s, ty, p));
+            out.push(merge_key_check(mk, &f.ty, p));
+        } else if let Some(s) = retain_keys {
+            out.push(retain_keys_check(s, &f.ty, p));
         }
     }
     if out.is_empty() {
@@ -416,11 +419,44 @@ fn checks(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
     }
 }
 
+/// The field's type is a list of structs that have a serialised field
+/// named by the merge key. The element's fields are reached through
+/// inferred type parameters, so that a field type that is no list (or a
+/// list of scalars) gives that one error and no follow-up.
+fn merge_key_check(lit: &LitStr, ty: &syn::Type, p: &TokenStream) -> TokenStream {
+    let key = lit.value();
+    // Spanned at the literal, so that rustc names the field a misspelt key
+    // is close to.
+    let name = field_ident(&key, lit.span());
+    let escaped = key.replace('{', "{{").replace('}', "}}");
+    let message = format!("`{escaped}` is skipped by serde in the list's elements, so it cannot be a merge key");
+    quote_spanned! {lit.span()=>
+        {
+            fn merge_key_list<L, E, F>(_: ::core::marker::PhantomData<L>) -> F
+            where
+                L: #p::ListField<Elem = E> + ?Sized,
+                E: #p::StructFields<Fields = F>,
+            {
+                ::core::unreachable!()
+            }
+            #[diagnostic::on_unimplemented(message = #message, label = "skipped by serde")]
+            trait SerializedField {}
+            impl SerializedField for () {}
+            fn serialized_field<T: SerializedField>(_: &T) {}
+            let list = ::core::marker::PhantomData::<#ty>;
+            let fields = merge_key_list(list);
+            let key = &fields.#name;
+            serialized_field(key);
+        }
+    }
+}
+
 fn retain_keys_check(lit: &LitStr, ty: &syn::Type, p: &TokenStream) -> TokenStream {
     quote_spanned! {lit.span()=>
         {
-            fn retain_keys_field<T: #p::RetainKeysField + ?Sized>() {}
-            retain_keys_field::<#ty>();
+            fn retain_keys_field<T: #p::RetainKeysField + ?Sized>(_: ::core::marker::PhantomData<T>) {}
+            let field = ::core::marker::PhantomData::<#ty>;
+            retain_keys_field(field);
         }
     }
 }

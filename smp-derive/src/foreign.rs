@@ -17,7 +17,8 @@
 //! ```
 //!
 //! Field options: `optional` (absent when `None`; otherwise always
-//! written, and `Default::default()` when missing), `strategy = "..."`,
+//! written, and `Default::default()` when missing), `required` (always
+//! written, and an error when missing), `strategy = "..."`,
 //! `merge_key = "..."`.
 
 use crate::internals::model::{Body, Container, Field, Missing};
@@ -38,6 +39,7 @@ impl ForeignImpls {
 mod kw {
     syn::custom_keyword!(krate);
     syn::custom_keyword!(optional);
+    syn::custom_keyword!(required);
     syn::custom_keyword!(strategy);
     syn::custom_keyword!(merge_key);
     syn::custom_keyword!(scalar);
@@ -102,6 +104,7 @@ fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<Containe
         generics: Default::default(),
         krate: krate.clone(),
         body,
+        skipped: Vec::new(),
     })
 }
 
@@ -111,12 +114,15 @@ fn parse_field(input: ParseStream<'_>) -> syn::Result<Field> {
     let ty: Type = input.parse()?;
     input.parse::<Token![=]>()?;
     let json: LitStr = input.parse()?;
-    let (mut optional, mut strategy, mut merge_key) = (false, None, None);
+    let (mut optional, mut required, mut strategy, mut merge_key) = (false, false, None, None);
     while !input.peek(Token![;]) {
         let look = input.lookahead1();
         if look.peek(kw::optional) {
             input.parse::<kw::optional>()?;
             optional = true;
+        } else if look.peek(kw::required) {
+            input.parse::<kw::required>()?;
+            required = true;
         } else if look.peek(kw::strategy) {
             input.parse::<kw::strategy>()?;
             input.parse::<Token![=]>()?;
@@ -141,7 +147,8 @@ fn parse_field(input: ParseStream<'_>) -> syn::Result<Field> {
         deserialized: true,
         flatten: false,
         // Optional fields are `Option`s (missing: `None`); k8s-openapi
-        // defaults the others when they are missing.
-        missing: if optional { Missing::Type } else { Missing::Default },
+        // defaults the others when they are missing, unless required (an
+        // error, as the type's `__missing` gives).
+        missing: if optional || required { Missing::Type } else { Missing::Default },
     })
 }

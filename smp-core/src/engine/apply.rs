@@ -447,13 +447,16 @@ impl Merger {
         let server_order_len = if replaced { work.len() } else { server_len };
         let view: Vec<Value> = work[..server_order_len].iter().map(|e| order_key(e, mk, true).clone()).collect();
 
-        let in_patch = ListIndex::new(&patch, mk)?;
+        // The plain patch elements are objects with a scalar key (checked
+        // by the merge above).
+        let in_patch: std::collections::HashSet<ScalarKey<'_>> =
+            patch.iter().filter_map(|p| p.get(mk).and_then(ScalarKey::of)).collect();
         let mut patch_items = Vec::new();
         let mut server_only = Vec::new();
         for v in work {
             let m = v.as_object().ok_or_else(|| bad_arg(GoKind::Object, &v))?;
             let kv = m.get(mk).ok_or_else(|| no_merge_key(m, mk))?;
-            if in_patch.find(kv)?.is_some() {
+            if in_patch.contains(&ScalarKey::of(kv).ok_or_else(uncomparable)?) {
                 patch_items.push(v);
             } else {
                 server_only.push(v);
@@ -694,8 +697,8 @@ pub(crate) fn normalize_element_order(
 ) -> Result<Vec<Value>> {
     let patch_items = normalize_slice_order(patch_items, patch_order, mk, objects)?;
     // The server order list holds keys already (see `order_key`).
-    let server_only = sort_by_keys(server_only, server_order_keys, mk, objects)?;
     let v = KeyIndex::new(server_order_keys);
+    let server_only = sort_by_index(server_only, &v, mk, objects)?;
     let pos = |items: &[Value]| -> Result<Vec<Option<usize>>> {
         items.iter().map(|e| v.position(order_key(e, mk, objects))).collect()
     };
@@ -714,13 +717,13 @@ pub(crate) fn normalize_slice_order(items: Vec<Value>, order: &[Value], mk: &str
             }
         }
     }
-    let keys: Vec<Value> = order.iter().map(|o| order_key(o, mk, objects).clone()).collect();
-    sort_by_keys(items, &keys, mk, objects)
+    let idx = KeyIndex::new(order.iter().map(|o| order_key(o, mk, objects)));
+    sort_by_index(items, &idx, mk, objects)
 }
 
-/// `normalizeSliceOrder` with the order given as keys; delete elements are
-/// moved to the end.
-fn sort_by_keys(items: Vec<Value>, order_keys: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
+/// `normalizeSliceOrder` with the order given as an index of keys; delete
+/// elements are moved to the end.
+fn sort_by_index(items: Vec<Value>, idx: &KeyIndex<'_>, mk: &str, objects: bool) -> Result<Vec<Value>> {
     let mut deletes = Vec::new();
     let mut rest = Vec::with_capacity(items.len());
     if objects {
@@ -738,7 +741,6 @@ fn sort_by_keys(items: Vec<Value>, order_keys: &[Value], mk: &str, objects: bool
     } else {
         rest = items;
     }
-    let idx = KeyIndex::new(order_keys);
     let pos: Vec<Option<usize>> =
         rest.iter().map(|e| idx.position(order_key(e, mk, objects))).collect::<Result<_>>()?;
     let mut sorted = sort_by_position(rest, pos);
@@ -751,14 +753,17 @@ fn sort_by_keys(items: Vec<Value>, order_keys: &[Value], mk: &str, objects: bool
 /// that sees the in-place deletions and appends of the merge. It shows the
 /// live list minus the deleted elements, then the first appended patch
 /// elements, then stale copies of the old tail.
-fn server_order_view(original: &[Value], patch: &[Value], mk: &str) -> Vec<Value> {
+fn server_order_view<'v>(original: &'v [Value], patch: &'v [Value], mk: &str) -> Vec<Value> {
     let key_of = |e: &Value| e.as_object().and_then(|m| m.get(mk)).cloned();
+    let scalar_key_of = |e: &'v Value| e.as_object().and_then(|m| m.get(mk)).and_then(ScalarKey::of);
     let n = original.len();
     let mut alive = vec![true; n];
-    let mut view: Vec<Value> = original.iter().map(|e| key_of(e).unwrap_or(Value::Null)).collect();
-    let mut positions: std::collections::HashMap<OwnedKey, std::collections::VecDeque<usize>> = Default::default();
+    // Every slot is written below: by a survivor, or by a stale copy for
+    // each deletion.
+    let mut view: Vec<Value> = vec![Value::Null; n];
+    let mut positions: HashMap<ScalarKey<'v>, std::collections::VecDeque<usize>> = HashMap::new();
     for (i, e) in original.iter().enumerate() {
-        if let Some(k) = key_of(e).and_then(|k| OwnedKey::of(&k).ok()) {
+        if let Some(k) = scalar_key_of(e) {
             positions.entry(k).or_default().push_back(i);
         }
     }
@@ -770,7 +775,7 @@ fn server_order_view(original: &[Value], patch: &[Value], mk: &str) -> Vec<Value
         let Some(m) = p.as_object() else { continue };
         match m.get(PATCH).and_then(Value::as_str) {
             Some("delete") => {
-                let Some(k) = m.get(mk).and_then(|k| OwnedKey::of(k).ok()) else {
+                let Some(k) = m.get(mk).and_then(ScalarKey::of) else {
                     continue;
                 };
                 if let Some(q) = positions.get_mut(&k) {
@@ -797,8 +802,8 @@ fn server_order_view(original: &[Value], patch: &[Value], mk: &str) -> Vec<Value
         view[slot] = key_of(&original[i]).unwrap_or(Value::Null);
     }
     if !replaced {
-        let mut present: std::collections::HashSet<OwnedKey> =
-            survivors.iter().filter_map(|&i| key_of(&original[i]).and_then(|k| OwnedKey::of(&k).ok())).collect();
+        let mut present: std::collections::HashSet<ScalarKey<'v>> =
+            survivors.iter().filter_map(|&i| scalar_key_of(&original[i])).collect();
         let mut work_len = survivors.len();
         for p in patch {
             let Some(m) = p.as_object() else { continue };
@@ -806,7 +811,7 @@ fn server_order_view(original: &[Value], patch: &[Value], mk: &str) -> Vec<Value
                 continue;
             }
             let Some(kv) = m.get(mk) else { continue };
-            let Ok(k) = OwnedKey::of(kv) else { continue };
+            let Some(k) = ScalarKey::of(kv) else { continue };
             if present.insert(k) {
                 work_len += 1;
                 if work_len <= n {

@@ -343,8 +343,7 @@ fn is_order_same(o: &[Value], m: &[Value], mk: &str) -> Result<bool> {
 /// Sorts the additions (and changes) by position in the modified list
 /// (`normalizeSliceOrder(patchList, modified)`).
 fn order_by(items: Vec<Value>, modified: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
-    let order: Vec<Value> = modified.to_vec();
-    super::apply::normalize_slice_order(items, &order, mk, objects)
+    super::apply::normalize_slice_order(items, modified, mk, objects)
 }
 
 /// An object of a list with the `%v` text of its merge key.

@@ -31,14 +31,19 @@ pub(crate) fn check_depth(depth: usize) -> Result<()> {
 /// before any recursive step (cloning included) touches them.
 pub(crate) fn check_nesting(v: &Value) -> Result<()> {
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
+    let nested = |c: &&Value| c.is_object() || c.is_array();
     while let Some((v, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match v {
-            Value::Object(m) => Box::new(m.values()),
-            Value::Array(a) => Box::new(a.iter()),
-            _ => continue,
-        };
-        check_depth(depth + 1)?;
-        stack.extend(children.filter(|c| c.is_object() || c.is_array()).map(|c| (c, depth + 1)));
+        match v {
+            Value::Object(m) => {
+                check_depth(depth + 1)?;
+                stack.extend(m.values().filter(nested).map(|c| (c, depth + 1)));
+            }
+            Value::Array(a) => {
+                check_depth(depth + 1)?;
+                stack.extend(a.iter().filter(nested).map(|c| (c, depth + 1)));
+            }
+            _ => {}
+        }
     }
     Ok(())
 }

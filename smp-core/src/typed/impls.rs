@@ -213,6 +213,11 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
             if strategy.merge && objects && !field.meta.merge_key.is_empty() {
                 return keyed::diff_keyed_list(a, b, field, patch, opts);
             }
+            if strategy.merge && a == b && sorted_strings(a) {
+                // An unchanged set; only an unsorted one would get a
+                // `$setElementOrder`.
+                return Ok(());
+            }
             if !strategy.merge {
                 // A replaced list is sent whole when it changed.
                 if a != b && opts.additions() {
@@ -250,6 +255,19 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         }
         fallback::apply_field(slot, patch, field)
     }
+}
+
+/// Whether every element serialises to a string and the strings are in
+/// order (as the reference sorts a set of scalars: by their `%v` text).
+fn sorted_strings<T: StrategicMerge>(list: &[T]) -> bool {
+    let mut prev = "";
+    list.iter().all(|e| match e.__as_key() {
+        Some(ScalarKey::Str(s)) if prev <= s => {
+            prev = s;
+            true
+        }
+        _ => false,
+    })
 }
 
 /// Maps with string keys: JSON objects whose keys carry no metadata.

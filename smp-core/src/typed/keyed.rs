@@ -10,48 +10,33 @@ use crate::engine::order::{merge_sorted, sort_by_position};
 use crate::error::Result;
 use crate::value::{ScalarKey, fmt_v};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-/// A merge-key value that owns its text, for indexes that outlive a borrow.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Key {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(u64),
-    Str(String),
-}
-
-impl Key {
-    fn of(k: ScalarKey<'_>) -> Key {
-        match k {
-            ScalarKey::Null => Key::Null,
-            ScalarKey::Bool(b) => Key::Bool(b),
-            ScalarKey::Int(i) => Key::Int(i),
-            ScalarKey::Float(f) => Key::Float(f),
-            ScalarKey::Str(s) => Key::Str(s.to_string()),
-        }
-    }
-
-    fn to_value(&self) -> Value {
-        match self {
-            Key::Null => Value::Null,
-            Key::Bool(b) => Value::Bool(*b),
-            Key::Int(i) => Value::from(*i),
-            Key::Float(f) => serde_json::Number::from_f64(f64::from_bits(*f)).map_or(Value::Null, Value::Number),
-            Key::Str(s) => Value::String(s.clone()),
-        }
+/// A merge key as the JSON value it stands for.
+fn key_value(k: ScalarKey<'_>) -> Value {
+    match k {
+        ScalarKey::Null => Value::Null,
+        ScalarKey::Bool(b) => Value::Bool(b),
+        ScalarKey::Int(i) => Value::from(i),
+        ScalarKey::Float(f) => serde_json::Number::from_f64(f64::from_bits(f)).map_or(Value::Null, Value::Number),
+        ScalarKey::Str(s) => Value::String(s.to_string()),
     }
 }
 
 /// The keys of typed elements, or `None` if one lacks its key.
-fn keys_of<T: StrategicMerge>(list: &[T], mk: &str) -> Option<Vec<Key>> {
-    list.iter().map(|e| e.__field_key(mk).map(Key::of)).collect()
+fn keys_of<'a, T: StrategicMerge>(list: &'a [T], mk: &str) -> Option<Vec<ScalarKey<'a>>> {
+    list.iter().map(|e| e.__field_key(mk)).collect()
 }
 
-fn all_unique(keys: &[Key]) -> bool {
-    let mut seen = std::collections::HashSet::with_capacity(keys.len());
-    keys.iter().all(|k| seen.insert(k))
+/// The position of each key, or `None` if two are the same.
+fn unique_index<'a>(keys: &[ScalarKey<'a>]) -> Option<HashMap<ScalarKey<'a>, usize>> {
+    let mut index = HashMap::with_capacity(keys.len());
+    for (i, &k) in keys.iter().enumerate() {
+        if index.insert(k, i).is_some() {
+            return None;
+        }
+    }
+    Some(index)
 }
 
 /// The two-way diff of a keyed list (`diffListsOfMaps` with the ordering of
@@ -74,24 +59,28 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
     let (Some(old_keys), Some(new_keys)) = (keys_of(old, mk), keys_of(new, mk)) else {
         return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
     };
-    if !all_unique(&old_keys) || !all_unique(&new_keys) {
+    // Most often both lists hold the same keys in the same order: elements
+    // then pair up by position, and only one list needs indexing.
+    let order_same = old_keys == new_keys;
+    let new_index = if order_same { Some(HashMap::new()) } else { unique_index(&new_keys) };
+    let (Some(old_index), Some(new_index)) = (unique_index(&old_keys), new_index) else {
         return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
-    }
+    };
     let strategy = field.meta.parse()?;
     let elem_opts = opts.with_retain_keys(strategy.retain_keys);
-    let old_index: HashMap<&Key, usize> = old_keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
     let equal_means_empty = fallback::equal_means_empty(T::shape());
 
     let mut list = Vec::new();
-    for (j, (e, k)) in new.iter().zip(&new_keys).enumerate() {
-        match old_index.get(k) {
-            Some(&i) => {
+    for (j, (e, &k)) in new.iter().zip(&new_keys).enumerate() {
+        let in_old = if order_same { Some(j) } else { old_index.get(&k).copied() };
+        match in_old {
+            Some(i) => {
                 if old[i] == *e && equal_means_empty {
                     continue;
                 }
-                let mut sub = old[i].__diff_object(e, elem_opts).map_err(|err| at(err, field, mk, k, j))?;
+                let mut sub = old[i].__diff_object(e, elem_opts).map_err(|err| at(err, field, mk, key_value(k), j))?;
                 if !sub.is_empty() {
-                    sub.insert(mk.to_string(), k.to_value());
+                    sub.insert(mk.to_string(), key_value(k));
                     list.push(Value::Object(sub));
                 }
             }
@@ -99,20 +88,24 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
             None => {}
         }
     }
-    if opts.deletions() {
-        let new_set: std::collections::HashSet<&Key> = new_keys.iter().collect();
+    if opts.deletions() && !order_same {
         // Deletions come last, in the order of their keys' `%v` text.
-        let mut gone: Vec<(String, &Key)> =
-            old_keys.iter().filter(|k| !new_set.contains(k)).map(|k| (fmt_v(&k.to_value()), k)).collect();
+        let mut gone: Vec<(String, Value)> = old_keys
+            .iter()
+            .filter(|k| !new_index.contains_key(k))
+            .map(|&k| {
+                let v = key_value(k);
+                (fmt_v(&v), v)
+            })
+            .collect();
         gone.sort_by(|a, b| a.0.cmp(&b.0));
         for (_, k) in gone {
             let mut d = Map::new();
-            d.insert(mk.to_string(), k.to_value());
+            d.insert(mk.to_string(), k);
             d.insert(PATCH.to_string(), Value::String("delete".into()));
             list.push(Value::Object(d));
         }
     }
-    let order_same = old_keys == new_keys;
     let emit_order = opts.set_element_order()
         && ((opts.additions() && (!list.is_empty() || !order_same)) || (opts.deletions() && !list.is_empty()));
     if !list.is_empty() {
@@ -123,7 +116,7 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
             .iter()
             .map(|k| {
                 let mut entry = Map::new();
-                entry.insert(mk.to_string(), k.to_value());
+                entry.insert(mk.to_string(), key_value(*k));
                 Value::Object(entry)
             })
             .collect();
@@ -132,9 +125,9 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
     Ok(())
 }
 
-fn at(err: crate::Error, field: &Field, mk: &str, key: &Key, index: usize) -> crate::Error {
+fn at(err: crate::Error, field: &Field, mk: &str, key: Value, index: usize) -> crate::Error {
     let mut elem = Map::new();
-    elem.insert(mk.to_string(), key.to_value());
+    elem.insert(mk.to_string(), key);
     err.at_element(mk, &Value::Object(elem), index).at_key(field.key)
 }
 
@@ -148,39 +141,30 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     field: &Field,
 ) -> Result<Outcome<Vec<T>>> {
     let mk = field.meta.merge_key;
-    let plain = |p: &Value| {
-        p.as_object().is_some_and(|m| !m.contains_key(PATCH) && m.get(mk).is_some_and(|k| ScalarKey::of(k).is_some()))
-    };
-    let list_keys = keys_of(list, mk);
-    let patch_keys: Option<Vec<Key>> =
-        patch.iter().map(|p| if plain(p) { ScalarKey::of(&p[mk]).map(Key::of) } else { None }).collect();
-    let (Some(list_keys), Some(patch_keys)) = (list_keys, patch_keys) else {
+    let Some((targets, first)) = resolve_targets(list, &patch, mk) else {
         let fp = FieldPatch { value: Some(Value::Array(patch)), ..Default::default() };
         return fallback::apply_field(Some(list), fp, field);
     };
-    if !all_unique(&patch_keys) {
-        let fp = FieldPatch { value: Some(Value::Array(patch)), ..Default::default() };
-        return fallback::apply_field(Some(list), fp, field);
-    }
     if list.is_empty() && patch.is_empty() {
         return Ok(Outcome::Kept);
     }
-    // Position of each key in the live list (first occurrence) and in the patch.
-    let mut live_pos: HashMap<Key, usize> = HashMap::with_capacity(list_keys.len());
-    for (i, k) in list_keys.iter().enumerate() {
-        live_pos.entry(k.clone()).or_insert(i);
-    }
-    let patch_pos: HashMap<&Key, usize> = patch_keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
-
-    let mut keys = list_keys;
-    for (j, (p, k)) in patch.into_iter().zip(&patch_keys).enumerate() {
+    // Position in the patch of each live element's key, noted at the key's
+    // first element; and of each appended element.
+    let live_len = list.len();
+    let mut patched: Vec<Option<usize>> = vec![None; live_len];
+    let mut appended: Vec<usize> = Vec::new();
+    for (j, (p, target)) in patch.into_iter().zip(targets).enumerate() {
         let Value::Object(p) = p else { unreachable!("checked plain") };
-        match live_pos.get(k) {
-            Some(&i) => list[i].__apply_object(p).map_err(|err| at(err, field, mk, k, j))?,
+        let key = p.get(mk).cloned().unwrap_or(Value::Null);
+        match target {
+            Some(i) => {
+                list[i].__apply_object(p).map_err(|err| at(err, field, mk, key, j))?;
+                patched[i] = Some(j);
+            }
             None => {
                 // New elements are appended as the patch has them.
-                list.push(from_value(Value::Object(p)).map_err(|err| at(err, field, mk, k, j))?);
-                keys.push(k.clone());
+                list.push(from_value(Value::Object(p)).map_err(|err| at(err, field, mk, key, j))?);
+                appended.push(j);
             }
         }
     }
@@ -189,10 +173,14 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     let mut patch_order = Vec::new();
     let mut server_only = Vec::new();
     let mut server_order = Vec::new();
-    for (e, k) in std::mem::take(list).into_iter().zip(keys) {
-        let live = live_pos.get(&k).copied();
-        match patch_pos.get(&k) {
-            Some(&p) => {
+    for (idx, e) in std::mem::take(list).into_iter().enumerate() {
+        // Where the key stood in the live list (first occurrence), and in the patch.
+        let (live, in_patch) = match first.get(idx) {
+            Some(&f) => (Some(f), patched[f]),
+            None => (None, Some(appended[idx - live_len])),
+        };
+        match in_patch {
+            Some(p) => {
                 patch_items.push((e, live));
                 patch_order.push(Some(p));
             }
@@ -208,4 +196,32 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     let lp: Vec<Option<usize>> = server_only.iter().map(|(_, l)| *l).collect();
     *list = merge_sorted(server_only, &lp, patch_items, &rp).into_iter().map(|(e, _)| e).collect();
     Ok(Outcome::Kept)
+}
+
+/// Matches a patch list with a typed list by hashed keys: for each patch
+/// element the first live element with its key (`None`: it is appended),
+/// and for each live element the first one that shares its key. `None`
+/// when a live element lacks its key, or a patch element is not a plain
+/// object with a scalar key (no `$patch`), or two patch elements share a key.
+fn resolve_targets<T: StrategicMerge>(
+    list: &[T],
+    patch: &[Value],
+    mk: &str,
+) -> Option<(Vec<Option<usize>>, Vec<usize>)> {
+    let mut live: HashMap<ScalarKey<'_>, usize> = HashMap::with_capacity(list.len());
+    let mut first = Vec::with_capacity(list.len());
+    for (i, e) in list.iter().enumerate() {
+        first.push(*live.entry(e.__field_key(mk)?).or_insert(i));
+    }
+    let mut seen = HashSet::with_capacity(patch.len());
+    let mut targets = Vec::with_capacity(patch.len());
+    for p in patch {
+        let m = p.as_object().filter(|m| !m.contains_key(PATCH))?;
+        let k = ScalarKey::of(m.get(mk)?)?;
+        if !seen.insert(k) {
+            return None;
+        }
+        targets.push(live.get(&k).copied());
+    }
+    Some((targets, first))
 }

@@ -77,6 +77,11 @@ impl Field {
 /// );
 /// assert_eq!(live.apply(&patch).unwrap(), desired);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not implement `StrategicMerge`",
+    label = "`{Self}` does not implement `StrategicMerge`",
+    note = "add `#[derive(StrategicMerge)]` to `{Self}`, or give the field its schema with `#[patch(with = \"module\")]`"
+)]
 pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// The schema of this type's JSON form.
     fn shape() -> Shape;

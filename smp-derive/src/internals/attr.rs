@@ -54,7 +54,7 @@ pub fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
     for attr in attrs.iter().filter(|a| a.path().is_ident("patch")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(&meta)?;
                 match lit.parse::<Path>() {
                     Ok(path) => set_once(&mut out.krate, path, "crate", meta.path.span(), errors),
                     Err(_) => errors.at(&lit, "`crate` must be a path, like \"::my::reexport::smp_core\""),
@@ -79,7 +79,7 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
         let result = attr.parse_nested_meta(|meta| {
             let span = meta.path.span();
             if meta.path.is_ident("strategy") {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(&meta)?;
                 if STRATEGIES.contains(&lit.value().as_str()) {
                     set_once(&mut out.strategy, lit, "strategy", span, errors);
                 } else {
@@ -92,7 +92,7 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                     );
                 }
             } else if meta.path.is_ident("merge_key") {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(&meta)?;
                 if lit.value().is_empty() {
                     errors.at(&lit, "`merge_key` must name a field of the list's elements");
                 } else if lit.value().contains(',') {
@@ -101,7 +101,7 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                     set_once(&mut out.merge_key, lit, "merge_key", span, errors);
                 }
             } else if meta.path.is_ident("with") {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(&meta)?;
                 match lit.parse::<Path>() {
                     Ok(path) => set_once(&mut out.with, path, "with", span, errors),
                     Err(_) => errors.at(&lit, "`with` must be a path to a module or type providing `shape()`"),
@@ -121,6 +121,15 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
         }
     }
     out
+}
+
+/// The string after `key =`; a key without a value is reported at the key.
+fn string_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    if !meta.input.peek(syn::Token![=]) {
+        let name = meta.path.get_ident().map_or_else(|| "?".to_string(), |i| i.to_string());
+        return Err(meta.error(format!("expected a value: `{name} = \"...\"`")));
+    }
+    meta.value()?.parse()
 }
 
 /// Consumes `= value` after an unknown key so parsing goes on.

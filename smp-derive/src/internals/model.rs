@@ -20,6 +20,9 @@ pub struct Container {
     /// Path of `smp_core` as the generated code names it.
     pub krate: Path,
     pub body: Body,
+    /// JSON names of the struct fields that serde skips when serialising:
+    /// they can never be a merge key.
+    pub skipped: Vec<String>,
 }
 
 /// How values of the type are diffed and patched.
@@ -87,22 +90,23 @@ pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
     let mut errors = Errors::default();
     let cattrs = attr::container_attrs(&input.attrs, &mut errors);
     let krate = cattrs.krate.unwrap_or_else(|| syn::parse_quote!(::smp_core));
-    let body = body(input, &mut errors);
-    let container =
-        Container {
-            ident: input.ident.clone(),
-            foreign: None,
-            name: input.ident.to_string(),
-            constants: Vec::new(),
-            vis: input.vis.clone(),
-            generics: input.generics.clone(),
-            krate,
-            body,
-        };
+    let mut skipped = Vec::new();
+    let body = body(input, &mut skipped, &mut errors);
+    let container = Container {
+        ident: input.ident.clone(),
+        foreign: None,
+        name: input.ident.to_string(),
+        constants: Vec::new(),
+        vis: input.vis.clone(),
+        generics: input.generics.clone(),
+        krate,
+        body,
+        skipped,
+    };
     (container, errors.into_result())
 }
 
-fn body(input: &DeriveInput, errors: &mut Errors) -> Body {
+fn body(input: &DeriveInput, skipped: &mut Vec<String>, errors: &mut Errors) -> Body {
     let cx = Ctxt::new();
     let private = Ident::new("__private", proc_macro2::Span::call_site());
     let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
@@ -111,7 +115,7 @@ fn body(input: &DeriveInput, errors: &mut Errors) -> Body {
         return Body::Any;
     };
     let body = match &parsed.data {
-        ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, errors),
+        ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, skipped, errors),
         ast::Data::Struct(ast::Style::Newtype, fields) if parsed.attrs.transparent() => {
             Body::Transparent(Box::new(fields[0].ty.clone()))
         }
@@ -129,7 +133,12 @@ fn body(input: &DeriveInput, errors: &mut Errors) -> Body {
     body
 }
 
-fn struct_body(parsed: &ast::Container<'_>, fields: &[ast::Field<'_>], errors: &mut Errors) -> Body {
+fn struct_body(
+    parsed: &ast::Container<'_>,
+    fields: &[ast::Field<'_>],
+    skipped: &mut Vec<String>,
+    errors: &mut Errors,
+) -> Body {
     let mut out = Vec::new();
     let mut json_mode = parsed.attrs.type_from().is_some()
         || parsed.attrs.type_try_from().is_some()
@@ -139,9 +148,10 @@ fn struct_body(parsed: &ast::Container<'_>, fields: &[ast::Field<'_>], errors: &
     for f in fields {
         let pattrs = attr::field_attrs(&f.original.attrs, errors);
         if f.attrs.skip_serializing() {
-            if let Some(lit) = pattrs.merge_key.as_ref().or(pattrs.strategy.as_ref()) {
-                errors.at(lit, "this field is skipped by serde, so it is never in a patch");
+            if let Some(patch) = f.original.attrs.iter().map(|a| a.path()).find(|p| p.is_ident("patch")) {
+                errors.at(patch, "this field is skipped by serde, so it is never in a patch");
             }
+            skipped.push(f.attrs.name().serialize_name().value.clone());
             continue;
         }
         if f.attrs.serialize_with().is_some() || f.attrs.deserialize_with().is_some() || f.attrs.getter().is_some() {

@@ -1,0 +1,11 @@
+use serde::{Deserialize, Serialize};
+use smp_core::StrategicMerge;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Spec {
+    #[patch(strategy = "merge")]
+    #[patch(strategy = "replace")]
+    items: Vec<String>,
+}
+
+fn main() {}
