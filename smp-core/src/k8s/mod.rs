@@ -1,0 +1,157 @@
+//! [`StrategicMerge`] for the types of [`k8s_openapi`] (feature
+//! `k8s-openapi`), with the patch metadata that the API server uses (the
+//! `patchStrategy` and `patchMergeKey` tags of the Go types).
+//!
+//! The structs of the Kubernetes version that k8s-openapi is built for are
+//! described in a generated file per version (`v1_NN.rs`, written by
+//! `cargo run -p smp-k8s-gen` from k8s-openapi's sources and
+//! `smp-k8s-types/generator/patch_metadata.txt`); the types that are not
+//! plain structs are implemented here by hand.
+//!
+//! ```
+//! use k8s_openapi::api::core::v1::{Container, PodSpec};
+//! use smp_core::StrategicMerge;
+//!
+//! let live = PodSpec {
+//!     containers: vec![Container { name: "app".into(), image: Some("app:1".into()), ..Default::default() }],
+//!     ..Default::default()
+//! };
+//! let mut desired = live.clone();
+//! desired.containers[0].image = Some("app:2".into());
+//!
+//! let patch = live.diff(&desired).unwrap();
+//! assert_eq!(patch["containers"], serde_json::json!([{"name": "app", "image": "app:2"}]));
+//! assert_eq!(live.apply(&patch).unwrap(), desired);
+//! ```
+
+use crate::schema::{FieldSchema, Shape, StructSchema};
+use crate::typed::StrategicMerge;
+
+pub use k8s_openapi;
+
+k8s_openapi::k8s_if_1_33! { mod v1_33; use self::v1_33 as generated; }
+k8s_openapi::k8s_if_1_34! { mod v1_34; use self::v1_34 as generated; }
+k8s_openapi::k8s_if_1_35! { mod v1_35; use self::v1_35 as generated; }
+k8s_openapi::k8s_if_1_36! { mod v1_36; use self::v1_36 as generated; }
+k8s_openapi::k8s_if_1_37! { mod v1_37; use self::v1_37 as generated; }
+
+// Strings, numbers or either in JSON, and arbitrary JSON.
+smp_derive::__foreign_impls! {
+    krate = crate;
+    k8s_openapi::apimachinery::pkg::api::resource::Quantity as "Quantity" = scalar;
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::Time as "Time" = scalar;
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime as "MicroTime" = scalar;
+    k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as "IntOrString" = scalar;
+    k8s_openapi::ByteString as "ByteString" = scalar;
+    k8s_openapi::apimachinery::pkg::runtime::RawExtension as "RawExtension" = any;
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON as "JSON" = any;
+    // A schema or a list of schemas, a schema or a boolean, a schema or a
+    // list of strings.
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray as "JSONSchemaPropsOrArray" = any;
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool as "JSONSchemaPropsOrBool" = any;
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray as "JSONSchemaPropsOrStringArray" = any;
+}
+
+/// An OpenAPI definition name and the schema of its type.
+type Definition = (&'static str, fn() -> Shape);
+
+/// A resource type's `apiVersion`, `kind` and schema.
+type Resource = (&'static str, &'static str, fn() -> Shape);
+
+/// The definitions of the hand-written types, sorted by name.
+static HAND_WRITTEN: &[Definition] = &[
+    (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+        <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON as StrategicMerge>::shape,
+    ),
+    (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+        <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray as StrategicMerge>::shape,
+    ),
+    (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+        <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool as StrategicMerge>::shape,
+    ),
+    (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+        <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray as StrategicMerge>::shape,
+    ),
+    (
+        "io.k8s.apimachinery.pkg.api.resource.Quantity",
+        <k8s_openapi::apimachinery::pkg::api::resource::Quantity as StrategicMerge>::shape,
+    ),
+    (
+        "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+        <k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime as StrategicMerge>::shape,
+    ),
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.Time", <k8s_openapi::apimachinery::pkg::apis::meta::v1::Time as StrategicMerge>::shape),
+    ("io.k8s.apimachinery.pkg.runtime.RawExtension", <k8s_openapi::apimachinery::pkg::runtime::RawExtension as StrategicMerge>::shape),
+    (
+        "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+        <k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as StrategicMerge>::shape,
+    ),
+];
+
+/// A list of resources (`kind: PodList`...): `items` is replaced whole, as
+/// it has no patch metadata.
+impl<T> StrategicMerge for k8s_openapi::List<T>
+where
+    T: k8s_openapi::ListableResource + StrategicMerge,
+{
+    fn shape() -> Shape {
+        Shape::Struct(
+            const {
+                &StructSchema {
+                    name: "List",
+                    fields: &[
+                        constant_field("apiVersion"),
+                        constant_field("kind"),
+                        FieldSchema {
+                            name: "items",
+                            strategy: "",
+                            merge_key: "",
+                            pointer: false,
+                            flatten: false,
+                            shape: <Vec<T> as StrategicMerge>::shape,
+                        },
+                        FieldSchema {
+                            name: "metadata",
+                            strategy: "",
+                            merge_key: "",
+                            pointer: false,
+                            flatten: false,
+                            shape: <k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as StrategicMerge>::shape,
+                        },
+                    ],
+                }
+            },
+        )
+    }
+}
+
+/// A field that always holds the same string (`apiVersion`, `kind`).
+const fn constant_field(name: &'static str) -> FieldSchema {
+    FieldSchema { name, strategy: "", merge_key: "", pointer: false, flatten: false, shape: || Shape::Scalar }
+}
+
+/// The schema of the type generated from an OpenAPI definition, e.g.
+/// `io.k8s.api.core.v1.PodSpec`, in the Kubernetes version k8s-openapi is
+/// built for.
+pub fn shape_of_definition(name: &str) -> Option<Shape> {
+    [generated::DEFINITIONS, HAND_WRITTEN]
+        .into_iter()
+        .find_map(|table| table.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| (table[i].1)()))
+}
+
+/// The schema of a built-in resource type by `apiVersion` and `kind`
+/// (e.g. `apps/v1`, `Deployment`), in the Kubernetes version k8s-openapi is
+/// built for.
+pub fn shape_of_kind(api_version: &str, kind: &str) -> Option<Shape> {
+    generated::RESOURCES.iter().find(|(a, k, _)| *a == api_version && *k == kind).map(|(_, _, shape)| shape())
+}
+
+/// Every type with an OpenAPI definition, by definition name, in the
+/// Kubernetes version k8s-openapi is built for.
+pub fn definitions() -> impl Iterator<Item = (&'static str, Shape)> {
+    generated::DEFINITIONS.iter().chain(HAND_WRITTEN).map(|(name, shape)| (*name, shape()))
+}

@@ -1,0 +1,129 @@
+//! Typed strategic merge patches on k8s-openapi values agree with the
+//! JSON engine on their serialised form.
+//!
+//! Choose the Kubernetes version on the command line:
+//! `cargo test -p smp-core --features k8s-openapi,k8s-openapi/latest`.
+//! The values are written as JSON, as some fields are `Option`s in one
+//! version and not in another (`Deployment.spec`).
+
+use k8s_openapi::api::apps::v1::Deployment;
+use serde_json::{Value, json};
+use smp_core::{Schema, StrategicMerge};
+
+fn deployment_json() -> Value {
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "web"}},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [
+                    {
+                        "name": "app",
+                        "image": "web:1",
+                        "env": [{"name": "MODE", "value": "prod"}, {"name": "LOG", "value": "info"}],
+                        "ports": [{"containerPort": 8080, "name": "http"}],
+                    },
+                    {
+                        "name": "sidecar",
+                        "image": "proxy:1",
+                        "env": [{"name": "UPSTREAM", "value": "localhost"}],
+                    },
+                ]},
+            },
+        },
+    })
+}
+
+fn deployment(v: Value) -> Deployment {
+    serde_json::from_value(v).unwrap()
+}
+
+/// The deployment with `edit` applied to its JSON form.
+fn edited(edit: impl FnOnce(&mut Value)) -> Deployment {
+    let mut v = deployment_json();
+    edit(&mut v);
+    deployment(v)
+}
+
+fn schema() -> Schema<'static> {
+    Schema::Static(Deployment::shape())
+}
+
+/// The typed diff is the JSON engine's, and applying it gives `desired`,
+/// both typed and through the JSON engine.
+fn check(live: &Deployment, desired: &Deployment) -> Value {
+    let (live_json, desired_json) = (serde_json::to_value(live).unwrap(), serde_json::to_value(desired).unwrap());
+    let patch = live.diff(desired).unwrap();
+    assert_eq!(patch, smp_core::diff(&live_json, &desired_json, schema()).unwrap());
+    assert_eq!(&live.apply(&patch).unwrap(), desired);
+    assert_eq!(smp_core::apply(&live_json, &patch, schema()).unwrap(), desired_json);
+    patch
+}
+
+#[test]
+fn env_change_in_one_of_two_containers() {
+    let live = deployment(deployment_json());
+    let desired = edited(|v| {
+        v["spec"]["template"]["spec"]["containers"][0]["env"] = json!([{"name": "MODE", "value": "debug"}, {"name": "LOG", "value": "info"}, {"name": "TRACE", "value": "1"}]);
+    });
+    let patch = check(&live, &desired);
+    assert_eq!(
+        patch,
+        json!({"spec": {"template": {"spec": {
+            "$setElementOrder/containers": [{"name": "app"}, {"name": "sidecar"}],
+            "containers": [{
+                "$setElementOrder/env": [{"name": "MODE"}, {"name": "LOG"}, {"name": "TRACE"}],
+                "env": [{"name": "MODE", "value": "debug"}, {"name": "TRACE", "value": "1"}],
+                "name": "app",
+            }],
+        }}}})
+    );
+}
+
+#[test]
+fn equal_values_give_an_empty_patch() {
+    let live = deployment(deployment_json());
+    assert_eq!(live.diff(&live.clone()).unwrap(), json!({}));
+}
+
+#[test]
+fn removals_reorders_and_quantities() {
+    let live = deployment(deployment_json());
+    let desired = edited(|v| {
+        let containers = v["spec"]["template"]["spec"]["containers"].as_array_mut().unwrap();
+        containers.swap(0, 1);
+        containers[0].as_object_mut().unwrap().remove("env");
+        containers[1]["resources"] = json!({"limits": {"memory": "256Mi", "cpu": "500m"}});
+        v["spec"].as_object_mut().unwrap().remove("replicas");
+        v["metadata"]["labels"] = json!({"tier": "front"});
+    });
+    check(&live, &desired);
+}
+
+#[test]
+fn retain_keys_on_the_deployment_strategy() {
+    let live = deployment(deployment_json());
+    let desired = edited(|v| v["spec"]["strategy"] = json!({"type": "Recreate"}));
+    let patch = check(&live, &desired);
+    assert_eq!(patch["spec"]["strategy"], json!({"$retainKeys": ["type"], "rollingUpdate": null, "type": "Recreate"}));
+}
+
+#[test]
+fn a_patch_written_by_hand() {
+    let live = deployment(deployment_json());
+    let patch = json!({"spec": {"template": {"spec": {"containers": [
+        {"name": "sidecar", "env": [{"name": "UPSTREAM", "$patch": "delete"}]},
+        {"name": "new", "image": "new:1"},
+    ]}}}});
+    let typed = serde_json::to_value(live.apply(&patch).unwrap()).unwrap();
+    let untyped = smp_core::apply(&serde_json::to_value(&live).unwrap(), &patch, schema()).unwrap();
+    assert_eq!(typed, untyped);
+    let names: Vec<&Value> =
+        typed["spec"]["template"]["spec"]["containers"].as_array().unwrap().iter().map(|c| &c["name"]).collect();
+    assert_eq!(names, ["app", "sidecar", "new"]);
+}

@@ -1,0 +1,62 @@
+//! `cargo run -p smp-k8s-gen`: regenerates `smp-core/src/k8s/v1_NN.rs`.
+//! With `--check`, writes nothing and fails when a file is out of date.
+
+use smp_k8s_gen::{Result, generate, locate};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1).any(|a| a == "--check")) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("smp-k8s-gen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(check: bool) -> Result<bool> {
+    let root = locate::workspace_root();
+    let output = generate(&root)?;
+    let mut up_to_date = true;
+    for (path, text) in &output.files {
+        let current = std::fs::read_to_string(path).ok();
+        let name = path.strip_prefix(&root).unwrap_or(path).display();
+        let size = format!("{} lines, {} bytes", text.lines().count(), text.len());
+        if current.as_deref() == Some(text.as_str()) {
+            println!("{name}: up to date ({size})");
+        } else if check {
+            println!("{name}: OUT OF DATE");
+            up_to_date = false;
+        } else {
+            std::fs::write(path, text)?;
+            println!("{name}: written ({size})");
+        }
+    }
+
+    // Version files of versions k8s-openapi no longer has.
+    let generated: Vec<_> = output.files.iter().map(|(p, _)| p.clone()).collect();
+    for entry in std::fs::read_dir(locate::output_dir(&root))? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if name.starts_with("v1_") && name.ends_with(".rs") && !generated.contains(&path) {
+            if check {
+                println!("{name}: STALE (no such version in k8s-openapi)");
+                up_to_date = false;
+            } else {
+                std::fs::remove_file(&path)?;
+                println!("{name}: removed");
+            }
+        }
+    }
+
+    let versions = &output.versions;
+    for (row, mapped) in &output.mapped {
+        if mapped.len() != versions.len() {
+            let list: Vec<String> = mapped.iter().map(|m| format!("1.{m}")).collect();
+            let list = if list.is_empty() { "no version".to_string() } else { list.join(", ") };
+            println!("patch metadata {row}: in {list}");
+        }
+    }
+    Ok(up_to_date)
+}
