@@ -1,0 +1,340 @@
+//! The JSON engine on the inputs of `shared/bench-cases`, whose README gives
+//! the Go reference's own timings on this kind of machine.
+//!
+//! Each case is measured two ways, side by side:
+//!
+//! - `bytes`: as Go was measured, from JSON text to JSON text: decode the
+//!   inputs, run apply / two-way / three-way with the Kubernetes OpenAPI v3
+//!   schema of the kind, encode the output with serde_json;
+//! - `decoded`: the operation alone, on already decoded values;
+//! - `codec`: decoding the inputs and encoding the output, without the
+//!   operation (what `bytes` spends outside the engine).
+//!
+//! The Pod scaling series is extended to N = 100,000 env vars, generated as
+//! the shipped N = 100 ... 10,000 files were (checked against N = 100).
+//!
+//! Go's ns/op (README of bench-cases; 2-vCPU AMD EPYC, median of 5):
+//!
+//! | case                           | Go         | of which decode/encode |
+//! |--------------------------------|-----------:|-----------:|
+//! | deploy-apply-small             |    105.7 µs |   83.9 µs |
+//! | deploy-twoway-1env             |    207.6 µs |  114.6 µs |
+//! | deploy-threeway                |    429.1 µs |  225.7 µs |
+//! | pod-env100.apply               |      597 µs | |
+//! | pod-env100.apply-ordered       |     1.01 ms | |
+//! | pod-env100.twoway              |      190 µs | |
+//! | pod-env100.threeway            |      302 µs | |
+//! | pod-env1000.apply              |     51.4 ms | |
+//! | pod-env1000.apply-ordered      |     83.6 ms | |
+//! | pod-env1000.twoway             |     4.58 ms | |
+//! | pod-env1000.threeway           |     6.16 ms | |
+//! | pod-env10000.apply             |     5.28 s  | |
+//! | pod-env10000.apply-ordered     |     8.79 s  | |
+//! | pod-env10000.twoway            |      298 ms | |
+//! | pod-env10000.threeway          |      310 ms | |
+//! | pod-env100000.apply            |      878 s  | |
+//! | pod-env100000.apply-ordered    |     1506 s  | |
+//! | pod-env100000.twoway           |     58.2 s  | |
+//! | pod-env100000.threeway         |     54.9 s  | |
+//!
+//! The same table is printed when the benchmarks start. Run with
+//! `cargo bench -p smp-core --bench engine`; `DIVAN_SAMPLE_COUNT` overrides
+//! the sample count. `SMP_SHARED` names the shared folder (default
+//! `../shared` beside the workspace).
+
+use divan::{Bencher, black_box};
+use serde_json::{Map, Value, json};
+use smp_core::{OpenApi, Schema, ThreeWayOptions, apply, decode, diff, three_way};
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+fn main() {
+    let Some(cases) = CASES.as_ref() else {
+        eprintln!();
+        eprintln!("**********************************************************************");
+        eprintln!("*** engine benchmarks: NOT RUN. The shared folder with bench-cases/ ***");
+        eprintln!("*** and k8s/openapi-v3/ was not found (set SMP_SHARED or put it at  ***");
+        eprintln!("*** ../shared beside the workspace).                                ***");
+        eprintln!("**********************************************************************");
+        eprintln!();
+        return;
+    };
+    eprintln!("\nGo reference ns/op on the same inputs (bench-cases/README.md); compare with `bytes`:");
+    eprintln!("  {:<34} {:>9} {:>16}", "case", "op", "Go ns/op");
+    for c in cases {
+        let go = c.go_ns.map_or_else(|| "-".to_string(), group_digits);
+        eprintln!("  {:<34} {:>9} {:>16}", c.name, c.op.name(), go);
+    }
+    eprintln!();
+    divan::main();
+}
+
+/// Go's ns/op, from the README's tables.
+const GO_NS: &[(&str, f64)] = &[
+    ("deploy-apply-small", 105_668.0),
+    ("deploy-twoway-1env", 207_563.0),
+    ("deploy-threeway", 429_112.0),
+    ("pod-env100.apply", 597e3),
+    ("pod-env100.apply-ordered", 1.01e6),
+    ("pod-env100.twoway", 190e3),
+    ("pod-env100.threeway", 302e3),
+    ("pod-env1000.apply", 51.4e6),
+    ("pod-env1000.apply-ordered", 83.6e6),
+    ("pod-env1000.twoway", 4.58e6),
+    ("pod-env1000.threeway", 6.16e6),
+    ("pod-env10000.apply", 5.28e9),
+    ("pod-env10000.apply-ordered", 8.79e9),
+    ("pod-env10000.twoway", 298e6),
+    ("pod-env10000.threeway", 310e6),
+    ("pod-env100000.apply", 878e9),
+    ("pod-env100000.apply-ordered", 1506e9),
+    ("pod-env100000.twoway", 58.2e9),
+    ("pod-env100000.threeway", 54.9e9),
+];
+
+fn group_digits(ns: f64) -> String {
+    let digits = format!("{ns:.0}");
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Cases
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq)]
+enum Op {
+    Apply,
+    TwoWay,
+    ThreeWay { overwrite: bool },
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Apply => "apply",
+            Op::TwoWay => "two-way",
+            Op::ThreeWay { .. } => "three-way",
+        }
+    }
+
+    /// The input documents, in the order the operation takes them.
+    fn inputs(self) -> &'static [&'static str] {
+        match self {
+            Op::Apply => &["original", "patch"],
+            Op::TwoWay => &["original", "modified"],
+            Op::ThreeWay { .. } => &["original", "modified", "current"],
+        }
+    }
+}
+
+struct Case {
+    name: String,
+    op: Op,
+    schema: Schema<'static>,
+    /// The inputs as JSON text, and decoded.
+    texts: Vec<Vec<u8>>,
+    values: Vec<Value>,
+    /// The operation's output, for `codec`.
+    output: Value,
+    go_ns: Option<f64>,
+}
+
+impl Case {
+    fn new(name: String, doc: &Value) -> Case {
+        let op = match doc["op"].as_str() {
+            Some("apply") => Op::Apply,
+            Some("twoway") => Op::TwoWay,
+            Some("threeway") => Op::ThreeWay { overwrite: doc["overwrite"].as_bool().unwrap_or(false) },
+            other => panic!("{name}: unknown op {other:?}"),
+        };
+        let schema = match doc["kind"].as_str() {
+            Some("Pod") => SCHEMAS.pod,
+            Some("Deployment") => SCHEMAS.deployment,
+            other => panic!("{name}: no schema for kind {other:?}"),
+        };
+        let texts: Vec<Vec<u8>> = op.inputs().iter().map(|k| serde_json::to_vec(&doc[*k]).unwrap()).collect();
+        let values = texts.iter().map(|t| decode(t).unwrap()).collect();
+        let go_ns = GO_NS.iter().find(|(n, _)| *n == name).map(|(_, ns)| *ns);
+        let mut case = Case { name, op, schema, texts, values, output: Value::Null, go_ns };
+        case.output = case.run(&case.values);
+        case
+    }
+
+    /// The operation on decoded inputs.
+    fn run(&self, v: &[Value]) -> Value {
+        match self.op {
+            Op::Apply => apply(&v[0], &v[1], self.schema),
+            Op::TwoWay => diff(&v[0], &v[1], self.schema),
+            Op::ThreeWay { overwrite } => {
+                three_way(&v[0], &v[1], &v[2], self.schema, ThreeWayOptions { overwrite, ..Default::default() })
+            }
+        }
+        .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+    }
+
+    /// From the input texts to the output text.
+    fn run_bytes(&self, texts: &[Vec<u8>]) -> Vec<u8> {
+        let values: Vec<Value> = texts.iter().map(|t| decode(t).unwrap()).collect();
+        serde_json::to_vec(&self.run(&values)).unwrap()
+    }
+
+    /// Decoding the input texts and encoding the output, without the operation.
+    fn codec(&self, texts: &[Vec<u8>]) -> (Vec<Value>, Vec<u8>) {
+        let values: Vec<Value> = texts.iter().map(|t| decode(t).unwrap()).collect();
+        (values, serde_json::to_vec(&self.output).unwrap())
+    }
+}
+
+fn shared_dir() -> PathBuf {
+    match std::env::var_os("SMP_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+struct Schemas {
+    pod: Schema<'static>,
+    deployment: Schema<'static>,
+}
+
+static SCHEMAS: LazyLock<Schemas> = LazyLock::new(|| {
+    let load = |file: &str, def: &str| -> Schema<'static> {
+        let path = shared_dir().join("k8s/openapi-v3").join(file);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let doc: &'static OpenApi = Box::leak(Box::new(OpenApi::from_json_slice(&bytes).unwrap()));
+        doc.definition(def).unwrap()
+    };
+    Schemas {
+        pod: load("api__v1_openapi.json", "io.k8s.api.core.v1.Pod"),
+        deployment: load("apis__apps__v1_openapi.json", "io.k8s.api.apps.v1.Deployment"),
+    }
+});
+
+/// The shipped cases, then the generated N = 100,000 ones; `None` when the
+/// shared folder is missing.
+static CASES: LazyLock<Option<Vec<Case>>> = LazyLock::new(|| {
+    let dir = shared_dir().join("bench-cases");
+    if !dir.is_dir() || !shared_dir().join("k8s/openapi-v3").is_dir() {
+        return None;
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for path in files {
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        if name.starts_with("pod-env100.") {
+            check_generator(&name, &doc);
+        }
+        cases.push(Case::new(name, &doc));
+    }
+    for op in ["apply", "apply-ordered", "twoway", "threeway"] {
+        cases.push(Case::new(format!("pod-env100000.{op}"), &pod_env_case(100_000, op)));
+    }
+    Some(cases)
+});
+
+/// One argument per case and way of measuring, the two ways side by side.
+fn case_args() -> Vec<String> {
+    let Some(cases) = CASES.as_ref() else { return Vec::new() };
+    let ways = ["bytes", "decoded", "codec"];
+    cases.iter().flat_map(|c| ways.map(|way| format!("{} {way}", c.name))).collect()
+}
+
+fn case(arg: &str) -> (&'static Case, &str) {
+    let (name, way) = arg.rsplit_once(' ').unwrap();
+    let case = CASES.as_ref().unwrap().iter().find(|c| c.name == name).unwrap();
+    (case, way)
+}
+
+// ---------------------------------------------------------------------------
+// The Pod scaling series, generated
+// ---------------------------------------------------------------------------
+
+/// A Pod whose one container has `n` env vars, with every tenth value
+/// changed when `changed`.
+fn pod(n: usize, changed: bool) -> Value {
+    let env: Vec<Value> = (0..n)
+        .map(|i| {
+            let value = if changed && i % 10 == 0 { format!("changed-{i:06}") } else { format!("value-{i:06}") };
+            json!({"name": format!("ENV_{i:06}"), "value": value})
+        })
+        .collect();
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": format!("scale-{n}"), "namespace": "default"},
+        "spec": {"containers": [{"name": "app", "image": "busybox:1.36", "env": env}]}
+    })
+}
+
+/// The case `pod-env<n>.<op>` (without `expected`).
+fn pod_env_case(n: usize, op: &str) -> Value {
+    let (original, modified) = (pod(n, false), pod(n, true));
+    let mut case = Map::new();
+    case.insert("kind".into(), json!("Pod"));
+    match op {
+        "apply" => {
+            let env: Vec<Value> =
+                modified["spec"]["containers"][0]["env"].as_array().unwrap().iter().step_by(10).cloned().collect();
+            case.insert("op".into(), json!("apply"));
+            case.insert("patch".into(), json!({"spec": {"containers": [{"name": "app", "env": env}]}}));
+        }
+        "apply-ordered" => {
+            case.insert("op".into(), json!("apply"));
+            case.insert("patch".into(), diff(&original, &modified, SCHEMAS.pod).unwrap());
+        }
+        "twoway" => {
+            case.insert("op".into(), json!("twoway"));
+            case.insert("modified".into(), modified);
+        }
+        "threeway" => {
+            let mut current = original.clone();
+            current["metadata"]["uid"] = json!("0b6e6d9e-1111-2222-3333-444455556666");
+            current["metadata"]["resourceVersion"] = json!("1");
+            current["status"] = json!({"phase": "Running"});
+            case.insert("op".into(), json!("threeway"));
+            case.insert("overwrite".into(), json!(true));
+            case.insert("modified".into(), modified);
+            case.insert("current".into(), current);
+        }
+        other => panic!("unknown op {other}"),
+    }
+    case.insert("original".into(), original);
+    Value::Object(case)
+}
+
+/// The generator must give the shipped inputs.
+fn check_generator(name: &str, shipped: &Value) {
+    let op = name.strip_prefix("pod-env100.").unwrap();
+    let generated = pod_env_case(100, op);
+    for key in ["op", "overwrite", "original", "patch", "modified", "current"] {
+        assert_eq!(shipped.get(key), generated.get(key), "{name}: generated `{key}` differs from the shipped one");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Benchmarks
+// ---------------------------------------------------------------------------
+
+#[divan::bench(args = case_args(), sample_count = 30)]
+fn case_ns(bencher: Bencher, arg: &str) {
+    let (case, way) = case(arg);
+    let (texts, values) = (&case.texts, &case.values);
+    match way {
+        "bytes" => bencher.bench(|| case.run_bytes(black_box(texts))),
+        "decoded" => bencher.bench(|| case.run(black_box(values))),
+        _ => bencher.bench(|| case.codec(black_box(texts))),
+    }
+}
