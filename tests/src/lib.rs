@@ -1,4 +1,13 @@
 //! Helpers shared by the workspace-level tests.
 
 pub mod conformance;
+// `gen` is a reserved word in edition 2024; the generator is also exported
+// at the crate root.
+pub mod r#gen;
+pub mod json_cmp;
+pub mod k8s_schema;
+pub mod kubectl;
 pub mod merge_item;
+pub mod rng;
+
+pub use r#gen::{Gen, Kind};

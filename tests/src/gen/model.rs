@@ -151,10 +151,8 @@ static TOLERATION: St = st(
 );
 static LOCAL_REF: St = st(&[f("name", Str(&["s1", "s2", "s3", "s4"]))], &["name"]);
 static EMPTY_DIR: St = st(&[f("medium", Str(&["", "Memory"])), f("sizeLimit", Str(&["1Gi", "2Gi"]))], &[]);
-static CONFIG_MAP_VOLUME: St = st(
-    &[f("name", Str(&["cm1", "cm2"])), f("defaultMode", Int(&[420, 384])), f("optional", Bool)],
-    &["name"],
-);
+static CONFIG_MAP_VOLUME: St =
+    st(&[f("name", Str(&["cm1", "cm2"])), f("defaultMode", Int(&[420, 384])), f("optional", Bool)], &["name"]);
 static SECRET_VOLUME: St =
     st(&[f("secretName", Str(&["s1", "s2"])), f("defaultMode", Int(&[420, 384]))], &["secretName"]);
 static HOST_PATH: St = st(&[f("path", Str(PATHS)), f("type", Str(&["Directory", "File", ""]))], &["path"]);
