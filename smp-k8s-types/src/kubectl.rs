@@ -3,9 +3,10 @@
 //! object, the desired object and the live object, where the desired object
 //! carries its own serialisation in that annotation, so the patch updates it.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
-use smp_core::value::to_go_json;
-use smp_core::{Result, Schema, ThreeWayOptions, decode, three_way};
+use smp_core::value::{normalize_numbers, to_go_json};
+use smp_core::{ErrorKind, Result, Schema, StrategicMerge, ThreeWayOptions, decode, three_way};
 
 /// The annotation in which kubectl keeps the last applied configuration.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -62,4 +63,30 @@ pub fn apply_patch(live: &Value, desired: &Value, schema: Schema<'_>, overwrite:
     let original = last_applied(live)?;
     let modified = with_last_applied(desired);
     three_way(&original, &modified, live, schema, ThreeWayOptions { overwrite, ..Default::default() })
+}
+
+/// [`apply_patch`] on typed objects, with the patch metadata of their type:
+/// the patch `kubectl apply -f desired.yaml` sends when the cluster holds
+/// `live`.
+///
+/// ```
+/// use smp_k8s_types::k8s_openapi::api::core::v1::ConfigMap;
+/// use smp_k8s_types::kubectl::{LAST_APPLIED, typed_apply_patch};
+///
+/// let live = ConfigMap { data: Some([("a".into(), "1".into())].into()), ..Default::default() };
+/// let desired = ConfigMap { data: Some([("a".into(), "2".into())].into()), ..Default::default() };
+/// let patch = typed_apply_patch(&live, &desired, true).unwrap();
+/// assert_eq!(patch["data"], serde_json::json!({"a": "2"}));
+/// assert!(patch["metadata"]["annotations"][LAST_APPLIED].is_string());
+/// ```
+pub fn typed_apply_patch<T: StrategicMerge>(live: &T, desired: &T, overwrite: bool) -> Result<Value> {
+    apply_patch(&to_json(live)?, &to_json(desired)?, Schema::Static(T::shape()), overwrite)
+}
+
+/// The JSON kubectl would read for `value`: integers beyond `int64` are
+/// floats, as the reference decodes them.
+fn to_json(value: &impl Serialize) -> Result<Value> {
+    let mut json = serde_json::to_value(value).map_err(|e| ErrorKind::Serialize(e.to_string()))?;
+    normalize_numbers(&mut json);
+    Ok(json)
 }

@@ -1,7 +1,49 @@
-//! Kubernetes entry point of smp.
+//! Kubernetes entry point of smp: strategic merge patches on the types of
+//! [`k8s_openapi`], exactly as the API server and kubectl compute them.
+//!
+//! This crate is the one dependency a Kubernetes user needs: it re-exports
+//! the engine ([`smp_core`]), turns on its [`StrategicMerge`] impls for
+//! every k8s-openapi type, and re-exports [`k8s_openapi`] itself.
+//!
+//! ```
+//! use smp_k8s_types::StrategicMerge;
+//! use smp_k8s_types::k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+//!
+//! let live = Deployment { spec: DeploymentSpec { replicas: Some(1), ..Default::default() }, ..Default::default() };
+//! let mut desired = live.clone();
+//! desired.spec.replicas = Some(3);
+//!
+//! let patch = live.diff(&desired).unwrap();
+//! assert_eq!(patch, serde_json::json!({"spec": {"replicas": 3}}));
+//! assert_eq!(live.apply(&patch).unwrap(), desired);
+//! ```
+//!
+//! - [`kubectl`]: the patch `kubectl apply` sends, from the
+//!   `kubectl.kubernetes.io/last-applied-configuration` annotation;
+//! - `patch` (feature `kube`): [`StrategicPatch`], typed patches ready for
+//!   `kube::Api::patch`, with an opt-in optimistic lock;
+//! - [`shape_of_kind`], [`shape_of_definition`]: the patch metadata of every
+//!   built-in kind, without an OpenAPI document.
+//!
+//! k8s-openapi needs its Kubernetes version chosen by the final binary (one
+//! of its `v1_*` features, or `latest`); this library never chooses one.
+//! Your own types can `#[derive(StrategicMerge)]` through this crate with
+//! `#[patch(crate = "::smp_k8s_types::smp_core")]` on the type.
 //!
 //! With the `cli` feature the crate also builds `smp`, the command-line
-//! tool: `smp apply|diff|three-way`, with schemas from OpenAPI documents
-//! and a `--jsonl` batch mode.
+//! tool: `smp apply|diff|three-way`, with the built-in kinds' schemas or
+//! OpenAPI documents, and a `--jsonl` batch mode.
 
 pub mod kubectl;
+#[cfg(feature = "kube")]
+pub mod patch;
+
+pub use k8s_openapi;
+pub use smp_core;
+pub use smp_core::k8s::{definitions, resources, shape_of_definition, shape_of_kind};
+pub use smp_core::{
+    Error, ErrorKind, OpenApi, Result, Schema, Shape, StrategicMerge, ThreeWayOptions, apply, diff, three_way,
+};
+
+#[cfg(feature = "kube")]
+pub use patch::{LockError, StrategicPatch};

@@ -209,14 +209,21 @@ fn only_one_input_from_stdin() {
 }
 
 #[test]
-fn without_a_schema_lists_are_replaced_with_a_warning() {
+fn without_schema_options_the_built_in_kind_of_the_document_is_used() {
     let original = json_file("pod.json", &original_pod());
     let patch = json_file("patch.json", &env_patch());
     let out = smp(&["apply", &original, &patch], "");
+    assert_eq!(assert_ok(&out), merged_pod());
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn without_schema_options_lists_are_replaced_only_with_untyped() {
+    let original = json_file("pod.json", &original_pod());
+    let patch = json_file("patch.json", &env_patch());
+    let out = smp(&["apply", "--untyped", &original, &patch], "");
     let result = assert_ok(&out);
     assert_eq!(result["spec"]["containers"], env_patch()["spec"]["containers"]);
-    assert!(stderr(&out).starts_with("warning: no schema"), "{}", stderr(&out));
-    assert_eq!(stderr(&out).lines().count(), 1);
 }
 
 #[test]
@@ -266,6 +273,11 @@ fn a_document_without_a_kind_asks_for_a_definition() {
     let err = stderr(&out);
     assert!(err.contains("no apiVersion and kind"), "{err}");
     assert!(err.contains("--definition"), "{err}");
+
+    let out = smp(&["apply", "-", &patch], r#"{"metadata": {"name": "x"}}"#);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("no apiVersion and kind") && err.contains("--kind KIND"), "{err}");
 }
 
 #[test]
@@ -353,4 +365,221 @@ fn three_way_conflict_exits_2_with_both_sides() {
     let lines = lines(&out);
     assert_eq!(lines[0]["conflict"], json!(true), "{}", lines[0]);
     assert_eq!(lines[1], json!({"patch": labels("b")}));
+}
+
+/// `kubectl patch --local -f OBJECT --type strategic -p PATCH -o json`,
+/// with an empty kubeconfig; `None` (said loudly) when kubectl is absent.
+fn kubectl_patch(object: &Value, patch: &Value) -> Option<Value> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let Some(kubectl) = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|p| p.is_file()) else {
+        eprintln!("SKIPPED: kubectl is not on PATH; smp --kind was not compared with kubectl patch --local");
+        return None;
+    };
+    let object = json_file("object.json", object);
+    let kubeconfig = file("kubeconfig", "");
+    let out = Command::new(kubectl)
+        .args(["patch", "--local", "-f", &object, "--type", "strategic", "-o", "json", "-p", &patch.to_string()])
+        .env("KUBECONFIG", kubeconfig)
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .output()
+        .expect("kubectl runs");
+    assert!(out.status.success(), "kubectl: {}", stderr(&out));
+    Some(serde_json::from_slice(&out.stdout).expect("kubectl prints JSON"))
+}
+
+fn deployment() -> Value {
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "labels": {"app": "web"}, "finalizers": ["a", "b"]},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "app",
+                            "image": "nginx:1.25",
+                            "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                            "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
+                        },
+                        {"name": "sidecar", "image": "busybox"},
+                    ],
+                    "volumes": [{"name": "data", "emptyDir": {}}],
+                    "tolerations": [{"key": "k", "operator": "Exists"}],
+                },
+            },
+        },
+    })
+}
+
+/// Every kind of list in a Deployment: keyed (containers, env, ports,
+/// volumes with `$retainKeys`), a set (finalizers) and a replaced list
+/// (tolerations).
+fn deployment_patch() -> Value {
+    json!({
+        "metadata": {"$deleteFromPrimitiveList/finalizers": ["a"], "finalizers": ["c"]},
+        "spec": {
+            "replicas": 3,
+            "template": {"spec": {
+                "$setElementOrder/containers": [{"name": "sidecar"}, {"name": "app"}],
+                "containers": [
+                    {"name": "app", "env": [{"name": "C", "value": "3"}, {"name": "A", "$patch": "delete"}],
+                     "ports": [{"containerPort": 8080}]},
+                ],
+                "volumes": [{"name": "data", "$retainKeys": ["name", "configMap"], "configMap": {"name": "cm"}}],
+                "tolerations": [{"key": "other", "operator": "Exists"}],
+            }},
+        },
+    })
+}
+
+fn service() -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "web"},
+        "spec": {
+            "selector": {"app": "web"},
+            "ports": [{"name": "http", "port": 80, "targetPort": 8080}, {"name": "metrics", "port": 9090}],
+        },
+    })
+}
+
+/// Service ports are merged by `port`.
+fn service_patch() -> Value {
+    json!({"spec": {"ports": [{"port": 443, "name": "https"}, {"port": 80, "targetPort": 8081}, {"port": 9090, "$patch": "delete"}]}})
+}
+
+#[test]
+fn kind_gives_what_kubectl_patch_local_gives() {
+    let cases = [
+        ("apps/v1/Deployment", deployment(), deployment_patch()),
+        ("Deployment", deployment(), deployment_patch()),
+        ("v1/Service", service(), service_patch()),
+        ("service", service(), service_patch()),
+    ];
+    for (kind, object, patch) in cases {
+        let Some(want) = kubectl_patch(&object, &patch) else { return };
+        let (object_file, patch_file) = (json_file("object.json", &object), json_file("patch.json", &patch));
+        let got = assert_ok(&smp(&["apply", "--kind", kind, &object_file, &patch_file], ""));
+        assert_eq!(got, want, "--kind {kind}");
+        assert_ne!(got["spec"], object["spec"], "--kind {kind}: the patch changed something");
+
+        // The diff back to kubectl's result applies to the same result.
+        let want_file = json_file("want.json", &want);
+        let diff = assert_ok(&smp(&["diff", "--kind", kind, &object_file, &want_file], ""));
+        let diff_file = json_file("diff.json", &diff);
+        assert_eq!(assert_ok(&smp(&["apply", "--kind", kind, &object_file, &diff_file], "")), want, "--kind {kind}");
+    }
+}
+
+#[test]
+fn the_kind_of_the_document_gives_the_same_as_kind() {
+    for (object, patch) in [(deployment(), deployment_patch()), (service(), service_patch())] {
+        let (object_file, patch_file) = (json_file("object.json", &object), json_file("patch.json", &patch));
+        let kind = format!("{}/{}", object["apiVersion"].as_str().unwrap(), object["kind"].as_str().unwrap());
+        let with_kind = assert_ok(&smp(&["apply", "--kind", &kind, &object_file, &patch_file], ""));
+        let from_document = assert_ok(&smp(&["apply", &object_file, &patch_file], ""));
+        assert_eq!(from_document, with_kind, "{kind}");
+        let untyped = smp(&["apply", "--untyped", &object_file, &patch_file], "");
+        let untyped: Option<Value> = serde_json::from_slice(&untyped.stdout).ok();
+        assert_ne!(untyped.as_ref(), Some(&from_document), "{kind}: the schema matters for this patch");
+    }
+}
+
+#[test]
+fn kind_works_with_three_way() {
+    let mut desired = deployment();
+    desired["spec"]["template"]["spec"]["containers"][0]["env"] = json!([{"name": "A", "value": "1"}]);
+    let (original, desired) = (json_file("original.json", &deployment()), json_file("desired.json", &desired));
+    let out = smp(&["three-way", "--kind", "Deployment", &original, &desired, &original], "");
+    let patch = assert_ok(&out);
+    let env = &patch["spec"]["template"]["spec"]["containers"][0]["env"];
+    assert_eq!(env, &json!([{"$patch": "delete", "name": "B"}]), "{patch}");
+}
+
+#[test]
+fn an_ambiguous_or_unknown_kind_lists_the_candidates() {
+    let out = smp(&["apply", "--kind", "Event", "-", "-"], "{}");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("ambiguous") && err.contains("v1/Event") && err.contains("events.k8s.io/v1/Event"), "{err}");
+
+    let out = smp(&["apply", "--kind", "Deploy", "-", "-"], "{}");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("did you mean apps/v1/Deployment?"), "{}", stderr(&out));
+
+    let out = smp(&["apply", "--kind", "example.com/v1/Widget", "-", "-"], "{}");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not a built-in kind") && stderr(&out).contains("--openapi"), "{}", stderr(&out));
+}
+
+#[test]
+fn kind_and_openapi_exclude_each_other() {
+    let openapi = openapi_snippet();
+    let out = smp(&["apply", "--kind", "Pod", "--openapi", &openapi, "-", "-"], "{}");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("cannot be used with"), "{}", stderr(&out));
+}
+
+fn widget() -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"items": [1]}})
+}
+
+#[test]
+fn a_custom_resource_without_openapi_asks_for_openapi_or_untyped() {
+    let original = json_file("widget.json", &widget());
+    let patch = json_file("patch.json", &json!({"spec": {"items": [2]}}));
+    let out = smp(&["apply", &original, &patch], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    let err = stderr(&out);
+    assert!(err.contains("\"Widget\"") && err.contains("\"example.com/v1\""), "{err}");
+    assert!(err.contains("--openapi DOC") && err.contains("--untyped"), "{err}");
+
+    let out = smp(&["apply", "--untyped", &original, &patch], "");
+    assert_eq!(assert_ok(&out)["spec"], json!({"items": [2]}));
+}
+
+#[test]
+fn a_built_in_kind_missing_from_the_openapi_documents_is_still_known() {
+    let openapi = openapi_snippet();
+    let object = json_file("service.json", &service());
+    let patch = json_file("patch.json", &service_patch());
+    let from_openapi = assert_ok(&smp(&["apply", "--openapi", &openapi, &object, &patch], ""));
+    let built_in = assert_ok(&smp(&["apply", "--kind", "v1/Service", &object, &patch], ""));
+    assert_eq!(from_openapi, built_in);
+
+    let widget = json_file("widget.json", &widget());
+    let out = smp(&["apply", "--openapi", &openapi, &widget, &patch], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("neither built in nor in the OpenAPI documents"), "{}", stderr(&out));
+}
+
+#[test]
+fn jsonl_takes_each_case_kind_from_its_documents() {
+    let deployment_case = json!({"original": deployment(), "patch": deployment_patch()});
+    let service_case = json!({"original": service(), "patch": service_patch()});
+    let widget_case = json!({"original": widget(), "patch": {}});
+    let input = format!("{deployment_case}\n{service_case}\n{widget_case}\n");
+    let out = smp(&["apply", "--jsonl"], &input);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let answers = lines(&out);
+    assert_eq!(answers.len(), 3, "{}", stdout(&out));
+    for (line, (kind, case)) in
+        answers.iter().zip([("apps/v1/Deployment", &deployment_case), ("v1/Service", &service_case)])
+    {
+        let (object, patch) = (json_file("object.json", &case["original"]), json_file("patch.json", &case["patch"]));
+        let want = assert_ok(&smp(&["apply", "--kind", kind, &object, &patch], ""));
+        assert_eq!(line, &json!({"result": want}), "{kind}");
+    }
+    assert!(answers[2]["error"].as_str().unwrap().contains("not a built-in kind"), "{}", answers[2]);
+
+    // With --kind, every case uses that kind.
+    let out = smp(&["apply", "--kind", "v1/Service", "--jsonl"], &format!("{service_case}\n{widget_case}\n"));
+    let answers = lines(&out);
+    assert!(answers[0].get("result").is_some() && answers[1].get("result").is_some(), "{}", stdout(&out));
 }

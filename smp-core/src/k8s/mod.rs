@@ -150,6 +150,12 @@ pub fn shape_of_kind(api_version: &str, kind: &str) -> Option<Shape> {
     generated::RESOURCES.iter().find(|(a, k, _)| *a == api_version && *k == kind).map(|(_, _, shape)| shape())
 }
 
+/// Every built-in resource type, as `(apiVersion, kind, schema)`, in the
+/// Kubernetes version k8s-openapi is built for.
+pub fn resources() -> impl Iterator<Item = (&'static str, &'static str, Shape)> {
+    generated::RESOURCES.iter().map(|(api_version, kind, shape)| (*api_version, *kind, shape()))
+}
+
 /// Every type with an OpenAPI definition, by definition name, in the
 /// Kubernetes version k8s-openapi is built for.
 pub fn definitions() -> impl Iterator<Item = (&'static str, Shape)> {

@@ -82,19 +82,26 @@ pub struct Common {
     pub jsonl: Option<Source>,
 }
 
-/// Where the patch metadata comes from.
+/// Where the patch metadata comes from. Without any of these options, the
+/// kind is taken from the documents' apiVersion and kind, and must be a
+/// built-in kind of Kubernetes.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
-    /// An OpenAPI v2 or v3 document (JSON or YAML); may be repeated, e.g.
-    /// for the core and apps groups.
+    /// A built-in kind: `apps/v1/Deployment`, `v1/Pod`, or `Deployment`
+    /// when only one API group has it.
+    #[arg(long, value_name = "KIND", conflicts_with_all = ["openapi", "definition"])]
+    pub kind: Option<String>,
+    /// An OpenAPI v2 or v3 document (JSON or YAML), e.g. for a custom
+    /// resource; may be repeated. Kinds it does not define are looked up in
+    /// the built-in kinds.
     #[arg(long, value_name = "DOC")]
     pub openapi: Vec<PathBuf>,
     /// The definition to use, e.g. `io.k8s.api.core.v1.Pod`. Without it the
     /// kind is taken from the original's apiVersion and kind.
     #[arg(long, value_name = "NAME", requires = "openapi")]
     pub definition: Option<String>,
-    /// Merge without a schema (maps merge, lists are replaced), silently.
-    #[arg(long, conflicts_with_all = ["openapi", "definition"])]
+    /// Merge without a schema: maps merge, lists are replaced.
+    #[arg(long, conflicts_with_all = ["kind", "openapi", "definition"])]
     pub untyped: bool,
 }
 

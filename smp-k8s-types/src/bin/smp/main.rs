@@ -1,8 +1,10 @@
 //! `smp`: apply, diff and three-way strategic merge patches from the
-//! command line, as `kubectl patch --local` does.
+//! command line, as `kubectl patch --local` does, for the built-in kinds of
+//! Kubernetes and any kind an OpenAPI document describes.
 
 mod args;
 mod batch;
+mod builtin;
 mod input;
 mod op;
 mod output;
@@ -59,12 +61,6 @@ impl Invocation {
     fn run(self) -> Result<(), Failure> {
         let docs = schema::load_documents(&self.common.schema.openapi)?;
         let mut resolver = schema::Resolver::new(&self.common.schema, &docs)?;
-        if docs.is_empty() && !self.common.schema.untyped {
-            eprintln!(
-                "warning: no schema (--openapi): maps merge but lists are replaced whole; \
-                 pass --untyped to silence this warning"
-            );
-        }
         match &self.common.jsonl {
             Some(source) => batch::run(self.op, source, &mut resolver, self.overwrite),
             None => self.run_single(&mut resolver),

@@ -1,16 +1,15 @@
 //! Choosing the schema (patch metadata) of each case.
 //!
 //! Sources, in order of precedence:
-//! 1. `--openapi DOC --definition NAME`: one definition for every case;
-//! 2. `--openapi DOC` alone: the definition of each case's `apiVersion` and
-//!    `kind`, looked up in the documents (and cached per kind);
-//! 3. nothing: [`Schema::Untyped`] (maps merge, lists are replaced).
-//!
-//! Built-in kinds described by static schemas compiled into this crate
-//! (`--kind KIND`, or a kind found in none of the documents) belong between
-//! 2 and 3, as one more [`Resolver`] variant.
+//! 1. `--untyped`: [`Schema::Untyped`] (maps merge, lists are replaced);
+//! 2. `--kind KIND`: the static schema of a built-in kind, for every case;
+//! 3. `--openapi DOC --definition NAME`: one definition for every case;
+//! 4. otherwise, each case's `apiVersion` and `kind`: its definition in the
+//!    `--openapi` documents if any has it, else the static schema of the
+//!    built-in kind (cached per kind); an unknown kind is an error.
 
 use crate::args::{SchemaArgs, Source};
+use crate::builtin;
 use crate::input;
 use serde_json::Value;
 use smp_core::{OpenApi, Schema};
@@ -49,18 +48,21 @@ fn parse_openapi(bytes: &[u8]) -> Result<OpenApi, String> {
 pub enum Resolver<'a> {
     /// No metadata.
     Untyped,
-    /// The same definition for every case.
+    /// The same schema for every case.
     Fixed(Schema<'a>),
-    /// The definition of the case's kind in the documents.
+    /// The schema of the case's kind, from the documents or built in.
     ByKind(KindLookup<'a>),
 }
 
 impl<'a> Resolver<'a> {
     /// The resolver the options ask for; `docs` are the loaded `--openapi`
-    /// documents. Fails on an unknown `--definition`.
+    /// documents. Fails on an unknown `--kind` or `--definition`.
     pub fn new(args: &SchemaArgs, docs: &'a [Document]) -> Result<Self, String> {
-        if docs.is_empty() {
+        if args.untyped {
             return Ok(Resolver::Untyped);
+        }
+        if let Some(kind) = &args.kind {
+            return builtin::by_name(kind).map(Resolver::Fixed);
         }
         match &args.definition {
             Some(name) => definition(docs, name).map(Resolver::Fixed),
@@ -104,13 +106,15 @@ fn type_meta<'v>(docs: &'v [Value], names: &[&str]) -> Result<(&'v str, &'v str)
         })
         .ok_or_else(|| {
             format!(
-                "no apiVersion and kind in the {} document to choose a schema by; pass --definition NAME",
+                "no apiVersion and kind in the {} document to choose a schema by; \
+                 pass --kind KIND, --openapi DOC --definition NAME, or --untyped",
                 names.join(" or ")
             )
         })
 }
 
-/// Kind lookups in the documents, each done once.
+/// Kind lookups in the documents, then in the built-in kinds, each done
+/// once.
 pub struct KindLookup<'a> {
     docs: &'a [Document],
     /// apiVersion → kind → the schema, or why there is none.
@@ -136,9 +140,15 @@ impl<'a> KindLookup<'a> {
                 return doc.api.definition(name).map_err(|e| format!("{}: {e}", doc.name));
             }
         }
+        if let Some(schema) = builtin::by_type_meta(api_version, kind) {
+            return Ok(schema);
+        }
+        if docs.is_empty() {
+            return Err(builtin::not_built_in(api_version, kind));
+        }
         let names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
         Err(format!(
-            "kind {kind:?} of apiVersion {api_version:?} is in none of the OpenAPI documents ({}); \
+            "kind {kind:?} of apiVersion {api_version:?} is neither built in nor in the OpenAPI documents ({}); \
              pass the document that defines it with --openapi, or --definition NAME",
             names.join(", ")
         ))

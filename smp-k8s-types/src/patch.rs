@@ -1,0 +1,131 @@
+//! Typed strategic merge patches ready for kube (feature `kube`): what
+//! controller-runtime's `client.StrategicMergeFrom` gives Go operators.
+//!
+//! [`StrategicPatch`] is implemented for every [`StrategicMerge`] type (all
+//! of k8s-openapi's, and your derived ones); its methods return a
+//! [`Patch::Strategic`], the type `kube::api::Patch` re-exports, to pass
+//! as is to `Api::patch(name, &PatchParams::default(), &patch)`.
+
+use crate::kubectl;
+use kube_core::Resource;
+use serde_json::{Map, Value};
+use smp_core::StrategicMerge;
+
+pub use kube_core::params::Patch;
+
+/// Why a patch with an optimistic lock could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// The diff itself failed.
+    #[error(transparent)]
+    Patch(#[from] smp_core::Error),
+    /// There is no version to lock on: the live object was not read from
+    /// the API server (or its `metadata.resourceVersion` was cleared).
+    #[error("cannot lock the patch of {object}: the live object has no metadata.resourceVersion")]
+    NoResourceVersion {
+        /// `namespace/name` of the live object, as far as it has them.
+        object: String,
+    },
+}
+
+/// Strategic merge patches from a live object to the desired one, as
+/// [`Patch::Strategic`] values for `kube::Api::patch`.
+///
+/// ```
+/// use smp_k8s_types::StrategicPatch;
+/// use smp_k8s_types::k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+/// use smp_k8s_types::patch::Patch;
+///
+/// let live = Deployment { spec: DeploymentSpec { replicas: Some(1), ..Default::default() }, ..Default::default() };
+/// let mut desired = live.clone();
+/// desired.spec.replicas = Some(3);
+///
+/// let patch = live.strategic_patch(&desired).unwrap();
+/// // api.patch("web", &PatchParams::default(), &patch).await?;
+/// let Patch::Strategic(body) = patch else { unreachable!() };
+/// assert_eq!(body, serde_json::json!({"spec": {"replicas": 3}}));
+/// ```
+pub trait StrategicPatch: StrategicMerge {
+    /// The two-way patch from `self` (live) to `desired`; `{}` when nothing
+    /// changed, which is still a valid request.
+    fn strategic_patch(&self, desired: &Self) -> smp_core::Result<Patch<Value>> {
+        self.diff(desired).map(Patch::Strategic)
+    }
+
+    /// [`strategic_patch`](Self::strategic_patch) that also carries the
+    /// live object's `metadata.resourceVersion`, so that the API server
+    /// refuses it (409 Conflict) if the object changed since it was read:
+    /// controller-runtime's `MergeFromWithOptimisticLock`. Fails when the
+    /// live object has no resourceVersion, as controller-runtime does.
+    ///
+    /// ```
+    /// use smp_k8s_types::StrategicPatch;
+    /// use smp_k8s_types::k8s_openapi::api::core::v1::ConfigMap;
+    /// use smp_k8s_types::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    /// use smp_k8s_types::patch::Patch;
+    ///
+    /// let meta = ObjectMeta { name: Some("c".into()), resource_version: Some("41".into()), ..Default::default() };
+    /// let live = ConfigMap { metadata: meta, ..Default::default() };
+    /// let Patch::Strategic(body) = live.strategic_patch_with_lock(&live.clone()).unwrap() else { unreachable!() };
+    /// assert_eq!(body, serde_json::json!({"metadata": {"resourceVersion": "41"}}));
+    ///
+    /// let unread = ConfigMap::default();
+    /// assert!(unread.strategic_patch_with_lock(&unread).is_err());
+    /// ```
+    fn strategic_patch_with_lock(&self, desired: &Self) -> Result<Patch<Value>, LockError>
+    where
+        Self: Resource,
+    {
+        let meta = self.meta();
+        let version = meta.resource_version.as_deref().filter(|v| !v.is_empty()).ok_or_else(|| {
+            let object = [meta.namespace.as_deref(), meta.name.as_deref()].into_iter().flatten().collect::<Vec<_>>();
+            let object = if object.is_empty() { "an unnamed object".to_string() } else { object.join("/") };
+            LockError::NoResourceVersion { object }
+        })?;
+        let mut patch = self.diff(desired)?;
+        set_resource_version(&mut patch, version);
+        Ok(Patch::Strategic(patch))
+    }
+
+    /// The patch `kubectl apply` sends to bring the live object `self` to
+    /// `desired`: a three-way patch from the
+    /// `kubectl.kubernetes.io/last-applied-configuration` annotation of
+    /// `self`, which also records `desired` in that annotation (see
+    /// [`kubectl::typed_apply_patch`]). `overwrite` is kubectl's
+    /// `--overwrite` (on unless `--overwrite=false`); without it, changes
+    /// made to the live object since the last apply are a conflict error.
+    ///
+    /// ```
+    /// use smp_k8s_types::StrategicPatch;
+    /// use smp_k8s_types::k8s_openapi::api::core::v1::ConfigMap;
+    /// use smp_k8s_types::kubectl::LAST_APPLIED;
+    /// use smp_k8s_types::patch::Patch;
+    ///
+    /// let live = ConfigMap::default();
+    /// let desired = ConfigMap { data: Some([("a".into(), "1".into())].into()), ..Default::default() };
+    /// let Patch::Strategic(body) = live.kubectl_apply_patch(&desired, true).unwrap() else { unreachable!() };
+    /// assert_eq!(body["data"], serde_json::json!({"a": "1"}));
+    /// let recorded = body["metadata"]["annotations"][LAST_APPLIED].as_str().unwrap();
+    /// assert_eq!(recorded, "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{}}}\n");
+    /// ```
+    fn kubectl_apply_patch(&self, desired: &Self, overwrite: bool) -> smp_core::Result<Patch<Value>> {
+        kubectl::typed_apply_patch(self, desired, overwrite).map(Patch::Strategic)
+    }
+}
+
+impl<T: StrategicMerge> StrategicPatch for T {}
+
+/// Puts `version` at `metadata.resourceVersion` of `patch`. Same result as
+/// controller-runtime's diff of the live object without a resourceVersion
+/// against the desired one with the live version, since resourceVersion is
+/// a plain string field of `metadata`.
+fn set_resource_version(patch: &mut Value, version: &str) {
+    let Value::Object(root) = patch else { return };
+    let metadata = root.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    if let Value::Object(metadata) = metadata {
+        metadata.insert("resourceVersion".into(), Value::String(version.into()));
+    }
+}
