@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 use smp_core::{OpenApi, Schema, decode, diff};
-use smp_k8s_types::kubectl::apply_patch;
+use smp_k8s_types::k8s_openapi::api::{apps::v1::Deployment, core::v1::Pod};
+use smp_k8s_types::kubectl::{apply_patch, typed_apply_patch};
 use std::path::PathBuf;
 
 fn shared() -> Option<PathBuf> {
@@ -16,6 +17,10 @@ fn shared() -> Option<PathBuf> {
 fn read(dir: &std::path::Path, name: &str) -> Value {
     let bytes = std::fs::read(dir.join("oracle/samples").join(name)).expect(name);
     decode(&bytes).expect(name)
+}
+
+fn typed<T: serde::de::DeserializeOwned>(dir: &std::path::Path, name: &str) -> T {
+    serde_json::from_value(read(dir, name)).expect(name)
 }
 
 fn schema<'a>(doc: &'a OpenApi, kind: &str) -> Schema<'a> {
@@ -47,4 +52,27 @@ fn kubectl_apply_and_edit_patches_are_reproduced_exactly() {
         let got = diff(&original, &modified, schema(doc, kind)).unwrap();
         assert_eq!(got, want, "{kind}: two-way patch");
     }
+}
+
+/// The same patches from the typed objects, with the static schemas.
+#[test]
+fn kubectl_apply_patches_are_reproduced_from_typed_objects() {
+    let Some(dir) = shared() else {
+        eprintln!("SKIPPED: ../shared/oracle/samples is missing; kubectl's captured patches were not compared");
+        return;
+    };
+    let pod = typed_apply_patch::<Pod>(
+        &typed(&dir, "pod_live_with_annotation.json"),
+        &typed(&dir, "pod_modified.json"),
+        true,
+    )
+    .unwrap();
+    assert_eq!(pod, read(&dir, "pod_threeway.patch"), "pod: kubectl apply patch");
+    let deployment = typed_apply_patch::<Deployment>(
+        &typed(&dir, "deployment_live_with_annotation.json"),
+        &typed(&dir, "deployment_modified.json"),
+        true,
+    )
+    .unwrap();
+    assert_eq!(deployment, read(&dir, "deployment_threeway.patch"), "deployment: kubectl apply patch");
 }
