@@ -38,14 +38,21 @@ impl Kubectl {
         Ok(Kubectl { binary, dir: dir.to_path_buf(), kubeconfig, counter: AtomicUsize::new(0) })
     }
 
-    /// `kubectl patch --local -f OBJECT --type strategic -p PATCH -o json`.
+    /// `kubectl patch --local -f OBJECT --type strategic -p PATCH -o json`,
+    /// printing `metadata.managedFields` too (kubectl drops them by default).
     pub fn patch(&self, object: &Value, patch: &Value) -> Outcome {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         let file = self.dir.join(format!("object-{n}.json"));
         std::fs::write(&file, object.to_string()).map_err(|e| format!("harness: writing {}: {e}", file.display()))?;
         let patch_text = patch.to_string();
         let mut cmd = Command::new(&self.binary);
-        cmd.args(["patch", "--local", "-f"]).arg(&file).args(["--type", "strategic", "-o", "json"]);
+        cmd.args(["patch", "--local", "-f"]).arg(&file).args([
+            "--type",
+            "strategic",
+            "-o",
+            "json",
+            "--show-managed-fields",
+        ]);
         // Linux limits one argument to 128 KiB.
         let patch_file = self.dir.join(format!("patch-{n}.json"));
         if patch_text.len() > 100_000 {

@@ -5,9 +5,11 @@ pub mod conformance;
 // at the crate root.
 pub mod r#gen;
 pub mod json_cmp;
+pub mod k8s_kinds;
 pub mod k8s_schema;
 pub mod kubectl;
 pub mod merge_item;
+pub mod openapi_gen;
 pub mod rng;
 
 pub use r#gen::{Gen, Kind};
