@@ -6,15 +6,18 @@
 //! every k8s-openapi type, and re-exports [`k8s_openapi`] itself.
 //!
 //! ```
+//! use serde_json::json;
 //! use smp_k8s_types::StrategicMerge;
-//! use smp_k8s_types::k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+//! use smp_k8s_types::k8s_openapi::api::apps::v1::Deployment;
 //!
-//! let live = Deployment { spec: DeploymentSpec { replicas: Some(1), ..Default::default() }, ..Default::default() };
-//! let mut desired = live.clone();
-//! desired.spec.replicas = Some(3);
+//! let deployment = |replicas: i32| -> Deployment {
+//!     let spec = json!({"replicas": replicas, "selector": {}, "template": {}});
+//!     serde_json::from_value(json!({"metadata": {"name": "web"}, "spec": spec})).unwrap()
+//! };
+//! let (live, desired) = (deployment(1), deployment(3));
 //!
 //! let patch = live.diff(&desired).unwrap();
-//! assert_eq!(patch, serde_json::json!({"spec": {"replicas": 3}}));
+//! assert_eq!(patch, json!({"spec": {"replicas": 3}}));
 //! assert_eq!(live.apply(&patch).unwrap(), desired);
 //! ```
 //!

@@ -32,18 +32,27 @@ pub enum LockError {
 /// [`Patch::Strategic`] values for `kube::Api::patch`.
 ///
 /// ```
+/// use serde_json::json;
 /// use smp_k8s_types::StrategicPatch;
-/// use smp_k8s_types::k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+/// use smp_k8s_types::k8s_openapi::api::core::v1::Service;
 /// use smp_k8s_types::patch::Patch;
 ///
-/// let live = Deployment { spec: DeploymentSpec { replicas: Some(1), ..Default::default() }, ..Default::default() };
-/// let mut desired = live.clone();
-/// desired.spec.replicas = Some(3);
+/// let service = |ports: serde_json::Value| -> Service {
+///     serde_json::from_value(json!({"metadata": {"name": "web"}, "spec": {"ports": ports}})).unwrap()
+/// };
+/// let live = service(json!([{"name": "http", "port": 80}]));
+/// let desired = service(json!([{"name": "http", "port": 80}, {"name": "https", "port": 443}]));
 ///
 /// let patch = live.strategic_patch(&desired).unwrap();
 /// // api.patch("web", &PatchParams::default(), &patch).await?;
 /// let Patch::Strategic(body) = patch else { unreachable!() };
-/// assert_eq!(body, serde_json::json!({"spec": {"replicas": 3}}));
+/// assert_eq!(
+///     body,
+///     json!({"spec": {
+///         "$setElementOrder/ports": [{"port": 80}, {"port": 443}],
+///         "ports": [{"name": "https", "port": 443}]
+///     }})
+/// );
 /// ```
 pub trait StrategicPatch: StrategicMerge {
     /// The two-way patch from `self` (live) to `desired`; `{}` when nothing

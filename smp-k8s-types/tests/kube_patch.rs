@@ -124,8 +124,7 @@ fn the_kubectl_flow_records_the_desired_object_and_removes_what_it_no_longer_has
     // desired object drops is deleted.
     let mut on_server = first.clone();
     on_server.metadata.labels = Some([("injected".into(), "yes".into())].into());
-    let mut without_proxy = desired();
-    without_proxy.spec.template.spec.as_mut().unwrap().containers.truncate(1);
+    let without_proxy = deployment(3, &[("B", "two")], &[("app", "app:2")]);
     let patch = body(on_server.kubectl_apply_patch(&without_proxy, true).unwrap());
     assert_eq!(
         patch,
@@ -134,9 +133,12 @@ fn the_kubectl_flow_records_the_desired_object_and_removes_what_it_no_longer_has
     );
     let result = on_server.apply(&patch).unwrap();
     assert_eq!(result.metadata.labels, on_server.metadata.labels);
-    let containers = &result.spec.template.spec.as_ref().unwrap().containers;
-    assert_eq!(containers.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["app"]);
-    assert_eq!(result.spec.replicas, Some(3));
+    let spec = &json_of(&result)["spec"];
+    assert_eq!(
+        spec["template"]["spec"]["containers"],
+        json!([{"name": "app", "image": "app:2", "env": [{"name": "B", "value": "two"}]}])
+    );
+    assert_eq!(spec["replicas"], 3);
 }
 
 #[test]
