@@ -8,16 +8,23 @@ use super::{Ctx, Field, Gen, Node, keys_of};
 use serde_json::{Map, Value, json};
 
 /// The chance of descending into a field the patch does not touch.
-const DESCEND: f64 = 0.2;
+const DESCEND: f64 = 0.35;
 const NULL: f64 = 0.05;
-const DELETE_ITEM: f64 = 0.2;
+const DELETE_ITEM: f64 = 0.4;
 const REPLACE_LIST: f64 = 0.03;
 const DUPLICATE_ITEM: f64 = 0.03;
 const SET_ORDER: f64 = 0.15;
 const DELETE_PRIMITIVES: f64 = 0.2;
-const RETAIN_KEYS: f64 = 0.4;
-const REPLACE_MAP: f64 = 0.05;
-const DELETE_MAP: f64 = 0.03;
+const RETAIN_KEYS: f64 = 0.7;
+/// `$retainKeys` where the schema does not ask for it: the reference
+/// honours it on any map.
+const RETAIN_KEYS_ANYWHERE: f64 = 0.03;
+const REPLACE_MAP: f64 = 0.1;
+const DELETE_MAP: f64 = 0.05;
+/// A value of another JSON type, or a merge key of another type: the
+/// result no longer fits the k8s-openapi type.
+const WRONG_TYPE: f64 = 0.01;
+const WRONG_KEY_TYPE: f64 = 0.03;
 
 impl<'a> Gen<'a> {
     /// Adds directives to `patch`, a patch for `original`; returns what it
@@ -58,6 +65,11 @@ impl<'a> Gen<'a> {
             if descended && patch.get(name).is_some_and(|v| *v == json!({}) || *v == json!([])) {
                 patch.remove(name);
             }
+            if patch.get(name).is_some_and(|v| !v.is_null()) && self.rng.chance(WRONG_TYPE) {
+                let wrong = other_type(&patch[name]);
+                patch.insert(name.to_string(), wrong);
+                ops.push(format!("wrong-type@{name}"));
+            }
             if original.is_some()
                 && !field.required
                 && !ctx.needs(name)
@@ -97,7 +109,12 @@ impl<'a> Gen<'a> {
         let Some(Value::Object(p)) = patch.get_mut(field.name) else { return };
         self.sprinkle_struct(def, p, original.and_then(Value::as_object), ctx, ops);
         let fields = self.defs.fields(def);
-        if field.retains_keys() && self.rng.chance(RETAIN_KEYS) {
+        let p_retain = match (field.retains_keys(), ctx) {
+            (true, _) => RETAIN_KEYS,
+            (false, Ctx::Plain) => RETAIN_KEYS_ANYWHERE,
+            (false, _) => 0.0,
+        };
+        if self.rng.chance(p_retain) {
             self.retain_keys(p, original, &fields, ops, field.name);
         }
         let all_optional = fields.iter().all(|f| !f.required);
@@ -192,7 +209,7 @@ impl<'a> Gen<'a> {
             let Value::Object(p) = p else { continue };
             let orig = p.get(key).and_then(|k| orig_items.iter().find(|o| o.get(key) == Some(k)));
             self.sprinkle_struct(def, p, orig.and_then(Value::as_object), Ctx::Item(key), ops);
-            if field.retains_keys() && self.rng.chance(RETAIN_KEYS) {
+            if self.rng.chance(if field.retains_keys() { RETAIN_KEYS } else { RETAIN_KEYS_ANYWHERE }) {
                 self.retain_keys(p, orig, &fields, ops, name);
             }
         }
@@ -204,6 +221,12 @@ impl<'a> Gen<'a> {
             let copy = items[self.rng.below(items.len())].clone();
             items.push(copy);
             ops.push(format!("duplicate-item@{name}"));
+        }
+        if let Some(Value::Object(p)) = items.last_mut().filter(|_| self.rng.chance(WRONG_KEY_TYPE)) {
+            if let Some(k) = p.get_mut(key) {
+                *k = other_scalar(k);
+                ops.push(format!("wrong-key-type@{name}"));
+            }
         }
         if self.rng.chance(REPLACE_LIST) {
             items.push(json!({"$patch": "replace"}));
@@ -255,5 +278,23 @@ impl<'a> Gen<'a> {
             patch.insert(order_key, Value::Array(order));
             ops.push(format!("setElementOrder@{name}"));
         }
+    }
+}
+
+/// A value of another JSON type than `v`.
+fn other_type(v: &Value) -> Value {
+    match v {
+        Value::Object(_) => json!("x"),
+        Value::Array(_) => json!({"x": "y"}),
+        Value::String(_) => json!(["x"]),
+        _ => json!({"x": 1}),
+    }
+}
+
+/// A scalar of another type than `v` that reads the same: `80` → `"80"`.
+fn other_scalar(v: &Value) -> Value {
+    match v {
+        Value::String(s) => s.parse::<i64>().map_or_else(|_| json!(true), |n| json!(n)),
+        other => json!(other.to_string()),
     }
 }
