@@ -222,11 +222,11 @@ impl<'a> Gen<'a> {
             items.push(copy);
             ops.push(format!("duplicate-item@{name}"));
         }
-        if let Some(Value::Object(p)) = items.last_mut().filter(|_| self.rng.chance(WRONG_KEY_TYPE)) {
-            if let Some(k) = p.get_mut(key) {
-                *k = other_scalar(k);
-                ops.push(format!("wrong-key-type@{name}"));
-            }
+        if let Some(Value::Object(p)) = items.last_mut().filter(|_| self.rng.chance(WRONG_KEY_TYPE))
+            && let Some(k) = p.get_mut(key)
+        {
+            *k = other_scalar(k);
+            ops.push(format!("wrong-key-type@{name}"));
         }
         if self.rng.chance(REPLACE_LIST) {
             items.push(json!({"$patch": "replace"}));
