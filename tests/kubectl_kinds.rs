@@ -17,7 +17,14 @@
 //!   removed from the last applied one.
 //!
 //! kubectl may be older than the OpenAPI documents: the fields its Go types
-//! do not have are found first (`probe_tree`) and never generated.
+//! do not have are found first (`probe_tree`) and never generated (so a
+//! seed gives the same cases with the same kubectl). Other known
+//! differences, handled where they arise: the reference's result depends on
+//! its map iteration order when a patch both adds a value to a set and
+//! deletes it (never generated); its two-way diff drops a set's reordering
+//! into sorted order (`two_way_result`); it leaves nulls in some new
+//! subtrees (`not_applied` reads them as absent); k8s-openapi fills in
+//! fields its types do not make optional (`typed_view`).
 //!
 //! Environment:
 //! - `SMP_DIFF_SEED`: seed (default: from the clock; always printed);

@@ -12,6 +12,8 @@ const FAVOURED: f64 = 0.45;
 const RARE: f64 = 0.06;
 /// Tries at drawing a merge key not yet used in a list.
 const KEY_TRIES: usize = 8;
+/// The chance of an empty list or map.
+const EMPTY: f64 = 0.05;
 
 impl<'a> Gen<'a> {
     /// A random object of a built-in kind, with its `apiVersion`, `kind`
@@ -58,6 +60,8 @@ impl<'a> Gen<'a> {
     /// A value for a field: lists follow the field's strategy.
     pub(super) fn field_value(&mut self, field: &Field<'a>, depth: usize, stack: &mut Vec<&'a str>) -> Value {
         match self.defs.node(field.schema) {
+            Node::List(_) if self.rng.chance(EMPTY) => json!([]),
+            Node::Map(_) if self.rng.chance(EMPTY) => json!({}),
             Node::List(item) if field.is_keyed_list() => {
                 let n = 1 + self.rng.below(3);
                 Value::Array(self.keyed_items(item, field.merge_key, n, &[], depth, stack))
