@@ -29,8 +29,8 @@ fn struct_at<'v>(
 ) -> Option<String> {
     for field in defs.fields(def) {
         let at = format!("{path}.{}", field.name);
-        // The reference leaves the nulls of a patch in some new subtrees
-        // (new items of a list with a `$setElementOrder`): null is absent.
+        // The reference leaves the nulls of a patch in the new items of a
+        // list (SEMANTICS §3.9): null is absent.
         let get = |m: &'v Map<String, Value>| m.get(field.name).filter(|v| !v.is_null());
         let (o, m, r) = (get(original), get(modified), get(result));
         let problem = match (m, r) {
@@ -98,6 +98,10 @@ fn keyed_at(defs: &Defs, item: &Value, key: &str, o: Option<&Value>, m: &Value, 
         return Some(format!("{at}: desired {m}, got {r}"));
     };
     let os: &[Value] = o.and_then(Value::as_array).map_or(&[], Vec::as_slice);
+    // The reference leaves the directives of a patch in the new items of a
+    // list (SEMANTICS §3.9): an item with `$patch` in the result is not data.
+    let rs: Vec<Value> = rs.iter().filter(|i| i.get("$patch").is_none()).cloned().collect();
+    let rs = rs.as_slice();
     let find = |items: &'_ [Value], k: &Value| items.iter().find(|i| i.get(key) == Some(k)).cloned();
     for mi in ms {
         let Some(k) = mi.get(key) else { continue };
