@@ -23,15 +23,35 @@
 //!
 //! - [`kubectl`]: the patch `kubectl apply` sends, from the
 //!   `kubectl.kubernetes.io/last-applied-configuration` annotation;
-//! - `patch` (feature `kube`): [`StrategicPatch`], typed patches ready for
-//!   `kube::Api::patch`, with an opt-in optimistic lock;
+//! - `patch` (feature `kube`): `StrategicPatch`, typed patches ready for
+//!   `kube::Api::patch`, with an opt-in optimistic lock and the
+//!   `kubectl apply` flow;
 //! - [`shape_of_kind`], [`shape_of_definition`]: the patch metadata of every
 //!   built-in kind, without an OpenAPI document.
 //!
 //! k8s-openapi needs its Kubernetes version chosen by the final binary (one
 //! of its `v1_*` features, or `latest`); this library never chooses one.
-//! Your own types can `#[derive(StrategicMerge)]` through this crate with
-//! `#[patch(crate = "::smp_k8s_types::smp_core")]` on the type.
+//!
+//! Your own types (a custom resource's spec) derive [`StrategicMerge`]
+//! through this crate too, when told where the engine is:
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use smp_k8s_types::StrategicMerge;
+//!
+//! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+//! #[patch(crate = "::smp_k8s_types::smp_core")]
+//! struct WidgetSpec {
+//!     #[patch(strategy = "merge")]
+//!     finalizers: Vec<String>,
+//! }
+//!
+//! let live = WidgetSpec { finalizers: vec!["a".into()] };
+//! let desired = WidgetSpec { finalizers: vec!["a".into(), "b".into()] };
+//! let patch = live.diff(&desired).unwrap();
+//! assert_eq!(patch["finalizers"], serde_json::json!(["b"]));
+//! assert_eq!(live.apply(&patch).unwrap(), desired);
+//! ```
 //!
 //! With the `cli` feature the crate also builds `smp`, the command-line
 //! tool: `smp apply|diff|three-way`, with the built-in kinds' schemas or
