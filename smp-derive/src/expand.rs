@@ -228,6 +228,18 @@ fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStrea
         }
     });
 
+    let quiet = fields.iter().map(|f| {
+        let member = &f.member;
+        let ty = &f.ty;
+        let desc = field_desc(f, p);
+        let value = presence(f, quote!(self.#member));
+        match &f.with {
+            // Without the trait nothing is known of the value.
+            Some(_) => quote!((#value).is_none()),
+            None => quote!((#value).is_none_or(|v| <#ty as #p::StrategicMerge>::__equal_field_is_quiet(v, &#desc))),
+        }
+    });
+
     let applied: Vec<&Field> = fields.iter().filter(|f| f.deserialized).collect();
     let names = applied.iter().map(|f| &f.json);
     let arms = applied.iter().enumerate().map(|(i, f)| {
@@ -262,6 +274,10 @@ fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStrea
                 #(#key_arms,)*
                 _ => ::core::option::Option::None,
             }
+        }
+
+        fn __equal_is_quiet(&self) -> bool {
+            #p::equal_means_empty(<Self as #p::StrategicMerge>::shape()) || (true #(&& #quiet)*)
         }
 
         fn __diff_object(

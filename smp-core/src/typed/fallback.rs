@@ -147,6 +147,10 @@ pub(crate) fn diff_field<T: Serialize>(
     patch: &mut Map<String, Value>,
     opts: Opts,
 ) -> Result<()> {
+    if old.is_none() && new.is_none() {
+        // Absent on both sides (most optional fields): nothing to compare.
+        return Ok(());
+    }
     let one = |v: Option<&T>| -> Result<Map<String, Value>> {
         let mut m = Map::new();
         if let Some(v) = v {

@@ -120,6 +120,14 @@ impl<T: StrategicMerge> StrategicMerge for Option<T> {
         self.is_none()
     }
 
+    fn __equal_is_quiet(&self) -> bool {
+        self.as_ref().is_none_or(T::__equal_is_quiet)
+    }
+
+    fn __equal_field_is_quiet(value: &Self, field: &Field) -> bool {
+        value.as_ref().is_none_or(|v| T::__equal_field_is_quiet(v, field))
+    }
+
     fn __missing(_key: &str) -> Result<Self> {
         Ok(None)
     }
@@ -167,6 +175,12 @@ impl<T: StrategicMerge> StrategicMerge for Box<T> {
     fn __is_null(&self) -> bool {
         (**self).__is_null()
     }
+    fn __equal_is_quiet(&self) -> bool {
+        (**self).__equal_is_quiet()
+    }
+    fn __equal_field_is_quiet(value: &Self, field: &Field) -> bool {
+        T::__equal_field_is_quiet(value, field)
+    }
     fn __missing(key: &str) -> Result<Self> {
         T::__missing(key).map(Box::new)
     }
@@ -199,6 +213,21 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         Shape::List(T::shape)
     }
 
+    fn __equal_is_quiet(&self) -> bool {
+        self.iter().all(T::__equal_is_quiet)
+    }
+
+    fn __equal_field_is_quiet(value: &Self, field: &Field) -> bool {
+        let Ok(strategy) = field.meta.parse() else { return false };
+        match T::shape() {
+            // A set of scalars: an unsorted one gets a `$setElementOrder`.
+            Shape::Scalar if strategy.merge => sorted_strings(value),
+            // Elements of a replaced list are not diffed.
+            _ if !strategy.merge => true,
+            _ => value.__equal_is_quiet(),
+        }
+    }
+
     fn __diff_field(
         old: Option<&Self>,
         new: Option<&Self>,
@@ -211,6 +240,9 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         let nested_lists = matches!(T::shape(), Shape::List(_));
         if let (Some(a), Some(b), false) = (old, new, nested_lists) {
             if strategy.merge && objects && !field.meta.merge_key.is_empty() {
+                if a == b && a.__equal_is_quiet() {
+                    return Ok(());
+                }
                 return keyed::diff_keyed_list(a, b, field, patch, opts);
             }
             if strategy.merge && a == b && sorted_strings(a) {
@@ -276,6 +308,10 @@ macro_rules! map_impl {
         impl<T: StrategicMerge $(+ $bound)?> StrategicMerge for $map<String, T> {
             fn shape() -> Shape {
                 Shape::Map(T::shape)
+            }
+
+            fn __equal_is_quiet(&self) -> bool {
+                self.values().all(T::__equal_is_quiet)
             }
 
             fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
@@ -351,7 +387,7 @@ pub fn diff_struct_field<T: StrategicMerge>(
         }
         return Ok(());
     }
-    if a == b && fallback::equal_means_empty(T::shape()) {
+    if a == b && a.__equal_is_quiet() {
         return Ok(());
     }
     let sub = a.__diff_object(b, opts.with_retain_keys(strategy.retain_keys)).map_err(|e| e.at_key(field.key))?;

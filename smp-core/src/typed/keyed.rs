@@ -68,14 +68,13 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
     };
     let strategy = field.meta.parse()?;
     let elem_opts = opts.with_retain_keys(strategy.retain_keys);
-    let equal_means_empty = fallback::equal_means_empty(T::shape());
 
     let mut list = Vec::new();
     for (j, (e, &k)) in new.iter().zip(&new_keys).enumerate() {
         let in_old = if order_same { Some(j) } else { old_index.get(&k).copied() };
         match in_old {
             Some(i) => {
-                if old[i] == *e && equal_means_empty {
+                if old[i] == *e && e.__equal_is_quiet() {
                     continue;
                 }
                 let mut sub = old[i].__diff_object(e, elem_opts).map_err(|err| at(err, field, mk, key_value(k), j))?;

@@ -89,6 +89,9 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// The two-way patch from `self` to `desired` (`{}` when equal), as the
     /// JSON engine computes it from the serialised values.
     fn diff(&self, desired: &Self) -> Result<Value> {
+        if self == desired && self.__equal_is_quiet() {
+            return Ok(Value::Object(Map::new()));
+        }
         let opts = Opts::new(DiffOptions { set_element_order: true, ..Default::default() });
         self.__diff_object(desired, opts).map(Value::Object)
     }
@@ -162,6 +165,27 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     #[doc(hidden)]
     fn __missing(key: &str) -> Result<Self> {
         Err(ErrorKind::Deserialize(format!("missing field `{key}`")).into())
+    }
+
+    /// Whether a diff of this value against an equal one is empty, so that
+    /// equal subtrees can be skipped. It is not when the value holds an
+    /// unsorted set of scalars (which gets a `$setElementOrder`) or a
+    /// replace-strategy object (always sent whole). This default answers
+    /// from the schema alone; derived structs look at their fields.
+    #[doc(hidden)]
+    fn __equal_is_quiet(&self) -> bool {
+        fallback::equal_means_empty(Self::shape())
+    }
+
+    /// [`Self::__equal_is_quiet`] for the value of a field, whose patch
+    /// strategy also counts.
+    #[doc(hidden)]
+    fn __equal_field_is_quiet(value: &Self, field: &Field) -> bool {
+        let replaced = field.meta.parse().map_or(true, |s| s.replace);
+        match Self::shape() {
+            Shape::Struct(_) | Shape::Map(_) | Shape::Any if replaced => false,
+            _ => value.__equal_is_quiet(),
+        }
     }
 
     /// The diff of a whole object (the document root, or a struct field).
