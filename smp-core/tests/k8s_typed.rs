@@ -127,3 +127,33 @@ fn a_patch_written_by_hand() {
         typed["spec"]["template"]["spec"]["containers"].as_array().unwrap().iter().map(|c| &c["name"]).collect();
     assert_eq!(names, ["app", "sidecar", "new"]);
 }
+
+/// Equal objects diff to nothing, except where the reference sends
+/// something anyway: an unsorted set of scalars gets a `$setElementOrder`
+/// (here deep inside the pod template), a replace-strategy object is sent
+/// whole. The typed diff skips equal subtrees only when neither is there.
+#[test]
+fn equal_values_with_the_reference_quirks() {
+    let with_unsorted_finalizers = edited(|v| {
+        v["spec"]["template"]["metadata"]["finalizers"] = json!(["b.example.com/x", "a.example.com/y"]);
+    });
+    let patch = check(&with_unsorted_finalizers, &with_unsorted_finalizers.clone());
+    assert_eq!(
+        patch,
+        json!({"spec": {"template": {"metadata": {"$setElementOrder/finalizers": ["b.example.com/x", "a.example.com/y"]}}}})
+    );
+
+    let sorted = edited(|v| v["spec"]["template"]["metadata"]["finalizers"] = json!(["a", "b"]));
+    assert_eq!(check(&sorted, &sorted.clone()), json!({}));
+
+    use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+    let pdb: PodDisruptionBudget = serde_json::from_value(json!({
+        "metadata": {"name": "web"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+    }))
+    .unwrap();
+    let patch = pdb.diff(&pdb.clone()).unwrap();
+    let engine = serde_json::to_value(&pdb).unwrap();
+    assert_eq!(patch, smp_core::diff(&engine, &engine, Schema::Static(PodDisruptionBudget::shape())).unwrap());
+    assert_eq!(patch, json!({"spec": {"selector": {"matchLabels": {"app": "web"}}}}));
+}
