@@ -47,33 +47,15 @@
 use serde_json::Value;
 use smp_core::value::{normalize_numbers, to_go_json};
 use smp_core::{
-    DiffOptions, FieldSchema, Precondition, Schema, Shape, StructSchema, ThreeWayOptions, apply, check_preconditions,
-    decode, diff_with, has_conflicts, merge_patches, merging_maps_have_conflicts, three_way,
+    DiffOptions, Precondition, Schema, Shape, StructSchema, ThreeWayOptions, apply, check_preconditions, decode,
+    diff_with, has_conflicts, merge_patches, merging_maps_have_conflicts, three_way,
 };
 use smp_tests::merge_item::{MERGE_ITEM, PRECISION_ITEM};
+use smp_tests::schema_tables::{field, scalar, scalars, string_map};
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------
 // Schemas
-
-const fn field(
-    name: &'static str,
-    strategy: &'static str,
-    merge_key: &'static str,
-    shape: fn() -> Shape,
-) -> FieldSchema {
-    FieldSchema { name, strategy, merge_key, pointer: false, flatten: false, shape }
-}
-
-fn scalar() -> Shape {
-    Shape::Scalar
-}
-fn scalars() -> Shape {
-    Shape::List(scalar)
-}
-fn string_map() -> Shape {
-    Shape::Map(scalar)
-}
 
 /// A small subset of a Pod, with the patch metadata of the Kubernetes
 /// types: containers keyed by name, ports keyed by an integer

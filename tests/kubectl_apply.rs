@@ -18,13 +18,13 @@
 //! Without kubectl or the OpenAPI documents the test says SKIPPED and passes.
 
 use serde_json::{Value, json};
+use smp_tests::harness::{env_number, loud};
 use smp_tests::json_cmp::first_difference;
 use smp_tests::k8s_schema::{K8sSchemas, openapi_dir};
 use smp_tests::kubectl::{self, Kubectl, Outcome};
 use smp_tests::rng::case_seed;
 use smp_tests::{Gen, Kind};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -38,16 +38,6 @@ struct Case {
     object: Value,
     patch: Value,
     ops: Vec<String>,
-}
-
-/// Straight to the process's stderr, past the test harness's capture.
-fn loud(msg: &str) {
-    let _ = writeln!(std::io::stderr(), "{msg}");
-}
-
-fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
-    let text = std::env::var(name).ok()?;
-    Some(text.trim().parse().unwrap_or_else(|_| panic!("{name}={text:?} is not a number")))
 }
 
 fn target_dir() -> PathBuf {

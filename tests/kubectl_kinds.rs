@@ -37,6 +37,7 @@
 
 use serde_json::{Value, json};
 use smp_core::{Schema, ThreeWayOptions};
+use smp_tests::harness::{env_number, loud};
 use smp_tests::json_cmp::first_difference;
 use smp_tests::k8s_kinds::{KINDS, Kind, TypedError, TypedOutcome, kind_of};
 use smp_tests::k8s_schema::{K8sSchemas, openapi_dir};
@@ -46,7 +47,6 @@ use smp_tests::openapi_gen::{
 };
 use smp_tests::rng::case_seed;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -90,16 +90,6 @@ struct Run {
 struct Schemas<'a> {
     openapi: Schema<'a>,
     fixed: Schema<'static>,
-}
-
-/// Straight to the process's stderr, past the test harness's capture.
-fn loud(msg: &str) {
-    let _ = writeln!(std::io::stderr(), "{msg}");
-}
-
-fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
-    let text = std::env::var(name).ok()?;
-    Some(text.trim().parse().unwrap_or_else(|_| panic!("{name}={text:?} is not a number")))
 }
 
 fn target_dir() -> PathBuf {

@@ -2,7 +2,7 @@
 //!
 //! The documents conform to a small family of static schemas (below): nested
 //! structs, keyed lists (string or integer merge keys), primitive sets,
-//! atomic lists, maps of strings, `retainKeys` structs and lists, and
+//! atomic lists, maps of scalars, `retainKeys` structs and lists, and
 //! replace-strategy maps. Values come from small pools so that keys, list
 //! elements and values of different documents collide often. Generated
 //! documents hold no nulls, no duplicate merge keys or set values, and one
@@ -21,28 +21,10 @@ use smp_core::{
     merge_patches, merging_maps_have_conflicts, three_way,
 };
 use smp_tests::merge_item::MERGE_ITEM;
+use smp_tests::schema_tables::{field, scalar, scalars, string_map};
 
 // ---------------------------------------------------------------------------
 // The schema family
-
-const fn field(
-    name: &'static str,
-    strategy: &'static str,
-    merge_key: &'static str,
-    shape: fn() -> Shape,
-) -> FieldSchema {
-    FieldSchema { name, strategy, merge_key, pointer: false, flatten: false, shape }
-}
-
-fn scalar() -> Shape {
-    Shape::Scalar
-}
-fn strings() -> Shape {
-    Shape::List(scalar)
-}
-fn string_map() -> Shape {
-    Shape::Map(scalar)
-}
 
 static LEAF: StructSchema =
     StructSchema { name: "Leaf", fields: &[field("x", "", "", scalar), field("y", "", "", scalar)] };
@@ -72,8 +54,8 @@ static CONTAINER: StructSchema = StructSchema {
         field("image", "", "", scalar),
         field("env", "merge", "name", || Shape::List(|| Shape::Struct(&ITEM))),
         field("ports", "merge", "id", || Shape::List(|| Shape::Struct(&PORT))),
-        field("args", "", "", strings),
-        field("tags", "merge", "", strings),
+        field("args", "", "", scalars),
+        field("tags", "merge", "", scalars),
     ],
 };
 
@@ -117,7 +99,7 @@ static FLAT: StructSchema = StructSchema {
         field("name", "", "", scalar),
         field("value", "", "", scalar),
         field("other", "", "", scalar),
-        field("args", "", "", strings),
+        field("args", "", "", scalars),
         field("raw", "replace", "", || Shape::Struct(&RAW)),
     ],
 };
@@ -140,7 +122,7 @@ static PLAIN: StructSchema = StructSchema {
         field("labels", "", "", string_map),
         field("meta", "", "", || Shape::Struct(&LEAF)),
         field("spec", "", "", || Shape::Struct(&SPEC_PLAIN)),
-        field("args", "", "", strings),
+        field("args", "", "", scalars),
     ],
 };
 
@@ -169,9 +151,9 @@ static SETS: StructSchema = StructSchema {
     name: "Sets",
     fields: &[
         field("name", "", "", scalar),
-        field("tags", "merge", "", strings),
-        field("finalizers", "merge", "", strings),
-        field("args", "", "", strings),
+        field("tags", "merge", "", scalars),
+        field("finalizers", "merge", "", scalars),
+        field("args", "", "", scalars),
     ],
 };
 
@@ -193,7 +175,7 @@ static SPEC_MIXED: StructSchema = StructSchema {
         field("union", "retainKeys", "", || Shape::Struct(&UNION)),
         field("volumes", "merge,retainKeys", "name", || Shape::List(|| Shape::Struct(&VOLUME))),
         field("raw", "replace", "", || Shape::Struct(&RAW)),
-        field("finalizers", "merge", "", strings),
+        field("finalizers", "merge", "", scalars),
     ],
 };
 

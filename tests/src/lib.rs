@@ -4,6 +4,7 @@ pub mod conformance;
 // `gen` is a reserved word in edition 2024; the generator is also exported
 // at the crate root.
 pub mod r#gen;
+pub mod harness;
 pub mod json_cmp;
 pub mod k8s_kinds;
 pub mod k8s_schema;
@@ -11,5 +12,6 @@ pub mod kubectl;
 pub mod merge_item;
 pub mod openapi_gen;
 pub mod rng;
+pub mod schema_tables;
 
 pub use r#gen::{Gen, Kind};

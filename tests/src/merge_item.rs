@@ -1,31 +1,14 @@
 //! The schema the reference's own test vectors run against (the Go test type
 //! `MergeItem` and its neighbours), as static smp schema tables.
 
+use crate::schema_tables::{field, scalar, scalars, string_map};
 use smp_core::{FieldSchema, Schema, Shape, StructSchema};
 
-const fn field(
-    name: &'static str,
-    strategy: &'static str,
-    merge_key: &'static str,
-    shape: fn() -> Shape,
-) -> FieldSchema {
-    FieldSchema { name, strategy, merge_key, pointer: false, flatten: false, shape }
-}
-
-fn scalar() -> Shape {
-    Shape::Scalar
-}
 fn merge_item() -> Shape {
     Shape::Struct(&MERGE_ITEM)
 }
 fn merge_items() -> Shape {
     Shape::List(merge_item)
-}
-fn scalars() -> Shape {
-    Shape::List(scalar)
-}
-fn string_map() -> Shape {
-    Shape::Map(scalar)
 }
 
 pub static MERGE_ITEM: StructSchema = StructSchema {
