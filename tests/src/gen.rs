@@ -1,11 +1,16 @@
 //! Seeded random Kubernetes objects (Pods, Deployments, Services), strategic
 //! merge patches against them, and modified versions of them.
 //!
-//! ```ignore
-//! let mut g = Gen::new(seed);
-//! let object = g.object(g.kind());
+//! ```
+//! use smp_tests::Gen;
+//!
+//! let mut g = Gen::new(7);
+//! let kind = g.kind();
+//! let object = g.object(kind);
 //! let patch = g.patch(&object);      // every directive; about a quarter invalid
 //! let modified = g.mutate(&object);  // a valid object with changed fields and lists
+//! assert_eq!(modified["kind"], object["kind"]);
+//! assert!(patch.get("kind").is_none(), "patches leave apiVersion, kind and name alone");
 //! ```
 //!
 //! Everything is deterministic for a seed. Patches never touch `apiVersion`,

@@ -3,13 +3,17 @@
 //! `k8s/openapi-v3`), modified versions of them, and patches sprinkled with
 //! every directive.
 //!
-//! ```ignore
-//! let defs = Defs::load(&openapi_dir)?;
-//! let mut g = Gen::new(&defs, seed);
+//! ```no_run
+//! use smp_tests::k8s_schema::openapi_dir;
+//! use smp_tests::openapi_gen::{Defs, Gen};
+//!
+//! let defs = Defs::load(&openapi_dir().expect("the shared OpenAPI documents")).unwrap();
+//! let mut g = Gen::new(&defs, 7);
 //! let object = g.object("apps/v1", "Deployment");
 //! let modified = g.mutate(&object);
-//! let mut patch = smp_core::diff(&object, &modified, schema)?;
-//! g.sprinkle(&mut patch, &object);
+//! let schema = smp_core::Schema::Static(smp_core::k8s::shape_of_kind("apps/v1", "Deployment").unwrap());
+//! let mut patch = smp_core::diff(&object, &modified, schema).unwrap();
+//! let directives = g.sprinkle(&mut patch, &object);
 //! ```
 //!
 //! Objects stay small: optional fields are rare, except on the paths that
