@@ -13,10 +13,13 @@
 //! k8s-openapi needs a Kubernetes version chosen by the build:
 //! `cargo bench -p smp-core --features k8s-openapi,k8s-openapi/latest --bench k8s`.
 
+mod json_route;
+
 use divan::{Bencher, black_box};
+use json_route::{json_apply, json_diff, same_apply, same_diff};
 use k8s_openapi::api::apps::v1::Deployment;
 use serde_json::{Value, json};
-use smp_core::{Schema, StrategicMerge};
+use smp_core::StrategicMerge;
 
 fn main() {
     divan::main();
@@ -97,26 +100,6 @@ fn one_env_changed() -> Deployment {
     serde_json::from_value(v).expect("a valid Deployment")
 }
 
-fn schema() -> Schema<'static> {
-    Schema::Static(Deployment::shape())
-}
-
-fn json_diff(old: &Deployment, new: &Deployment) -> Value {
-    let (o, n) = (serde_json::to_value(old).unwrap(), serde_json::to_value(new).unwrap());
-    smp_core::diff(&o, &n, schema()).unwrap()
-}
-
-fn json_apply(old: &Deployment, patch: &Value) -> Deployment {
-    let o = serde_json::to_value(old).unwrap();
-    serde_json::from_value(smp_core::apply(&o, patch, schema()).unwrap()).unwrap()
-}
-
-/// Checks once, before measuring, that both routes agree and reach `want`.
-fn same_apply(old: &Deployment, patch: &Value, want: &Deployment) {
-    assert_eq!(&old.apply(patch).unwrap(), want, "typed apply");
-    assert_eq!(&json_apply(old, patch), want, "JSON apply");
-}
-
 #[divan::bench_group(sample_count = 50)]
 mod diff_one_env {
     use super::*;
@@ -124,7 +107,7 @@ mod diff_one_env {
     #[divan::bench]
     fn typed(bencher: Bencher) {
         let (old, new) = (deployment(), one_env_changed());
-        assert_eq!(old.diff(&new).unwrap(), json_diff(&old, &new), "typed and JSON diffs differ");
+        same_diff(&old, &new);
         bencher.bench(|| black_box(&old).diff(black_box(&new)).unwrap());
     }
 

@@ -15,12 +15,14 @@
 //! Run with `cargo bench -p smp-core --bench typed`; `DIVAN_SAMPLE_COUNT`
 //! overrides the sample count.
 
+mod json_route;
+
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
-use serde::de::DeserializeOwned;
+use json_route::{json_apply, json_diff, same_apply, same_diff};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use smp_core::{Schema, StrategicMerge};
+use smp_core::StrategicMerge;
 use std::collections::BTreeMap;
 
 fn main() {
@@ -261,34 +263,6 @@ fn app_small_change() -> AppSpec {
     a.template.containers[2].image = "registry.example.com/sidecar:1.5.0".into();
     a.template.containers[0].env[3].value = Some("changed".into());
     a
-}
-
-// ---------------------------------------------------------------------------
-// The JSON route: serialise, run the engine, deserialise
-// ---------------------------------------------------------------------------
-
-fn schema_of<T: StrategicMerge>() -> Schema<'static> {
-    Schema::Static(T::shape())
-}
-
-fn json_diff<T: StrategicMerge>(old: &T, new: &T) -> Value {
-    let (o, n) = (serde_json::to_value(old).unwrap(), serde_json::to_value(new).unwrap());
-    smp_core::diff(&o, &n, schema_of::<T>()).unwrap()
-}
-
-fn json_apply<T: StrategicMerge + DeserializeOwned>(old: &T, patch: &Value) -> T {
-    let o = serde_json::to_value(old).unwrap();
-    serde_json::from_value(smp_core::apply(&o, patch, schema_of::<T>()).unwrap()).unwrap()
-}
-
-/// Checks once, before measuring, that both routes agree.
-fn same_diff<T: StrategicMerge>(old: &T, new: &T) {
-    assert_eq!(old.diff(new).unwrap(), json_diff(old, new), "typed and JSON diffs differ");
-}
-
-fn same_apply<T: StrategicMerge + std::fmt::Debug>(old: &T, patch: &Value, want: &T) {
-    assert_eq!(&old.apply(patch).unwrap(), want, "typed apply");
-    assert_eq!(&json_apply(old, patch), want, "JSON apply");
 }
 
 #[divan::bench_group(sample_count = 30)]

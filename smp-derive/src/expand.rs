@@ -43,7 +43,7 @@ pub fn implementation(c: &Container) -> TokenStream {
 
     let shape = shape_fn(c, &p);
     let methods = match &c.body {
-        Body::Fields(fields) => field_methods(c, fields, &p),
+        Body::Fields(fields) => field_methods(fields, &p),
         Body::JsonStruct(_) => struct_field_methods(&p),
         Body::Scalar => scalar_methods(&p),
         _ => quote!(),
@@ -188,8 +188,7 @@ fn struct_field_methods(p: &TokenStream) -> TokenStream {
     }
 }
 
-fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
-    let _ = c;
+fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     let key_arms = fields.iter().filter(|f| f.with.is_none()).map(|f| {
         let json = &f.json;
         let member = &f.member;
