@@ -7,6 +7,7 @@
 
 extern crate proc_macro;
 
+mod engine_path;
 mod expand;
 mod foreign;
 mod internals;
@@ -22,8 +23,16 @@ use syn::{DeriveInput, parse_macro_input};
 /// - `with = "path"`: a module whose `shape()` gives the schema of a field
 ///   whose type does not implement `StrategicMerge`
 ///
-/// Container attribute: `#[patch(crate = "path::to::smp_core")]`.
+/// Container attribute: `#[patch(crate = "path::to::smp_core")]`, needed
+/// only when the engine is re-exported under another path: by default the
+/// generated code names `smp_core` as the crate's `Cargo.toml` does, or
+/// `smp_k8s_types::smp_core` when smp-k8s-types is the only smp dependency.
 /// serde's own attributes decide JSON names and presence.
+///
+/// Custom resources: kube's `#[derive(CustomResource)]` generates the root
+/// type (`Backend` for a `BackendSpec`); give it the typed operations too
+/// with `#[kube(derive = "StrategicMerge")]` on the spec (beside
+/// `#[kube(derive = "PartialEq")]`, which the trait also needs).
 #[proc_macro_derive(StrategicMerge, attributes(patch))]
 pub fn derive_strategic_merge(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -33,14 +33,13 @@
 //! of its `v1_*` features, or `latest`); this library never chooses one.
 //!
 //! Your own types (a custom resource's spec) derive [`StrategicMerge`]
-//! through this crate too, when told where the engine is:
+//! through this crate too, with no other smp dependency:
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
 //! use smp_k8s_types::StrategicMerge;
 //!
 //! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
-//! #[patch(crate = "::smp_k8s_types::smp_core")]
 //! struct WidgetSpec {
 //!     #[patch(strategy = "merge")]
 //!     finalizers: Vec<String>,

@@ -80,7 +80,7 @@ impl Field {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not implement `StrategicMerge`",
     label = "`{Self}` does not implement `StrategicMerge`",
-    note = "add `#[derive(StrategicMerge)]` to `{Self}`, or give the field its schema with `#[patch(with = \"module\")]`"
+    note = "add `#[derive(StrategicMerge)]` to `{Self}` (for the root type of a kube `CustomResource`, `#[kube(derive = \"StrategicMerge\")]` on its spec), or give the field its schema with `#[patch(with = \"module\")]`"
 )]
 pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// The schema of this type's JSON form.

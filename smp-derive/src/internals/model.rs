@@ -89,7 +89,7 @@ impl Field {
 pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
     let mut errors = Errors::default();
     let cattrs = attr::container_attrs(&input.attrs, &mut errors);
-    let krate = cattrs.krate.unwrap_or_else(|| syn::parse_quote!(::smp_core));
+    let krate = cattrs.krate.unwrap_or_else(crate::engine_path::default_path);
     let mut skipped = Vec::new();
     let body = body(input, &mut skipped, &mut errors);
     let container = Container {
