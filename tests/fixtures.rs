@@ -29,7 +29,7 @@
 //!
 //! Kinds and their keys (`schema:` is allowed everywhere it makes sense and
 //! names a static schema: `merge-item`, the default, `precision-item`, `pod`,
-//! `odd-item` or `untyped`):
+//! `odd-item` or `untyped`, or `odd-openapi`, a small OpenAPI document):
 //!
 //! | kind | inputs | expected outcome |
 //! | --- | --- | --- |
@@ -139,12 +139,33 @@ static TOLERATION: StructSchema = StructSchema {
 static ODD_ITEM: StructSchema = StructSchema {
     name: "OddItem",
     fields: &[
-        field("badStrategy", "merge,replace", "name", || Shape::List(|| Shape::Struct(&ODD_ITEM))),
         field("wordStrategy", "bogus", "", scalars),
         field("matrix", "merge", "", || Shape::List(scalars)),
         field("name", "", "", scalar),
     ],
 };
+
+/// Static schemas are parsed at compile time, so a strategy list the
+/// reference cannot read only comes from a document, as here.
+fn odd_openapi() -> Schema<'static> {
+    static DOC: std::sync::OnceLock<smp_core::OpenApi> = std::sync::OnceLock::new();
+    let doc = DOC.get_or_init(|| {
+        smp_core::OpenApi::from_value(serde_json::json!({"openapi": "3.0.0", "components": {"schemas": {"OddItem": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "badStrategy": {
+                    "type": "array",
+                    "items": {"$ref": "#/components/schemas/OddItem"},
+                    "x-kubernetes-patch-strategy": "merge,replace",
+                    "x-kubernetes-patch-merge-key": "name",
+                },
+            },
+        }}}}))
+        .expect("a valid document")
+    });
+    doc.definition("OddItem").expect("defined")
+}
 
 fn schema_named(name: &str) -> Option<Schema<'static>> {
     Some(match name {
@@ -152,6 +173,7 @@ fn schema_named(name: &str) -> Option<Schema<'static>> {
         "precision-item" => Schema::of_struct(&PRECISION_ITEM),
         "pod" => Schema::of_struct(&POD),
         "odd-item" => Schema::of_struct(&ODD_ITEM),
+        "odd-openapi" => odd_openapi(),
         "untyped" => Schema::Untyped,
         _ => return None,
     })

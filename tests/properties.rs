@@ -217,14 +217,12 @@ enum Kind {
 }
 
 fn kind(f: &FieldSchema) -> Kind {
-    let words: Vec<&str> = f.strategy.split(',').collect();
-    let (merge, replace, retain) =
-        (words.contains(&"merge"), words.contains(&"replace"), words.contains(&"retainKeys"));
+    let (merge, replace, retain) = (f.strategy.merge, f.strategy.replace, f.strategy.retain_keys);
     match (f.shape)() {
         Shape::Struct(s) => Kind::Struct { s, replace, retain },
         Shape::Map(_) => Kind::Map,
         Shape::List(elem) => match elem() {
-            Shape::Struct(s) if merge => Kind::Keyed { s, key: f.merge_key, retain },
+            Shape::Struct(s) if merge => Kind::Keyed { s, key: f.merge_key.map_or("", |k| k.primary()), retain },
             _ if merge => Kind::Set,
             _ => Kind::Atomic,
         },

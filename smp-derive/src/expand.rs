@@ -72,10 +72,7 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
     let body = match &c.body {
         Body::Fields(fields) | Body::JsonStruct(fields) => {
             let constants = c.constants.iter().map(|json| {
-                quote!(#p::FieldSchema {
-                    name: #json, strategy: "", merge_key: "", pointer: false, flatten: false,
-                    shape: || #p::Shape::Scalar,
-                })
+                quote!(#p::FieldSchema::new(#json, #p::Strategy::NONE, ::core::option::Option::None, || #p::Shape::Scalar))
             });
             let entries = constants.chain(fields.iter().map(|f| field_schema(f, p)));
             quote!(#p::Shape::Struct(const { &#p::StructSchema { name: #name, fields: &[#(#entries),*] } }))
@@ -90,7 +87,7 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
                     Some(ty) => quote!(<#ty as #p::StrategicMerge>::shape),
                     None => quote!(|| #p::Shape::Any),
                 };
-                quote!(#p::FieldSchema { name: #json, strategy: "", merge_key: "", pointer: false, flatten: false, shape: #shape })
+                quote!(#p::FieldSchema::new(#json, #p::Strategy::NONE, ::core::option::Option::None, #shape))
             });
             quote!(#p::Shape::Struct(const { &#p::StructSchema { name: #name, fields: &[#(#entries),*] } }))
         }
@@ -105,8 +102,8 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
 fn field_schema(f: &Field, p: &TokenStream) -> TokenStream {
     let ty = &f.ty;
     let json = &f.json;
-    let strategy = f.strategy();
-    let merge_key = f.merge_key();
+    let strategy = strategy_const(f, p);
+    let merge_key = merge_key_const(f, p);
     let flatten = f.flatten;
     let (shape, pointer) = match &f.with {
         Some(with) => (quote!(#with::shape), quote!(false)),
@@ -123,14 +120,37 @@ fn field_schema(f: &Field, p: &TokenStream) -> TokenStream {
 /// The field descriptor the runtime helpers take.
 fn field_desc(f: &Field, p: &TokenStream) -> TokenStream {
     let json = &f.json;
-    let strategy = f.strategy();
-    let merge_key = f.merge_key();
+    let strategy = strategy_const(f, p);
+    let merge_key = merge_key_const(f, p);
     quote! {
         #p::Field {
             key: #json,
-            meta: #p::PatchMeta { strategy: #strategy, merge_key: #merge_key },
+            strategy: #strategy,
+            merge_key: #merge_key,
             parent: <Self as #p::StrategicMerge>::shape,
         }
+    }
+}
+
+/// The field's strategy as a constant, parsed here once (the attribute
+/// model has already refused words outside the vocabulary).
+fn strategy_const(f: &Field, p: &TokenStream) -> TokenStream {
+    let text = f.strategy();
+    let words: Vec<&str> = text.split(',').filter(|w| !w.is_empty()).collect();
+    let merge = words.contains(&"merge");
+    let replace = words.contains(&"replace");
+    let retain_keys = words.contains(&"retainKeys");
+    quote!(#p::Strategy { merge: #merge, replace: #replace, retain_keys: #retain_keys })
+}
+
+/// The field's merge key as a constant.
+fn merge_key_const(f: &Field, p: &TokenStream) -> TokenStream {
+    let text = f.merge_key();
+    let fields: Vec<&str> = text.split(',').filter(|w| !w.is_empty()).collect();
+    match fields.as_slice() {
+        [] => quote!(::core::option::Option::None),
+        [one] => quote!(::core::option::Option::Some(#p::MergeKey::One(#one))),
+        several => quote!(::core::option::Option::Some(#p::MergeKey::Several(&[#(#several),*]))),
     }
 }
 
@@ -227,18 +247,6 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
         }
     });
 
-    let quiet = fields.iter().map(|f| {
-        let member = &f.member;
-        let ty = &f.ty;
-        let desc = field_desc(f, p);
-        let value = presence(f, quote!(self.#member));
-        match &f.with {
-            // Without the trait nothing is known of the value.
-            Some(_) => quote!((#value).is_none()),
-            None => quote!((#value).is_none_or(|v| <#ty as #p::StrategicMerge>::__equal_field_is_quiet(v, &#desc))),
-        }
-    });
-
     let applied: Vec<&Field> = fields.iter().filter(|f| f.deserialized).collect();
     let names = applied.iter().map(|f| &f.json);
     let arms = applied.iter().enumerate().map(|(i, f)| {
@@ -273,10 +281,6 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
                 #(#key_arms,)*
                 _ => ::core::option::Option::None,
             }
-        }
-
-        fn __equal_is_quiet(&self) -> bool {
-            #p::equal_means_empty(<Self as #p::StrategicMerge>::shape()) || (true #(&& #quiet)*)
         }
 
         fn __diff_object(

@@ -2,6 +2,7 @@
 //! `MergeItem` and its neighbours), as static smp schema tables.
 
 use crate::schema_tables::{field, scalar, scalars, string_map};
+use smp_core::schema::{MergeKey, Strategy};
 use smp_core::{FieldSchema, Schema, Shape, StructSchema};
 
 fn merge_item() -> Shape {
@@ -23,8 +24,8 @@ pub static MERGE_ITEM: StructSchema = StructSchema {
         field("nonMergingIntList", "", "", scalars),
         FieldSchema {
             name: "mergeItemPtr",
-            strategy: "merge",
-            merge_key: "name",
+            strategy: Strategy::MERGE,
+            merge_key: Some(MergeKey::One("name")),
             pointer: true,
             flatten: false,
             shape: merge_item,

@@ -1,5 +1,6 @@
 //! Building blocks of the static schema tables that the tests write by hand.
 
+use smp_core::schema::{MergeKey, Strategy};
 use smp_core::{FieldSchema, Shape};
 
 /// A field with its patch metadata (`""` for none).
@@ -9,7 +10,7 @@ pub const fn field(
     merge_key: &'static str,
     shape: fn() -> Shape,
 ) -> FieldSchema {
-    FieldSchema { name, strategy, merge_key, pointer: false, flatten: false, shape }
+    FieldSchema::new(name, Strategy::of(strategy), MergeKey::from_text(merge_key), shape)
 }
 
 pub fn scalar() -> Shape {

@@ -188,7 +188,7 @@ impl Merger {
         depth: usize,
     ) -> Result<()> {
         let (sub, meta) = schema.lookup_struct(key)?;
-        let strategy = meta.parse()?;
+        let strategy = meta.strategy()?;
         if strategy.replace {
             *slot = Value::Object(patch);
             return Ok(());
@@ -208,7 +208,7 @@ impl Merger {
         depth: usize,
     ) -> Result<()> {
         let (elem, meta) = schema.lookup_slice(key)?;
-        let strategy = meta.parse()?;
+        let strategy = meta.strategy()?;
         if !(strategy.merge || is_delete_list) {
             *slot = Value::Array(patch);
             return Ok(());
@@ -318,8 +318,8 @@ impl Merger {
         depth: usize,
     ) -> Result<Option<Vec<Value>>> {
         let (elem, meta) = schema.lookup_slice(field)?;
-        let strategy = meta.parse()?;
-        let mk = meta.merge_key;
+        let strategy = meta.strategy()?;
+        let mk = meta.key_name();
         validate_patch_with_order(patch.as_deref().unwrap_or(&[]), order, mk)?;
 
         let empty: &[Value] = &[];
@@ -399,7 +399,7 @@ impl Merger {
         if original.is_empty() && patch.is_empty() {
             return Ok(MergedList { merged: original, live_view: None });
         }
-        let mk = meta.merge_key;
+        let mk = meta.key_name();
         let kind = slice_element_type(&[&original, &patch])?;
         if kind != GoKind::Object {
             if self.apply_mode() && is_delete_list {

@@ -64,7 +64,7 @@ fn maps_conflict(l: &Map<String, Value>, r: &Map<String, Value>, schema: Schema<
             Value::Object(_) => schema.lookup_struct(key).map_err(|e| e.at_key(key))?,
             _ => (Schema::Untyped, Default::default()),
         };
-        let strategy = meta.parse()?;
+        let strategy = meta.strategy()?;
         let strategy = if strategy.merge {
             "merge"
         } else if strategy.replace {
@@ -72,7 +72,7 @@ fn maps_conflict(l: &Map<String, Value>, r: &Map<String, Value>, schema: Schema<
         } else {
             ""
         };
-        if field_conflicts(lv, rv, sub, strategy, meta.merge_key, depth + 1).map_err(|e| e.at_key(key))? {
+        if field_conflicts(lv, rv, sub, strategy, meta.key_name(), depth + 1).map_err(|e| e.at_key(key))? {
             return Ok(true);
         }
     }

@@ -174,7 +174,7 @@ fn diff_object_field(
         Err(_) if maps_deep_eq(o, m) => return Ok(()),
         Err(e) => return Err(e),
     };
-    let strategy = meta.parse()?;
+    let strategy = meta.strategy()?;
     if strategy.replace {
         // The reference sends a replace-strategy map whole, changed or not.
         if opts.additions() {
@@ -212,7 +212,7 @@ fn diff_list_field(
         Err(_) if lists_deep_eq(o, m) => return Ok(()),
         Err(e) => return Err(e),
     };
-    let strategy = meta.parse()?;
+    let strategy = meta.strategy()?;
     if !strategy.merge {
         if opts.additions() && !lists_deep_eq(o, m) {
             patch.insert(key.to_string(), Value::Array(m.to_vec()));
@@ -220,7 +220,7 @@ fn diff_list_field(
         return Ok(());
     }
     let opts = Opts { retain_keys: strategy.retain_keys, ..opts };
-    let lists = diff_lists(o, m, elem, meta.merge_key, opts, depth + 1)?;
+    let lists = diff_lists(o, m, elem, meta.key_name(), opts, depth + 1)?;
     if !lists.patch.is_empty() {
         patch.insert(key.to_string(), Value::Array(lists.patch));
     }

@@ -24,7 +24,7 @@
 //! assert_eq!(live.apply(&patch).unwrap(), desired);
 //! ```
 
-use crate::schema::{FieldSchema, Shape, StructSchema};
+use crate::schema::{FieldSchema, Shape, Strategy, StructSchema};
 use crate::typed::StrategicMerge;
 
 pub use k8s_openapi;
@@ -106,22 +106,13 @@ where
                     fields: &[
                         constant_field("apiVersion"),
                         constant_field("kind"),
-                        FieldSchema {
-                            name: "items",
-                            strategy: "",
-                            merge_key: "",
-                            pointer: false,
-                            flatten: false,
-                            shape: <Vec<T> as StrategicMerge>::shape,
-                        },
-                        FieldSchema {
-                            name: "metadata",
-                            strategy: "",
-                            merge_key: "",
-                            pointer: false,
-                            flatten: false,
-                            shape: <k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as StrategicMerge>::shape,
-                        },
+                        FieldSchema::new("items", Strategy::NONE, None, <Vec<T> as StrategicMerge>::shape),
+                        FieldSchema::new(
+                            "metadata",
+                            Strategy::NONE,
+                            None,
+                            <k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as StrategicMerge>::shape,
+                        ),
                     ],
                 }
             },
@@ -131,7 +122,7 @@ where
 
 /// A field that always holds the same string (`apiVersion`, `kind`).
 const fn constant_field(name: &'static str) -> FieldSchema {
-    FieldSchema { name, strategy: "", merge_key: "", pointer: false, flatten: false, shape: || Shape::Scalar }
+    FieldSchema::new(name, Strategy::NONE, None, || Shape::Scalar)
 }
 
 /// The schema of the type generated from an OpenAPI definition, e.g.

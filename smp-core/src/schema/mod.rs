@@ -12,25 +12,9 @@ mod openapi;
 mod strategy;
 
 pub use openapi::{OpenApi, OpenApiError, OpenApiNode};
-pub use strategy::{Strategy, parse_strategy};
+pub use strategy::{MergeKey, PatchMeta, Strategy};
 
 use crate::error::{ErrorKind, Result};
-
-/// The patch metadata of one field: the raw `patchStrategy` text (a comma
-/// list such as `merge,retainKeys`) and the merge key, both possibly empty.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PatchMeta<'a> {
-    pub strategy: &'a str,
-    pub merge_key: &'a str,
-}
-
-impl PatchMeta<'_> {
-    /// The parsed strategy; fails as the reference does on strategy lists
-    /// it cannot read.
-    pub fn parse(&self) -> Result<Strategy> {
-        parse_strategy(self.strategy)
-    }
-}
 
 /// The shape of a value in a static schema.
 #[derive(Clone, Copy, Debug)]
@@ -60,10 +44,10 @@ pub struct StructSchema {
 pub struct FieldSchema {
     /// The JSON name.
     pub name: &'static str,
-    /// Raw patch strategy, e.g. `"merge"`, `"merge,retainKeys"` or `""`.
-    pub strategy: &'static str,
-    /// Merge key of a list of objects, or `""`.
-    pub merge_key: &'static str,
+    /// The patch strategy.
+    pub strategy: Strategy,
+    /// The merge key of a list of objects.
+    pub merge_key: Option<MergeKey<'static>>,
     /// The field is a pointer to a struct (`Option<T>` in Rust). The
     /// reference then also accepts a list of that struct under it.
     pub pointer: bool,
@@ -73,12 +57,22 @@ pub struct FieldSchema {
     pub shape: fn() -> Shape,
 }
 
-static UNTYPED_FIELD: FieldSchema =
-    FieldSchema { name: "", strategy: "", merge_key: "", pointer: false, flatten: false, shape: || Shape::Any };
+static UNTYPED_FIELD: FieldSchema = FieldSchema::new("", Strategy::NONE, None, || Shape::Any);
 
 impl FieldSchema {
-    fn meta(&self) -> PatchMeta<'static> {
-        PatchMeta { strategy: self.strategy, merge_key: self.merge_key }
+    /// A field that is neither a pointer nor flattened.
+    pub const fn new(
+        name: &'static str,
+        strategy: Strategy,
+        merge_key: Option<MergeKey<'static>>,
+        shape: fn() -> Shape,
+    ) -> Self {
+        FieldSchema { name, strategy, merge_key, pointer: false, flatten: false, shape }
+    }
+
+    /// The field's patch metadata.
+    pub fn meta(&self) -> PatchMeta<'static> {
+        PatchMeta::new(self.strategy, self.merge_key)
     }
 }
 

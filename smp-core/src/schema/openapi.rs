@@ -435,7 +435,7 @@ fn patch_meta(prop: &Value) -> Result<PatchMeta<'_>> {
         Some(Value::String(s)) => Ok(s.as_str()),
         Some(other) => Err(bad_arg(GoKind::String, other)),
     };
-    Ok(PatchMeta { strategy: ext(STRATEGY_EXT)?, merge_key: ext(MERGE_KEY_EXT)? })
+    Ok(PatchMeta::parse(ext(STRATEGY_EXT)?, ext(MERGE_KEY_EXT)?))
 }
 
 fn schema_err(msg: &str) -> crate::error::Error {
@@ -521,7 +521,7 @@ mod tests {
     }
 
     fn meta(strategy: &'static str, merge_key: &'static str) -> PatchMeta<'static> {
-        PatchMeta { strategy, merge_key }
+        PatchMeta::parse(strategy, merge_key)
     }
 
     fn err_text(r: Result<(Schema<'_>, PatchMeta<'_>)>) -> String {

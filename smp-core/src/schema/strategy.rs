@@ -1,8 +1,13 @@
+//! The typed patch metadata of one field: its [`Strategy`] and, for lists
+//! of objects, its [`MergeKey`]. Both are parsed once: at compile time for
+//! derived and Kubernetes types (these constants), at load time for OpenAPI
+//! documents.
+
 use crate::error::{ErrorKind, Result};
 
 /// A parsed patch strategy: what the reference's
 /// `extractRetainKeysPatchStrategy` makes of the comma list.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Strategy {
     /// Lists are merged (by merge key, or as sets of scalars).
     pub merge: bool,
@@ -12,22 +17,168 @@ pub struct Strategy {
     pub retain_keys: bool,
 }
 
-/// Parses `""`, `"merge"`, `"replace"`, `"retainKeys"`,
-/// `"merge,retainKeys"`; any other single word means no strategy, as in the
-/// reference.
-pub fn parse_strategy(raw: &str) -> Result<Strategy> {
-    let parts: Vec<&str> = if raw.is_empty() { Vec::new() } else { raw.split(',').collect() };
-    let (retain_keys, other) = match parts.as_slice() {
-        [] => (false, ""),
-        ["retainKeys"] => (true, ""),
-        [one] => (false, *one),
-        ["retainKeys", other] | [other, "retainKeys"] => (true, *other),
-        _ => {
-            let list = format!("[{}]", parts.join(" "));
-            return Err(ErrorKind::UnexpectedStrategy(list).into());
+impl Strategy {
+    /// No strategy: lists are replaced, objects merged.
+    pub const NONE: Strategy = Strategy { merge: false, replace: false, retain_keys: false };
+    /// `merge`.
+    pub const MERGE: Strategy = Strategy { merge: true, replace: false, retain_keys: false };
+    /// `replace`.
+    pub const REPLACE: Strategy = Strategy { merge: false, replace: true, retain_keys: false };
+    /// `retainKeys`.
+    pub const RETAIN_KEYS: Strategy = Strategy { merge: false, replace: false, retain_keys: true };
+    /// `merge,retainKeys`.
+    pub const MERGE_RETAIN_KEYS: Strategy = Strategy { merge: true, replace: false, retain_keys: true };
+
+    /// The strategy of a struct tag known at compile time, for schema tables
+    /// written by hand; [`Strategy::parse`] as a `const fn`. A list the
+    /// reference cannot read is a mistake in the table, so it panics (at
+    /// compile time in a `const`).
+    pub const fn of(tag: &str) -> Strategy {
+        let bytes = tag.as_bytes();
+        let mut comma = 0;
+        while comma < bytes.len() && bytes[comma] != b',' {
+            comma += 1;
         }
-    };
-    Ok(Strategy { merge: other == "merge", replace: other == "replace", retain_keys })
+        if comma == bytes.len() {
+            return Strategy::of_word(tag, false);
+        }
+        let (first, second) = tag.split_at(comma);
+        let second = second.split_at(1).1;
+        if const_eq(first, "retainKeys") && !contains_comma(second) {
+            Strategy::of_word(second, true)
+        } else if const_eq(second, "retainKeys") {
+            Strategy::of_word(first, true)
+        } else {
+            panic!("unexpected patch strategy")
+        }
+    }
+
+    const fn of_word(word: &str, retain_keys: bool) -> Strategy {
+        let merge = const_eq(word, "merge");
+        let replace = const_eq(word, "replace");
+        let retain_keys = retain_keys || const_eq(word, "retainKeys");
+        Strategy { merge, replace, retain_keys }
+    }
+
+    /// Parses `""`, `"merge"`, `"replace"`, `"retainKeys"`,
+    /// `"merge,retainKeys"` (either order); any other single word means no
+    /// strategy, as in the reference. More than two words, or two without
+    /// `retainKeys`, is the reference's `unexpected patch strategy` error.
+    pub fn parse(raw: &str) -> Result<Strategy> {
+        let mut parts = raw.split(',').filter(|_| !raw.is_empty());
+        let (first, second, rest) = (parts.next(), parts.next(), parts.next());
+        let (retain_keys, other) = match (first, second, rest) {
+            (None, _, _) => (false, ""),
+            (Some("retainKeys"), None, _) => (true, ""),
+            (Some(one), None, _) => (false, one),
+            (Some("retainKeys"), Some(other), None) | (Some(other), Some("retainKeys"), None) => (true, other),
+            _ => {
+                let list = format!("[{}]", raw.split(',').collect::<Vec<_>>().join(" "));
+                return Err(ErrorKind::UnexpectedStrategy(list).into());
+            }
+        };
+        Ok(Strategy { merge: other == "merge", replace: other == "replace", retain_keys })
+    }
+}
+
+/// The merge key of a list of objects: the field (or fields) that identify
+/// an element. The reference knows one field; several fields are an opt-in
+/// extension whose first field is the key the reference uses, so every
+/// reference-compatible operation reads [`MergeKey::primary`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MergeKey<'a> {
+    /// One field, as in the reference's `patchMergeKey`.
+    One(&'a str),
+    /// Several fields (at least two), the first being the default key.
+    Several(&'a [&'a str]),
+}
+
+impl<'a> MergeKey<'a> {
+    /// The field the reference merges by.
+    pub fn primary(self) -> &'a str {
+        match self {
+            MergeKey::One(f) => f,
+            MergeKey::Several(fs) => fs.first().copied().unwrap_or(""),
+        }
+    }
+
+    /// A merge key from the reference's text; `None` when it is empty.
+    pub const fn from_text(text: &'a str) -> Option<MergeKey<'a>> {
+        if text.is_empty() { None } else { Some(MergeKey::One(text)) }
+    }
+}
+
+const fn contains_comma(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b',' {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn const_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The patch metadata the engine looks up for a field: its strategy and
+/// merge key. A strategy that cannot be read (possible only in OpenAPI
+/// documents) is kept as its text and reported where the reference reports
+/// it: when a value under the field is merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PatchMeta<'a> {
+    strategy: std::result::Result<Strategy, &'a str>,
+    /// The merge key of a list of objects.
+    pub merge_key: Option<MergeKey<'a>>,
+}
+
+impl Default for PatchMeta<'_> {
+    fn default() -> Self {
+        PatchMeta::new(Strategy::NONE, None)
+    }
+}
+
+impl<'a> PatchMeta<'a> {
+    /// Metadata with a known strategy.
+    pub const fn new(strategy: Strategy, merge_key: Option<MergeKey<'a>>) -> Self {
+        PatchMeta { strategy: Ok(strategy), merge_key }
+    }
+
+    /// Metadata read from the reference's texts (OpenAPI extensions).
+    pub fn parse(strategy: &'a str, merge_key: &'a str) -> Self {
+        PatchMeta {
+            strategy: Strategy::parse(strategy).map_err(|_| strategy),
+            merge_key: MergeKey::from_text(merge_key),
+        }
+    }
+
+    /// The strategy; the reference's error for a strategy list it cannot read.
+    pub fn strategy(&self) -> Result<Strategy> {
+        match self.strategy {
+            Ok(s) => Ok(s),
+            Err(raw) => Strategy::parse(raw),
+        }
+    }
+
+    /// The field the reference merges by, `""` when there is none (the
+    /// reference's own convention, kept inside the JSON engine).
+    pub fn key_name(&self) -> &'a str {
+        self.merge_key.map_or("", MergeKey::primary)
+    }
 }
 
 #[cfg(test)]
@@ -36,15 +187,35 @@ mod tests {
 
     #[test]
     fn strategies_parse_like_the_reference() {
-        assert_eq!(parse_strategy("").unwrap(), Strategy::default());
-        assert!(parse_strategy("merge").unwrap().merge);
-        assert!(parse_strategy("replace").unwrap().replace);
-        let s = parse_strategy("merge,retainKeys").unwrap();
-        assert!(s.merge && s.retain_keys);
-        let s = parse_strategy("retainKeys,merge").unwrap();
-        assert!(s.merge && s.retain_keys);
-        assert_eq!(parse_strategy("bogus").unwrap(), Strategy::default());
-        let e = parse_strategy("merge,replace").unwrap_err();
+        assert_eq!(Strategy::parse("").unwrap(), Strategy::NONE);
+        assert_eq!(Strategy::parse("merge").unwrap(), Strategy::MERGE);
+        assert_eq!(Strategy::parse("replace").unwrap(), Strategy::REPLACE);
+        assert_eq!(Strategy::parse("retainKeys").unwrap(), Strategy::RETAIN_KEYS);
+        assert_eq!(Strategy::parse("merge,retainKeys").unwrap(), Strategy::MERGE_RETAIN_KEYS);
+        assert_eq!(Strategy::parse("retainKeys,merge").unwrap(), Strategy::MERGE_RETAIN_KEYS);
+        assert_eq!(Strategy::parse("bogus").unwrap(), Strategy::NONE);
+        let e = Strategy::parse("merge,replace").unwrap_err();
         assert_eq!(e.to_string(), "unexpected patch strategy: [merge replace]");
+        for tag in
+            ["", "merge", "replace", "retainKeys", "merge,retainKeys", "retainKeys,merge", "bogus", "x,retainKeys"]
+        {
+            assert_eq!(Strategy::of(tag), Strategy::parse(tag).unwrap(), "{tag}");
+        }
+        let e = Strategy::parse("a,b,retainKeys").unwrap_err();
+        assert_eq!(e.to_string(), "unexpected patch strategy: [a b retainKeys]");
+    }
+
+    #[test]
+    fn unreadable_strategies_fail_where_used() {
+        let meta = PatchMeta::parse("merge,replace", "name");
+        assert_eq!(meta.strategy().unwrap_err().to_string(), "unexpected patch strategy: [merge replace]");
+        assert_eq!(meta.key_name(), "name");
+        assert_eq!(PatchMeta::parse("merge", "").merge_key, None);
+    }
+
+    #[test]
+    fn the_first_of_several_fields_is_the_reference_key() {
+        assert_eq!(MergeKey::Several(&["port", "protocol"]).primary(), "port");
+        assert_eq!(MergeKey::One("name").primary(), "name");
     }
 }

@@ -120,14 +120,6 @@ impl<T: StrategicMerge> StrategicMerge for Option<T> {
         self.is_none()
     }
 
-    fn __equal_is_quiet(&self) -> bool {
-        self.as_ref().is_none_or(T::__equal_is_quiet)
-    }
-
-    fn __equal_field_is_quiet(value: &Self, field: &Field) -> bool {
-        value.as_ref().is_none_or(|v| T::__equal_field_is_quiet(v, field))
-    }
-
     fn __missing(_key: &str) -> Result<Self> {
         Ok(None)
     }
@@ -175,12 +167,6 @@ impl<T: StrategicMerge> StrategicMerge for Box<T> {
     fn __is_null(&self) -> bool {
         (**self).__is_null()
     }
-    fn __equal_is_quiet(&self) -> bool {
-        (**self).__equal_is_quiet()
-    }
-    fn __equal_field_is_quiet(value: &Self, field: &Field) -> bool {
-        T::__equal_field_is_quiet(value, field)
-    }
     fn __missing(key: &str) -> Result<Self> {
         T::__missing(key).map(Box::new)
     }
@@ -213,21 +199,6 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         Shape::List(T::shape)
     }
 
-    fn __equal_is_quiet(&self) -> bool {
-        self.iter().all(T::__equal_is_quiet)
-    }
-
-    fn __equal_field_is_quiet(value: &Self, field: &Field) -> bool {
-        let Ok(strategy) = field.meta.parse() else { return false };
-        match T::shape() {
-            // A set of scalars: an unsorted one gets a `$setElementOrder`.
-            Shape::Scalar if strategy.merge => sorted_strings(value),
-            // Elements of a replaced list are not diffed.
-            _ if !strategy.merge => true,
-            _ => value.__equal_is_quiet(),
-        }
-    }
-
     fn __diff_field(
         old: Option<&Self>,
         new: Option<&Self>,
@@ -235,15 +206,12 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        let strategy = field.meta.parse()?;
+        let strategy = field.strategy;
         let objects = matches!(T::shape(), Shape::Struct(_));
         let nested_lists = matches!(T::shape(), Shape::List(_));
         if let (Some(a), Some(b), false) = (old, new, nested_lists) {
-            if strategy.merge && objects && !field.meta.merge_key.is_empty() {
-                if a == b && a.__equal_is_quiet() {
-                    return Ok(());
-                }
-                return keyed::diff_keyed_list(a, b, field, patch, opts);
+            if let (true, true, Some(mk)) = (strategy.merge, objects, field.merge_key()) {
+                return keyed::diff_keyed_list(a, b, mk, field, patch, opts);
             }
             if strategy.merge && a == b && sorted_strings(a) {
                 // An unchanged set; only an unsorted one would get a
@@ -262,7 +230,7 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
     }
 
     fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
-        let strategy = field.meta.parse()?;
+        let strategy = field.strategy;
         let nested_lists = matches!(T::shape(), Shape::List(_));
         if patch.is_plain() && !nested_lists {
             match (slot, patch.value) {
@@ -272,8 +240,8 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
                         // Replaced verbatim.
                         return Ok(Outcome::Set(from_value(Value::Array(p)).map_err(|e| e.at_key(field.key))?));
                     }
-                    if matches!(T::shape(), Shape::Struct(_)) && !field.meta.merge_key.is_empty() {
-                        return keyed::apply_keyed_list(list, p, field);
+                    if let (Shape::Struct(_), Some(mk)) = (T::shape(), field.merge_key()) {
+                        return keyed::apply_keyed_list(list, p, mk, field);
                     }
                     return fallback::apply_field(
                         Some(list),
@@ -310,12 +278,8 @@ macro_rules! map_impl {
                 Shape::Map(T::shape)
             }
 
-            fn __equal_is_quiet(&self) -> bool {
-                self.values().all(T::__equal_is_quiet)
-            }
-
             fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
-                let strategy = field.meta.parse()?;
+                let strategy = field.strategy;
                 if let (Some(a), Some(b)) = (old, new) {
                     if a == b && !strategy.replace {
                         return Ok(());
@@ -325,7 +289,7 @@ macro_rules! map_impl {
             }
 
             fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
-                let strategy = field.meta.parse()?;
+                let strategy = field.strategy;
                 if let (Some(map), true, false, Some(Value::Object(p))) = (slot.as_deref(), patch.is_plain(), strategy.replace, &patch.value) {
                     // Scalars and nulls only: set or remove keys one by one.
                     let simple = p.iter().all(|(k, v)| !k.starts_with('$') && !v.is_object() && !v.is_array());
@@ -379,15 +343,12 @@ pub fn diff_struct_field<T: StrategicMerge>(
     opts: Opts,
 ) -> Result<()> {
     let (Some(a), Some(b)) = (old, new) else { return fallback::diff_field(old, new, field, patch, opts) };
-    let strategy = field.meta.parse()?;
+    let strategy = field.strategy;
     if strategy.replace {
         // The reference sends a replace-strategy object whole, changed or not.
         if opts.additions() {
             patch.insert(field.key.to_string(), to_value(b)?);
         }
-        return Ok(());
-    }
-    if a == b && a.__equal_is_quiet() {
         return Ok(());
     }
     let sub = a.__diff_object(b, opts.with_retain_keys(strategy.retain_keys)).map_err(|e| e.at_key(field.key))?;
@@ -409,7 +370,7 @@ pub fn apply_struct_field<T: StrategicMerge>(
     match (slot, patch.value) {
         (_, Some(Value::Null)) => Ok(Outcome::Absent),
         (Some(s), Some(Value::Object(p))) => {
-            if field.meta.parse()?.replace {
+            if field.strategy.replace {
                 return Ok(Outcome::Set(from_value(Value::Object(p)).map_err(|e| e.at_key(field.key))?));
             }
             s.__apply_object(p).map_err(|e| e.at_key(field.key))?;

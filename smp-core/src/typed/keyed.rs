@@ -29,14 +29,21 @@ fn keys_of<'a, T: StrategicMerge>(list: &'a [T], mk: &str) -> Option<Vec<ScalarK
 }
 
 /// The position of each key, or `None` if two are the same.
-fn unique_index<'a>(keys: &[ScalarKey<'a>]) -> Option<HashMap<ScalarKey<'a>, usize>> {
+fn unique_index<'a>(keys: impl ExactSizeIterator<Item = ScalarKey<'a>>) -> Option<HashMap<ScalarKey<'a>, usize>> {
     let mut index = HashMap::with_capacity(keys.len());
-    for (i, &k) in keys.iter().enumerate() {
+    for (i, k) in keys.enumerate() {
         if index.insert(k, i).is_some() {
             return None;
         }
     }
     Some(index)
+}
+
+/// `{mk: key}`: an entry of `$setElementOrder`, or the start of an element's patch.
+fn key_entry(mk: &str, key: ScalarKey<'_>) -> Map<String, Value> {
+    let mut entry = Map::new();
+    entry.insert(mk.to_string(), key_value(key));
+    entry
 }
 
 /// The two-way diff of a keyed list (`diffListsOfMaps` with the ordering of
@@ -45,38 +52,41 @@ fn unique_index<'a>(keys: &[ScalarKey<'a>]) -> Option<HashMap<ScalarKey<'a>, usi
 pub(crate) fn diff_keyed_list<T: StrategicMerge>(
     old: &[T],
     new: &[T],
+    mk: &str,
     field: &Field,
     patch: &mut Map<String, Value>,
     opts: Opts,
 ) -> Result<()> {
-    let mk = field.meta.merge_key;
     if old.is_empty() {
         if !new.is_empty() && opts.additions() {
             patch.insert(field.key.to_string(), to_value(new)?);
         }
         return Ok(());
     }
+    let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
+    // Most often both lists hold the same keys in the same order: elements
+    // then pair up by position, with no index and nothing allocated unless
+    // an element changed.
+    if let Some(changes) = diff_in_place(old, new, mk, field, elem_opts)? {
+        if changes.len() > 1 && unique_index(new.iter().map(|e| e.__field_key(mk).unwrap_or(ScalarKey::Null))).is_none()
+        {
+            return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
+        }
+        return emit_keyed(changes, new, mk, true, field, patch, opts);
+    }
     let (Some(old_keys), Some(new_keys)) = (keys_of(old, mk), keys_of(new, mk)) else {
         return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
     };
-    // Most often both lists hold the same keys in the same order: elements
-    // then pair up by position, and only one list needs indexing.
-    let order_same = old_keys == new_keys;
-    let new_index = if order_same { Some(HashMap::new()) } else { unique_index(&new_keys) };
-    let (Some(old_index), Some(new_index)) = (unique_index(&old_keys), new_index) else {
+    let (Some(old_index), Some(new_index)) =
+        (unique_index(old_keys.iter().copied()), unique_index(new_keys.iter().copied()))
+    else {
         return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
     };
-    let strategy = field.meta.parse()?;
-    let elem_opts = opts.with_retain_keys(strategy.retain_keys);
 
     let mut list = Vec::new();
     for (j, (e, &k)) in new.iter().zip(&new_keys).enumerate() {
-        let in_old = if order_same { Some(j) } else { old_index.get(&k).copied() };
-        match in_old {
-            Some(i) => {
-                if old[i] == *e && e.__equal_is_quiet() {
-                    continue;
-                }
+        match old_index.get(&k) {
+            Some(&i) => {
                 let mut sub = old[i].__diff_object(e, elem_opts).map_err(|err| at(err, field, mk, key_value(k), j))?;
                 if !sub.is_empty() {
                     sub.insert(mk.to_string(), key_value(k));
@@ -87,7 +97,7 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
             None => {}
         }
     }
-    if opts.deletions() && !order_same {
+    if opts.deletions() {
         // Deletions come last, in the order of their keys' `%v` text.
         let mut gone: Vec<(String, Value)> = old_keys
             .iter()
@@ -105,20 +115,55 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
             list.push(Value::Object(d));
         }
     }
+    emit_keyed(list, new, mk, false, field, patch, opts)
+}
+
+/// The element patches of two lists whose keys are the same, position by
+/// position (each sub-patch already carries its key), or `None` when the
+/// keys differ somewhere.
+fn diff_in_place<T: StrategicMerge>(
+    old: &[T],
+    new: &[T],
+    mk: &str,
+    field: &Field,
+    elem_opts: Opts,
+) -> Result<Option<Vec<Value>>> {
+    if old.len() != new.len() {
+        return Ok(None);
+    }
+    let mut changes = Vec::new();
+    for (j, (a, b)) in old.iter().zip(new).enumerate() {
+        let (Some(ka), Some(kb)) = (a.__field_key(mk), b.__field_key(mk)) else { return Ok(None) };
+        if ka != kb {
+            return Ok(None);
+        }
+        let mut sub = a.__diff_object(b, elem_opts).map_err(|err| at(err, field, mk, key_value(kb), j))?;
+        if !sub.is_empty() {
+            sub.insert(mk.to_string(), key_value(kb));
+            changes.push(Value::Object(sub));
+        }
+    }
+    Ok(Some(changes))
+}
+
+/// Writes a keyed list's patch and its `$setElementOrder`.
+fn emit_keyed<T: StrategicMerge>(
+    list: Vec<Value>,
+    new: &[T],
+    mk: &str,
+    order_same: bool,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
     let emit_order = opts.set_element_order()
         && ((opts.additions() && (!list.is_empty() || !order_same)) || (opts.deletions() && !list.is_empty()));
     if !list.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list));
     }
-    if emit_order && !new_keys.is_empty() {
-        let order = new_keys
-            .iter()
-            .map(|k| {
-                let mut entry = Map::new();
-                entry.insert(mk.to_string(), key_value(*k));
-                Value::Object(entry)
-            })
-            .collect();
+    if emit_order && !new.is_empty() {
+        let order =
+            new.iter().map(|e| Value::Object(key_entry(mk, e.__field_key(mk).unwrap_or(ScalarKey::Null)))).collect();
         patch.insert(format!("{}/{}", crate::engine::SET_ELEMENT_ORDER, field.key), Value::Array(order));
     }
     Ok(())
@@ -137,9 +182,9 @@ fn at(err: crate::Error, field: &Field, mk: &str, key: Value, index: usize) -> c
 pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     list: &mut Vec<T>,
     patch: Vec<Value>,
+    mk: &str,
     field: &Field,
 ) -> Result<Outcome<Vec<T>>> {
-    let mk = field.meta.merge_key;
     let Some((targets, first)) = resolve_targets(list, &patch, mk) else {
         let fp = FieldPatch { value: Some(Value::Array(patch)), ..Default::default() };
         return fallback::apply_field(Some(list), fp, field);

@@ -17,24 +17,31 @@ use crate::engine::diff::{DiffOptions, Opts};
 use crate::engine::preconditions::check_preconditions;
 use crate::engine::three_way::ThreeWayOptions;
 use crate::error::{ErrorKind, Result};
-use crate::schema::{PatchMeta, Schema, Shape};
+use crate::schema::{MergeKey, Schema, Shape, Strategy};
 use crate::value::ScalarKey;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// How one field of a struct is patched: its JSON name, its patch metadata
-/// and the schema of the struct that holds it.
+/// (constants written by the derive) and the schema of the struct that
+/// holds it.
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
     pub key: &'static str,
-    pub meta: PatchMeta<'static>,
+    pub strategy: Strategy,
+    pub merge_key: Option<MergeKey<'static>>,
     pub parent: fn() -> Shape,
 }
 
 impl Field {
     pub(crate) fn parent_schema(&self) -> Schema<'static> {
         Schema::Static((self.parent)())
+    }
+
+    /// The field the reference merges the list's elements by.
+    pub(crate) fn merge_key(&self) -> Option<&'static str> {
+        self.merge_key.map(MergeKey::primary)
     }
 }
 
@@ -89,9 +96,6 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// The two-way patch from `self` to `desired` (`{}` when equal), as the
     /// JSON engine computes it from the serialised values.
     fn diff(&self, desired: &Self) -> Result<Value> {
-        if self == desired && self.__equal_is_quiet() {
-            return Ok(Value::Object(Map::new()));
-        }
         let opts = Opts::new(DiffOptions { set_element_order: true, ..Default::default() });
         self.__diff_object(desired, opts).map(Value::Object)
     }
@@ -165,27 +169,6 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     #[doc(hidden)]
     fn __missing(key: &str) -> Result<Self> {
         Err(ErrorKind::Deserialize(format!("missing field `{key}`")).into())
-    }
-
-    /// Whether a diff of this value against an equal one is empty, so that
-    /// equal subtrees can be skipped. It is not when the value holds an
-    /// unsorted set of scalars (which gets a `$setElementOrder`) or a
-    /// replace-strategy object (always sent whole). This default answers
-    /// from the schema alone; derived structs look at their fields.
-    #[doc(hidden)]
-    fn __equal_is_quiet(&self) -> bool {
-        fallback::equal_means_empty(Self::shape())
-    }
-
-    /// [`Self::__equal_is_quiet`] for the value of a field, whose patch
-    /// strategy also counts.
-    #[doc(hidden)]
-    fn __equal_field_is_quiet(value: &Self, field: &Field) -> bool {
-        let replaced = field.meta.parse().map_or(true, |s| s.replace);
-        match Self::shape() {
-            Shape::Struct(_) | Shape::Map(_) | Shape::Any if replaced => false,
-            _ => value.__equal_is_quiet(),
-        }
     }
 
     /// The diff of a whole object (the document root, or a struct field).
@@ -271,14 +254,14 @@ impl RetainKeysField for Value {}
 #[doc(hidden)]
 pub mod __private {
     pub use super::fallback::{
-        Grouped, apply_field_json, apply_object_fallback, diff_field_json, equal_means_empty, finish_diff, group_patch,
-        missing_json, to_value,
+        Grouped, apply_field_json, apply_object_fallback, diff_field_json, finish_diff, group_patch, missing_json,
+        to_value,
     };
     pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
     pub use super::{Field, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
     pub use crate::engine::diff::Opts;
     pub use crate::error::{Error, Result};
-    pub use crate::schema::{FieldSchema, PatchMeta, Shape, StructSchema};
+    pub use crate::schema::{FieldSchema, MergeKey, Shape, Strategy, StructSchema};
     pub use crate::value::ScalarKey;
     pub use serde_json::{Map, Value};
 }
