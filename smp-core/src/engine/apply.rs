@@ -267,7 +267,10 @@ impl Merger {
     ) -> Result<()> {
         let directives: Vec<String> = patch.keys().filter(|k| k.starts_with(SET_ELEMENT_ORDER)).cloned().collect();
         for key in directives {
-            let order = patch.remove(&key).expect("listed above");
+            // `$setElementOrder/$setElementOrder/x` takes `$setElementOrder/x`
+            // as its list; the reference then never visits that key (a Go
+            // map range skips keys deleted during the loop).
+            let Some(order) = patch.remove(&key) else { continue };
             self.merge_ordered_list(original, patch, &key, order, schema, depth).map_err(|e| e.at_key(&key))?;
         }
         Ok(())
