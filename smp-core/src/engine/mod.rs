@@ -160,25 +160,66 @@ pub(crate) fn uncomparable() -> Error {
 /// each later duplicate is overwritten by the current last element, so the
 /// order is not preserved (`[1,1,2,3]` becomes `[1,3,2]`). Works in place on
 /// `buf` like the Go code, leaving stale values past the returned length.
+///
+/// The Go loop compares every pair; here the copies of each value are found
+/// by hashing and visited in position order, and every slot is written as
+/// the Go loop writes it, so the result (stale tail included) is the same
+/// in linear time (plus sorting the positions of each duplicated value).
 pub(crate) fn dedup_scalars_in_place(buf: &mut [Value]) -> Result<usize> {
-    let mut seen = std::collections::HashSet::with_capacity(buf.len());
-    let mut has_dup = false;
-    for v in buf.iter() {
-        has_dup |= !seen.insert(ScalarKey::of(v).ok_or_else(uncomparable)?);
+    let n = buf.len();
+    // The value id at each position, and the positions of each value (an
+    // entry at or past the current length is stale).
+    let mut id_at: Vec<usize> = Vec::with_capacity(n);
+    let mut positions: Vec<Vec<usize>> = Vec::new();
+    {
+        let mut ids: HashMap<ScalarKey<'_>, usize> = HashMap::with_capacity(n);
+        for (p, v) in buf.iter().enumerate() {
+            let next = positions.len();
+            let id = *ids.entry(ScalarKey::of(v).ok_or_else(uncomparable)?).or_insert(next);
+            if id == next {
+                positions.push(Vec::new());
+            }
+            positions[id].push(p);
+            id_at.push(id);
+        }
     }
-    let mut len = buf.len();
-    if !has_dup {
-        return Ok(len);
+    if positions.len() == n {
+        return Ok(n);
     }
+    let mut len = n;
     let mut i = 0;
     while i + 1 < len {
-        let mut j = i + 1;
-        while j < len {
-            if crate::value::go_eq(&buf[i], &buf[j]).ok_or_else(uncomparable)? {
-                buf[j] = buf[len - 1].clone();
-                len -= 1;
-            } else {
-                j += 1;
+        let x = id_at[i];
+        if positions[x].len() > 1 {
+            // The later copies of `x`, in position order: the Go loop's holes.
+            let mut copies: Vec<usize> = std::mem::take(&mut positions[x]);
+            copies.retain(|&p| p > i && p < len);
+            copies.sort_unstable();
+            // copies[front..back] are still in the list.
+            let (mut front, mut back) = (0, copies.len());
+            while front < back {
+                let hole = copies[front];
+                // Go: `s[j] = s[length]; length--`, then `s[j]` is tested again.
+                loop {
+                    let last = len - 1;
+                    if last != hole {
+                        buf[hole] = buf[last].clone();
+                    }
+                    len -= 1;
+                    let y = id_at[last];
+                    if y == x {
+                        // The last element was the last copy of `x`.
+                        back -= 1;
+                        if last == hole {
+                            break;
+                        }
+                        continue;
+                    }
+                    id_at[hole] = y;
+                    positions[y].push(hole);
+                    break;
+                }
+                front += 1;
             }
         }
         i += 1;
@@ -208,6 +249,49 @@ mod tests {
         assert_eq!(dedup(json!([1, 1, 2, 3])), (json!([1, 3, 2]), json!([1, 3, 2, 3])));
         assert_eq!(dedup(json!([1, 2, 3])).0, json!([1, 2, 3]));
         assert_eq!(dedup(json!([1, 1, 1])).0, json!([1]));
+    }
+
+    /// The reference's quadratic loop, step for step.
+    fn dedup_quadratic(s: &mut [Value]) -> usize {
+        let mut length = s.len();
+        let mut i = 0;
+        while i + 1 < length {
+            let mut j = i + 1;
+            while j < length {
+                if crate::value::go_eq(&s[i], &s[j]) == Some(true) {
+                    s[j] = s[length - 1].clone();
+                    length -= 1;
+                } else {
+                    j += 1;
+                }
+            }
+            i += 1;
+        }
+        length
+    }
+
+    #[test]
+    fn linear_dedup_writes_what_the_quadratic_loop_writes() {
+        // Values that are `==` but print differently (0.0 and -0.0) show
+        // which copy each slot received.
+        let pool = [json!(0.0), json!(-0.0), json!(1), json!(1.0), json!("1"), json!("a"), json!(true), json!(null)];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound as u64) as usize
+        };
+        for case in 0..20_000 {
+            let len = next(14);
+            let width = 1 + next(pool.len());
+            let list: Vec<Value> = (0..len).map(|_| pool[next(width)].clone()).collect();
+            let (mut fast, mut slow) = (list.clone(), list.clone());
+            let n_fast = dedup_scalars_in_place(&mut fast).unwrap();
+            let n_slow = dedup_quadratic(&mut slow);
+            let text = |l: &[Value]| l.iter().map(Value::to_string).collect::<Vec<_>>();
+            assert_eq!((n_fast, text(&fast)), (n_slow, text(&slow)), "case {case}: {list:?}");
+        }
     }
 
     #[test]
