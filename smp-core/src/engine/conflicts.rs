@@ -10,8 +10,21 @@ use std::collections::BTreeMap;
 /// Whether two strategic merge patches conflict, by the rules of the
 /// reference's `MergingMapsHaveConflicts`: only keys present in both are
 /// compared, keyed lists are compared element by element by merge key, and
-/// sets of scalars never conflict.
+/// sets of scalars never conflict. The arguments are left as they are.
 pub fn merging_maps_have_conflicts(left: &Value, right: &Value, schema: Schema<'_>) -> Result<bool> {
+    super::check_nesting(left)?;
+    super::check_nesting(right)?;
+    conflicts_in_place(&mut left.clone(), &mut right.clone(), schema)
+}
+
+/// `MergingMapsHaveConflicts` with the reference's side effect: the lists of
+/// scalars it compares outside the merge strategy are de-duplicated and
+/// sorted in place, in the memory of the documents themselves. The Go slices
+/// keep their length, so such a list becomes its de-duplicated values in
+/// `%v` order followed by the stale tail that `deduplicateScalars` leaves
+/// (`["y","x","x"]` becomes `["x","y","x"]`). The three-way patch is the
+/// left side, so it is sent that way.
+pub(crate) fn conflicts_in_place(left: &mut Value, right: &mut Value, schema: Schema<'_>) -> Result<bool> {
     super::check_nesting(left)?;
     super::check_nesting(right)?;
     field_conflicts(left, right, schema, "", "", 0)
@@ -19,8 +32,8 @@ pub fn merging_maps_have_conflicts(left: &Value, right: &Value, schema: Schema<'
 
 /// `mergingMapFieldsHaveConflicts`.
 fn field_conflicts(
-    left: &Value,
-    right: &Value,
+    left: &mut Value,
+    right: &mut Value,
     schema: Schema<'_>,
     strategy: &str,
     mk: &str,
@@ -53,12 +66,17 @@ fn field_conflicts(
 }
 
 /// `mapsHaveConflicts`: keys present on both sides.
-fn maps_conflict(l: &Map<String, Value>, r: &Map<String, Value>, schema: Schema<'_>, depth: usize) -> Result<bool> {
-    for (key, lv) in l {
+fn maps_conflict(
+    l: &mut Map<String, Value>,
+    r: &mut Map<String, Value>,
+    schema: Schema<'_>,
+    depth: usize,
+) -> Result<bool> {
+    for (key, lv) in l.iter_mut() {
         if key == PATCH || key == RETAIN_KEYS {
             continue;
         }
-        let Some(rv) = r.get(key) else { continue };
+        let Some(rv) = r.get_mut(key) else { continue };
         let (sub, meta) = match lv {
             Value::Array(_) => schema.lookup_slice(key).map_err(|e| e.at_key(key))?,
             Value::Object(_) => schema.lookup_struct(key).map_err(|e| e.at_key(key))?,
@@ -81,8 +99,8 @@ fn maps_conflict(l: &Map<String, Value>, r: &Map<String, Value>, schema: Schema<
 
 /// `slicesHaveConflicts`.
 fn slices_conflict(
-    l: &[Value],
-    r: &[Value],
+    l: &mut [Value],
+    r: &mut [Value],
     schema: Schema<'_>,
     strategy: &str,
     mk: &str,
@@ -95,9 +113,9 @@ fn slices_conflict(
         }
         let lm = by_merge_key_text(l, mk)?;
         let rm = by_merge_key_text(r, mk)?;
-        for (k, lv) in &lm {
-            if let Some(rv) = rm.get(k)
-                && field_conflicts(lv, rv, schema, "", "", depth + 1)?
+        for (k, &i) in &lm {
+            if let Some(&j) = rm.get(k)
+                && field_conflicts(&mut l[i], &mut r[j], schema, "", "", depth + 1)?
             {
                 return Ok(true);
             }
@@ -107,36 +125,44 @@ fn slices_conflict(
     if l.len() != r.len() {
         return Ok(true);
     }
-    let (l, r) =
-        if kind != GoKind::Object { (dedup_and_sort(l)?, dedup_and_sort(r)?) } else { (l.to_vec(), r.to_vec()) };
-    for (a, b) in l.iter().zip(&r) {
-        if field_conflicts(a, b, schema, "", "", depth + 1)? {
+    let (nl, nr) = if kind != GoKind::Object { (dedup_and_sort(l)?, dedup_and_sort(r)?) } else { (l.len(), r.len()) };
+    for i in 0..nl {
+        if i >= nr {
+            // The reference indexes the shorter de-duplicated list out of range.
+            return Err(ErrorKind::Unsupported(format!(
+                "cannot compare the lists {} and {}: they have {nl} and {nr} distinct values",
+                fmt_v_list(&l[..nl]),
+                fmt_v_list(&r[..nr])
+            ))
+            .into());
+        }
+        if field_conflicts(&mut l[i], &mut r[i], schema, "", "", depth + 1)? {
             return Ok(true);
         }
     }
     Ok(false)
 }
 
-/// `sliceOfMapsToMapOfMaps`: keyed by the `%s` text of the merge key; the
-/// last duplicate wins.
-fn by_merge_key_text<'v>(list: &'v [Value], mk: &str) -> Result<BTreeMap<String, &'v Value>> {
+/// `sliceOfMapsToMapOfMaps`: positions by the `%s` text of the merge key;
+/// the last duplicate wins.
+fn by_merge_key_text(list: &[Value], mk: &str) -> Result<BTreeMap<String, usize>> {
     let mut out = BTreeMap::new();
-    for e in list {
+    for (i, e) in list.iter().enumerate() {
         let m = e.as_object().ok_or_else(|| ErrorKind::BadMergingListElement(fmt_v_list(list)))?;
         let kv =
             m.get(mk).ok_or_else(|| ErrorKind::NoMergeKeyInElement { key: mk.to_string(), element: fmt_v_map(m) })?;
-        out.insert(fmt_s(kv), e);
+        out.insert(fmt_s(kv), i);
     }
     Ok(out)
 }
 
-/// `deduplicateAndSortScalars`.
-fn dedup_and_sort(list: &[Value]) -> Result<Vec<Value>> {
-    let mut buf = list.to_vec();
-    let n = dedup_scalars_in_place(&mut buf)?;
-    buf.truncate(n);
-    buf.sort_by_cached_key(fmt_v);
-    Ok(buf)
+/// `deduplicateAndSortScalars` in place: the distinct values come first,
+/// sorted by `%v` text (distinct scalars of one type have distinct texts,
+/// so any sort agrees with Go's); returns their number.
+fn dedup_and_sort(list: &mut [Value]) -> Result<usize> {
+    let n = dedup_scalars_in_place(list)?;
+    list[..n].sort_by_cached_key(fmt_v);
+    Ok(n)
 }
 
 /// The plain JSON-merge-patch conflict test (`mergepatch.HasConflicts`):

@@ -1,7 +1,7 @@
 //! The three-way patch of `kubectl apply` (`CreateThreeWayMergePatch`).
 
 use super::apply::{Merger, Mode, document};
-use super::conflicts::merging_maps_have_conflicts;
+use super::conflicts::conflicts_in_place;
 use super::diff::{DiffOptions, Opts, diff_maps};
 use super::preconditions::{Precondition, check_preconditions};
 use crate::error::{ErrorKind, Result};
@@ -57,12 +57,12 @@ pub fn three_way(
         Opts::new(DiffOptions { ignore_changes_and_additions: true, set_element_order: true, ..Default::default() }),
         0,
     )?;
-    let patch = Value::Object(Merger { mode: Mode::MergePatches }.merge_map(deletions, delta, schema, 0)?);
+    let mut patch = Value::Object(Merger { mode: Mode::MergePatches }.merge_map(deletions, delta, schema, 0)?);
     check_preconditions(&patch, options.preconditions)?;
     if !options.overwrite {
         let changed = diff_maps(original, current, schema, Opts::new(DiffOptions::default()), 0)?;
-        let changed = Value::Object(changed);
-        if merging_maps_have_conflicts(&patch, &changed, schema)? {
+        let mut changed = Value::Object(changed);
+        if conflicts_in_place(&mut patch, &mut changed, schema)? {
             return Err(ErrorKind::Conflict { patch, changed }.into());
         }
     }

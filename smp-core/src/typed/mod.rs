@@ -130,11 +130,11 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
         )?;
         let schema = Schema::Static(Self::shape());
         let merger = crate::engine::apply::Merger { mode: crate::engine::apply::Mode::MergePatches };
-        let patch = Value::Object(merger.merge_map(deletions, delta, schema, 0)?);
+        let mut patch = Value::Object(merger.merge_map(deletions, delta, schema, 0)?);
         check_preconditions(&patch, options.preconditions)?;
         if !options.overwrite {
-            let changed = Value::Object(last_applied.__diff_object(self, Opts::new(DiffOptions::default()))?);
-            if crate::engine::conflicts::merging_maps_have_conflicts(&patch, &changed, schema)? {
+            let mut changed = Value::Object(last_applied.__diff_object(self, Opts::new(DiffOptions::default()))?);
+            if crate::engine::conflicts::conflicts_in_place(&mut patch, &mut changed, schema)? {
                 return Err(ErrorKind::Conflict { patch, changed }.into());
             }
         }
