@@ -117,6 +117,23 @@ pub enum ErrorKind {
     /// Input nested deeper than the engine follows.
     #[error("document nested deeper than {0} levels")]
     TooDeep(usize),
+    /// JSON merge patch: a document that is not an object where the
+    /// reference needs one (evanphx/json-patch `ErrBadJSONDoc`).
+    #[error("Invalid JSON Document")]
+    BadMergeDocument,
+    /// JSON merge patch: a `null` or scalar patch (`ErrBadJSONPatch`).
+    #[error("Invalid JSON Patch")]
+    BadMergePatch,
+    /// JSON merge patch: an array diffed with an object.
+    #[error("Mismatched JSON Documents")]
+    MismatchedMergeDocuments,
+    /// A JSON patch guarded by `metadata.resourceVersion`, from an object
+    /// that has none (it was not read from the API server).
+    #[error("the live object has no metadata.resourceVersion to guard the patch with")]
+    NoResourceVersion,
+    /// A JSON patch (RFC 6902) that does not apply.
+    #[error("{0}")]
+    JsonPatch(String),
 }
 
 /// An error with the place it happened.

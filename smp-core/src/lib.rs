@@ -3,8 +3,10 @@
 
 mod engine;
 pub mod error;
+pub mod json_patch;
 #[cfg(feature = "k8s-openapi")]
 pub mod k8s;
+pub mod merge_patch;
 pub mod schema;
 pub mod value;
 

@@ -41,6 +41,12 @@ impl Kubectl {
     /// `kubectl patch --local -f OBJECT --type strategic -p PATCH -o json`,
     /// printing `metadata.managedFields` too (kubectl drops them by default).
     pub fn patch(&self, object: &Value, patch: &Value) -> Outcome {
+        self.patch_as(object, patch, "strategic")
+    }
+
+    /// [`patch`](Self::patch) with another `--type`: `merge` (RFC 7386)
+    /// or `json` (RFC 6902).
+    pub fn patch_as(&self, object: &Value, patch: &Value, patch_type: &str) -> Outcome {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         let file = self.dir.join(format!("object-{n}.json"));
         std::fs::write(&file, object.to_string()).map_err(|e| format!("harness: writing {}: {e}", file.display()))?;
@@ -48,7 +54,7 @@ impl Kubectl {
         let mut cmd = Command::new(&self.binary);
         cmd.args(["patch", "--local", "-f"]).arg(&file).args([
             "--type",
-            "strategic",
+            patch_type,
             "-o",
             "json",
             "--show-managed-fields",
@@ -83,6 +89,11 @@ impl Kubectl {
 
     /// Runs every (object, patch) pair on `threads` threads; results in input order.
     pub fn patch_all(&self, cases: &[(&Value, &Value)], threads: usize) -> Vec<Outcome> {
+        self.patch_all_as(cases, threads, "strategic")
+    }
+
+    /// [`patch_all`](Self::patch_all) with another `--type`.
+    pub fn patch_all_as(&self, cases: &[(&Value, &Value)], threads: usize, patch_type: &str) -> Vec<Outcome> {
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; cases.len()]);
         std::thread::scope(|s| {
@@ -91,7 +102,7 @@ impl Kubectl {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some((object, patch)) = cases.get(i) else { break };
-                        let outcome = self.patch(object, patch);
+                        let outcome = self.patch_as(object, patch, patch_type);
                         results.lock().unwrap()[i] = Some(outcome);
                     }
                 });

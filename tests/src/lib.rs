@@ -1,6 +1,7 @@
 //! Helpers shared by the workspace-level tests.
 
 pub mod conformance;
+pub mod custom_resource_gen;
 // `gen` is a reserved word in edition 2024; the generator is also exported
 // at the crate root.
 pub mod r#gen;

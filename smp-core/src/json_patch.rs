@@ -1,0 +1,225 @@
+//! RFC 6902 JSON patches from two objects, for the API server's
+//! `application/json-patch+json`, which custom resources accept.
+//!
+//! A JSON patch addresses list elements by position. A position is only
+//! right for the list it was computed from, so:
+//! - [`guarded`] starts with a `test` of `/metadata/resourceVersion`: the
+//!   server applies the patch only to the very object it was computed from
+//!   (else 422, nothing changed), so lists are patched element by element;
+//! - [`diff`] has no guard, so it never names a position: a changed list
+//!   (keyed or not) is replaced whole, as a merge patch would.
+//!
+//! The operation types are the `json-patch` crate's (what kube's
+//! `Patch::Json` carries), re-exported here. Its own `diff` addresses list
+//! elements by position whatever the guard, hence the walk below.
+
+use crate::engine::MAX_DEPTH;
+use crate::error::{ErrorKind, Result};
+use ::json_patch::jsonptr::PointerBuf;
+pub use ::json_patch::{AddOperation, Patch, PatchOperation, RemoveOperation, ReplaceOperation, TestOperation};
+use serde_json::{Map, Value};
+
+/// The JSON patch from `live` to `desired`, without a guard: objects are
+/// patched key by key, a changed list is replaced whole.
+/// `metadata.resourceVersion` is left out (it is the server's), and so is
+/// a `metadata` holding nothing else.
+///
+/// ```
+/// use serde_json::json;
+/// use smp_core::json_patch;
+///
+/// let live = json!({"spec": {"size": 1, "ports": [{"name": "http", "port": 80}]}});
+/// let desired = json!({"spec": {"size": 1, "ports": [{"name": "http", "port": 8080}]}});
+/// let patch = json_patch::diff(&live, &desired).unwrap();
+/// assert_eq!(
+///     serde_json::to_value(&patch).unwrap(),
+///     json!([{"op": "replace", "path": "/spec/ports", "value": [{"name": "http", "port": 8080}]}])
+/// );
+/// assert_eq!(json_patch::apply(&live, &patch).unwrap(), desired);
+/// ```
+pub fn diff(live: &Value, desired: &Value) -> Result<Patch> {
+    let mut ops = Vec::new();
+    walk(&without_version(live), &without_version(desired), &mut PointerBuf::new(), Lists::Whole, &mut ops, 0)?;
+    Ok(Patch(ops))
+}
+
+/// The JSON patch from `live` to `desired`, guarded by a `test` that
+/// `/metadata/resourceVersion` is still the live object's: the server
+/// refuses it (422 Unprocessable Entity) once anything changed the object.
+/// Under that guard, list elements are addressed by position.
+/// Fails when `live` has no `metadata.resourceVersion` (it was not read
+/// from the server).
+///
+/// ```
+/// use serde_json::json;
+/// use smp_core::json_patch;
+///
+/// let live = json!({"metadata": {"resourceVersion": "7"}, "spec": {"ports": [{"name": "http", "port": 80}]}});
+/// let desired = json!({"metadata": {"resourceVersion": "7"}, "spec": {"ports": [{"name": "http", "port": 8080}]}});
+/// let patch = json_patch::guarded(&live, &desired).unwrap();
+/// assert_eq!(
+///     serde_json::to_value(&patch).unwrap(),
+///     json!([
+///         {"op": "test", "path": "/metadata/resourceVersion", "value": "7"},
+///         {"op": "replace", "path": "/spec/ports/0/port", "value": 8080}
+///     ])
+/// );
+/// ```
+pub fn guarded(live: &Value, desired: &Value) -> Result<Patch> {
+    let version = live.pointer("/metadata/resourceVersion").and_then(Value::as_str).filter(|v| !v.is_empty());
+    let Some(version) = version else { return Err(ErrorKind::NoResourceVersion.into()) };
+    let test = TestOperation {
+        path: PointerBuf::from_tokens(["metadata", "resourceVersion"]),
+        value: Value::String(version.to_string()),
+    };
+    let mut ops = vec![PatchOperation::Test(test)];
+    walk(&without_version(live), &without_version(desired), &mut PointerBuf::new(), Lists::ByPosition, &mut ops, 0)?;
+    Ok(Patch(ops))
+}
+
+/// `patch` applied to `doc`, all or nothing.
+pub fn apply(doc: &Value, patch: &Patch) -> Result<Value> {
+    let mut out = doc.clone();
+    ::json_patch::patch(&mut out, patch).map_err(|e| ErrorKind::JsonPatch(e.to_string()))?;
+    Ok(out)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Lists {
+    Whole,
+    ByPosition,
+}
+
+fn without_version(object: &Value) -> std::borrow::Cow<'_, Value> {
+    match object.pointer("/metadata/resourceVersion") {
+        None => std::borrow::Cow::Borrowed(object),
+        Some(_) => {
+            let mut object = object.clone();
+            if let Value::Object(root) = &mut object
+                && let Some(Value::Object(metadata)) = root.get_mut("metadata")
+            {
+                metadata.remove("resourceVersion");
+                if metadata.is_empty() {
+                    root.remove("metadata");
+                }
+            }
+            std::borrow::Cow::Owned(object)
+        }
+    }
+}
+
+fn walk(
+    live: &Value,
+    desired: &Value,
+    path: &mut PointerBuf,
+    lists: Lists,
+    ops: &mut Vec<PatchOperation>,
+    depth: usize,
+) -> Result<()> {
+    if depth >= MAX_DEPTH {
+        return Err(ErrorKind::TooDeep(MAX_DEPTH).into());
+    }
+    match (live, desired) {
+        (Value::Object(live), Value::Object(desired)) => walk_object(live, desired, path, lists, ops, depth + 1),
+        (Value::Array(live), Value::Array(desired)) if lists == Lists::ByPosition && live != desired => {
+            for (i, (l, d)) in live.iter().zip(desired).enumerate() {
+                path.push_back(i);
+                walk(l, d, path, lists, ops, depth + 1)?;
+                path.pop_back();
+            }
+            for (i, value) in desired.iter().enumerate().skip(live.len()) {
+                ops.push(PatchOperation::Add(AddOperation { path: path.with_trailing_token(i), value: value.clone() }));
+            }
+            // From the end, so that every position is still valid.
+            for i in (desired.len()..live.len()).rev() {
+                ops.push(PatchOperation::Remove(RemoveOperation { path: path.with_trailing_token(i) }));
+            }
+            Ok(())
+        }
+        _ if live == desired => Ok(()),
+        _ => {
+            ops.push(PatchOperation::Replace(ReplaceOperation { path: path.clone(), value: desired.clone() }));
+            Ok(())
+        }
+    }
+}
+
+fn walk_object(
+    live: &Map<String, Value>,
+    desired: &Map<String, Value>,
+    path: &mut PointerBuf,
+    lists: Lists,
+    ops: &mut Vec<PatchOperation>,
+    depth: usize,
+) -> Result<()> {
+    for (key, value) in desired {
+        match live.get(key) {
+            Some(old) => {
+                path.push_back(key);
+                walk(old, value, path, lists, ops, depth)?;
+                path.pop_back();
+            }
+            None => ops
+                .push(PatchOperation::Add(AddOperation { path: path.with_trailing_token(key), value: value.clone() })),
+        }
+    }
+    for key in live.keys().filter(|k| !desired.contains_key(*k)) {
+        ops.push(PatchOperation::Remove(RemoveOperation { path: path.with_trailing_token(key) }));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ops(patch: &Patch) -> Value {
+        serde_json::to_value(patch).unwrap()
+    }
+
+    #[test]
+    fn positions_only_under_the_guard() {
+        let live = json!({"metadata": {"resourceVersion": "3"}, "l": [1, 2, 3], "m": {"a/b": 1, "c~": 2}});
+        let desired = json!({"metadata": {"resourceVersion": "3"}, "l": [1, 5], "m": {"a/b": 2}});
+        assert_eq!(
+            ops(&diff(&live, &desired).unwrap()),
+            json!([
+                {"op": "replace", "path": "/l", "value": [1, 5]},
+                {"op": "replace", "path": "/m/a~1b", "value": 2},
+                {"op": "remove", "path": "/m/c~0"}
+            ])
+        );
+        let guarded_patch = guarded(&live, &desired).unwrap();
+        assert_eq!(
+            ops(&guarded_patch),
+            json!([
+                {"op": "test", "path": "/metadata/resourceVersion", "value": "3"},
+                {"op": "replace", "path": "/l/1", "value": 5},
+                {"op": "remove", "path": "/l/2"},
+                {"op": "replace", "path": "/m/a~1b", "value": 2},
+                {"op": "remove", "path": "/m/c~0"}
+            ])
+        );
+        assert_eq!(apply(&live, &guarded_patch).unwrap(), desired);
+        let moved_on = json!({"metadata": {"resourceVersion": "4"}, "l": [1, 2, 3], "m": {}});
+        assert!(apply(&moved_on, &guarded_patch).is_err());
+    }
+
+    #[test]
+    fn growing_lists_and_the_server_version() {
+        let live = json!({"metadata": {"resourceVersion": "3"}, "l": [1]});
+        let desired = json!({"l": [1, 2, 3]});
+        let patch = guarded(&live, &desired).unwrap();
+        assert_eq!(
+            ops(&patch),
+            json!([
+                {"op": "test", "path": "/metadata/resourceVersion", "value": "3"},
+                {"op": "add", "path": "/l/1", "value": 2},
+                {"op": "add", "path": "/l/2", "value": 3}
+            ])
+        );
+        assert_eq!(apply(&live, &patch).unwrap(), json!({"metadata": {"resourceVersion": "3"}, "l": [1, 2, 3]}));
+        assert_eq!(guarded(&json!({}), &desired).unwrap_err().kind, ErrorKind::NoResourceVersion);
+    }
+}

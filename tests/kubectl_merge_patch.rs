@@ -1,0 +1,246 @@
+//! Differential test of the JSON merge patch route (`smp_core::merge_patch`)
+//! against the Go reference in kubectl, on random custom-resource documents
+//! (`example.com/v1 Widget`, a kind kubectl does not know):
+//!
+//! - **apply**: a random merge patch applied by `kubectl patch --local
+//!   --type merge` (`jsonpatch.MergePatch`) and by `merge_patch::apply`;
+//! - **two-way**: the patch `kubectl edit` sends for such a kind
+//!   (`jsonpatch.CreateMergePatch`, through the oracle's fake API server)
+//!   and `merge_patch::create`;
+//! - **three-way**: the patch `kubectl apply` sends
+//!   (`jsonmergepatch.CreateThreeWayJSONMergePatch` from the last-applied
+//!   annotation, the file and the live object) and `merge_patch::three_way`
+//!   with kubectl's preconditions, on the same inputs (the desired object
+//!   carrying its last-applied annotation, as kubectl writes it).
+//!
+//! Results are compared by value (kubectl prints `1.0` as `1`), and the
+//! two-way and three-way patches also byte for byte as Go writes JSON.
+//! Agreement counts are printed.
+//!
+//! Environment: `SMP_DIFF_SEED` (default: from the clock; always printed),
+//! `SMP_MERGE_CASES` (cases per check, default 120), `SMP_KUBECTL`,
+//! `SMP_SHARED` (the folder holding `oracle/smp_threeway.py`).
+//!
+//! Without kubectl, python3 or the oracle the test says SKIPPED and passes.
+
+use serde_json::{Value, json};
+use smp_core::Precondition;
+use smp_core::merge_patch;
+use smp_core::value::to_go_json;
+use smp_k8s_types::kubectl::{LAST_APPLIED, with_last_applied};
+use smp_tests::custom_resource_gen::{merge_patch as random_patch, mutate, widget};
+use smp_tests::harness::{env_number, loud};
+use smp_tests::json_cmp::first_difference;
+use smp_tests::kubectl::{self, Kubectl};
+use smp_tests::rng::{Rng, case_seed};
+use std::path::PathBuf;
+use std::process::Command;
+
+const DEFAULT_CASES: usize = 120;
+const THREADS: usize = 2;
+
+fn shared_dir() -> PathBuf {
+    match std::env::var_os("SMP_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+fn seed() -> u64 {
+    env_number("SMP_DIFF_SEED").unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs())
+    })
+}
+
+/// Runs the oracle's batch mode on `cases` (JSONL lines); its results in order.
+fn oracle_batch(oracle: &std::path::Path, name: &str, cases: &[Value]) -> Vec<Value> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("merge-patch-oracle");
+    std::fs::create_dir_all(&dir).expect("oracle dir");
+    let input = dir.join(format!("{name}.jsonl"));
+    let output = dir.join(format!("{name}.out.jsonl"));
+    let lines: Vec<String> = cases.iter().map(Value::to_string).collect();
+    std::fs::write(&input, lines.join("\n") + "\n").expect("oracle input");
+    let status = Command::new("python3")
+        .arg(oracle)
+        .args(["--batch"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(["-j", &THREADS.to_string()])
+        .status()
+        .expect("running the oracle");
+    assert!(status.success(), "the oracle failed on {}", input.display());
+    let text = std::fs::read_to_string(&output).expect("oracle output");
+    let mut results: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("oracle line")).collect();
+    results.sort_by_key(|r| r["id"].as_u64());
+    assert_eq!(results.len(), cases.len(), "one oracle result per case");
+    results
+}
+
+/// Agreement tally of one check.
+#[derive(Default)]
+struct Tally {
+    agree: usize,
+    bytes: usize,
+    skipped: usize,
+    problems: Vec<String>,
+}
+
+impl Tally {
+    fn report(&self, what: &str, cases: usize) {
+        let bytes = if what == "apply" { String::new() } else { format!(", {} byte for byte", self.bytes) };
+        let skipped = match self.skipped {
+            0 => String::new(),
+            n => format!("; {n} without a change (kubectl edit sends nothing, smp's patch is {{}})"),
+        };
+        loud(&format!(
+            "merge patch {what}: {}/{} agree with kubectl{bytes}{skipped}",
+            self.agree,
+            cases - self.skipped
+        ));
+        for p in self.problems.iter().take(5) {
+            loud(&format!("  {p}"));
+        }
+    }
+}
+
+fn check_apply(kubectl: &Kubectl, seed: u64, count: usize) -> Tally {
+    let cases: Vec<(Value, Value)> = (0..count)
+        .map(|i| {
+            let mut rng = Rng::new(case_seed(seed, i));
+            let doc = widget(&mut rng);
+            let patch = random_patch(&mut rng, &doc);
+            (doc, patch)
+        })
+        .collect();
+    let pairs: Vec<(&Value, &Value)> = cases.iter().map(|(d, p)| (d, p)).collect();
+    let outcomes = kubectl.patch_all_as(&pairs, THREADS, "merge");
+    let mut tally = Tally::default();
+    for (i, ((doc, patch), want)) in cases.iter().zip(outcomes).enumerate() {
+        let got = merge_patch::apply(doc, patch).map_err(|e| e.to_string());
+        match (&want, &got) {
+            (Ok(w), Ok(g)) => match first_difference(w, g) {
+                None => tally.agree += 1,
+                Some(d) => tally.problems.push(format!("apply case {i}: {d}\n    doc {doc}\n    patch {patch}")),
+            },
+            (Err(_), Err(_)) => tally.agree += 1,
+            _ => tally
+                .problems
+                .push(format!("apply case {i}: kubectl {want:?} vs smp {got:?}\n    doc {doc}\n    patch {patch}")),
+        }
+    }
+    tally
+}
+
+/// The kubectl patch compared with smp's, by value and by bytes.
+fn compare_patch(tally: &mut Tally, what: &str, i: usize, oracle: &Value, got: smp_core::Result<Value>, inputs: &str) {
+    if oracle["skipped"] == json!(true) {
+        // kubectl edit sends nothing when the object did not change; smp's
+        // patch must then be empty.
+        tally.skipped += 1;
+        if !matches!(&got, Ok(Value::Object(m)) if m.is_empty()) {
+            tally.problems.push(format!("{what} case {i}: kubectl saw no change, smp {got:?}\n    {inputs}"));
+        }
+        return;
+    }
+    let want = match oracle["ok"].as_bool() {
+        Some(true) => oracle["patch"].as_str().map(|p| (p, serde_json::from_str::<Value>(p).expect("patch JSON"))),
+        _ => None,
+    };
+    match (want, got) {
+        (Some((bytes, want)), Ok(got)) => match first_difference(&want, &got) {
+            None => {
+                tally.agree += 1;
+                if to_go_json(&got) == bytes {
+                    tally.bytes += 1;
+                }
+            }
+            Some(d) => tally.problems.push(format!("{what} case {i}: {d}\n    kubectl {bytes}\n    {inputs}")),
+        },
+        (None, Err(_)) => tally.agree += 1,
+        (want, got) => {
+            tally.problems.push(format!("{what} case {i}: kubectl {want:?} vs smp {got:?} ({oracle})\n    {inputs}"))
+        }
+    }
+}
+
+fn check_two_way(oracle: &std::path::Path, seed: u64, count: usize) -> Tally {
+    let cases: Vec<(Value, Value)> = (0..count)
+        .map(|i| {
+            let mut rng = Rng::new(case_seed(seed ^ 0x2a, i));
+            let original = widget(&mut rng);
+            let modified = mutate(&mut rng, &original);
+            (original, modified)
+        })
+        .collect();
+    let lines: Vec<Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (o, m))| json!({"id": i, "mode": "two-way", "original": o, "modified": m}))
+        .collect();
+    let results = oracle_batch(oracle, "two-way", &lines);
+    let mut tally = Tally::default();
+    for (i, ((original, modified), result)) in cases.iter().zip(&results).enumerate() {
+        let got = merge_patch::create(original, modified);
+        compare_patch(&mut tally, "two-way", i, result, got, &format!("original {original}\n    modified {modified}"));
+    }
+    tally
+}
+
+fn check_three_way(oracle: &std::path::Path, seed: u64, count: usize) -> Tally {
+    let cases: Vec<(Value, Value, Value)> = (0..count)
+        .map(|i| {
+            let mut rng = Rng::new(case_seed(seed ^ 0x3b, i));
+            let original = widget(&mut rng);
+            let modified = mutate(&mut rng, &original);
+            let current = mutate(&mut rng, &original);
+            (original, modified, current)
+        })
+        .collect();
+    let lines: Vec<Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (o, m, c))| json!({"id": i, "original": o, "modified": m, "current": c}))
+        .collect();
+    let results = oracle_batch(oracle, "three-way", &lines);
+    let mut tally = Tally::default();
+    for (i, ((original, modified, current), result)) in cases.iter().zip(&results).enumerate() {
+        // What kubectl works on: the live object carries the last applied
+        // configuration, the file gets its own.
+        let mut live = current.clone();
+        live["metadata"]["annotations"] = json!({ LAST_APPLIED: to_go_json(original) });
+        let got = merge_patch::three_way(original, &with_last_applied(modified), &live, &Precondition::KUBECTL);
+        let inputs = format!("original {original}\n    modified {modified}\n    current {current}");
+        compare_patch(&mut tally, "three-way", i, result, got, &inputs);
+    }
+    tally
+}
+
+#[test]
+fn merge_patch_agrees_with_kubectl() {
+    let Some(binary) = kubectl::find() else {
+        loud("SKIPPED merge_patch_agrees_with_kubectl: kubectl not found (set SMP_KUBECTL or put kubectl on PATH)");
+        return;
+    };
+    let oracle = shared_dir().join("oracle/smp_threeway.py");
+    let python = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !oracle.is_file() || !python {
+        loud(&format!("SKIPPED merge_patch_agrees_with_kubectl: python3 or {} missing", oracle.display()));
+        return;
+    }
+    let seed = seed();
+    let count = env_number("SMP_MERGE_CASES").unwrap_or(DEFAULT_CASES);
+    loud(&format!("merge patch differential: seed {seed} (SMP_DIFF_SEED), {count} cases per check"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("merge-patch-kubectl");
+    let kubectl = Kubectl::new(binary, &dir).expect("kubectl work dir");
+
+    let apply = check_apply(&kubectl, seed, count);
+    apply.report("apply", count);
+    let two_way = check_two_way(&oracle, seed, count);
+    two_way.report("two-way", count);
+    let three_way = check_three_way(&oracle, seed, count);
+    three_way.report("three-way", count);
+
+    let problems = apply.problems.len() + two_way.problems.len() + three_way.problems.len();
+    assert_eq!(problems, 0, "smp and kubectl disagree (seed {seed}); see above");
+}
