@@ -2,6 +2,12 @@
 //! between what is live and what is wanted, applying a patch, and the
 //! three-way patch of `kubectl apply`.
 //!
+//! The patches are strategic merge patches: the format kubectl and the API
+//! server use for built-in kinds (send those with kube's `Patch::Strategic`),
+//! and the way to merge partial specs client-side. The API server refuses a
+//! strategic merge patch on a custom resource (415 Unsupported Media Type):
+//! for those, send a JSON merge patch (kube's `Patch::Merge`).
+//!
 //! Run with `cargo run --example quickstart`.
 
 use serde::{Deserialize, Serialize};
@@ -73,7 +79,7 @@ fn main() -> Result<(), smp_core::Error> {
     desired.storage = Some(Storage { empty_dir: None, volume_claim: Some("data".into()) });
 
     let patch = live.diff(&desired)?;
-    println!("two-way patch (send it with kube's Patch::Strategic):");
+    println!("two-way strategic merge patch (custom resources: send a JSON merge patch instead):");
     println!("{}", serde_json::to_string_pretty(&patch).expect("JSON"));
     assert_eq!(live.apply(&patch)?, desired);
 
