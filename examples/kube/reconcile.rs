@@ -6,7 +6,7 @@
 //! live resourceVersion so that the API server refuses it (409) if the
 //! object changed in between.
 //!
-//! Run with `cargo run --example reconcile`. With a cluster configured
+//! Run with `cargo run -p smp-examples-kube --example reconcile`. With a cluster configured
 //! (kubeconfig or in-cluster), it reconciles the Deployment
 //! `smp-example-web` in the current namespace, creating it first if it is
 //! missing; otherwise it prints the patch it would send.
@@ -32,20 +32,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let api: Api<Deployment> = Api::default_namespaced(client);
-    let live = match api.get_opt(NAME).await? {
-        Some(live) => live,
-        None => {
-            println!("Creating the Deployment {NAME}, which the example reconciles.");
-            api.create(&PostParams::default(), &initial()).await?
-        }
-    };
-    let mut desired = live.clone();
-    reconcile(&mut desired);
-    let patch = live.strategic_patch_with_lock(&desired)?;
-    println!("Sending the strategic merge patch:\n{}", body(&patch));
-    let updated = api.patch(NAME, &PatchParams::default(), &patch).await?;
-    println!("{NAME} is now at resourceVersion {}.", updated.metadata.resource_version.unwrap_or_default());
+    if api.get_opt(NAME).await?.is_none() {
+        println!("Creating the Deployment {NAME}, which the example reconciles.");
+        api.create(&PostParams::default(), &initial()).await?;
+    }
+    for pass in 1..=2 {
+        let sent = reconcile(&api, NAME).await?;
+        println!("Pass {pass}: {}", if sent { "patch sent" } else { "nothing to change, no request" });
+    }
     Ok(())
+}
+
+/// One pass; whether it sent a patch.
+async fn reconcile(api: &Api<Deployment>, name: &str) -> Result<bool, Box<dyn std::error::Error>> {
+    let live = api.get(name).await?;
+    let mut desired = live.clone();
+    set_owned_fields(&mut desired);
+    let Some(patch) = live.strategic_patch_with_lock_if_changed(&desired)? else {
+        return Ok(false); // idle: nothing to change, no request
+    };
+    // A 409 Conflict here: the object changed since `get`; run again.
+    println!("Sending the strategic merge patch:\n{}", body(&patch));
+    api.patch(name, &PatchParams::default(), &patch).await?;
+    Ok(true)
 }
 
 /// What the cluster might hold: the operator's first version, plus a
@@ -61,14 +70,17 @@ fn print_offline_patch() -> Result<(), Box<dyn std::error::Error>> {
     });
 
     let mut desired = live.clone();
-    reconcile(&mut desired);
+    set_owned_fields(&mut desired);
     let patch = live.strategic_patch_with_lock(&desired)?;
     println!("{}", body(&patch));
 
     // What the API server does with it: the desired object, sidecar kept.
     if let Patch::Strategic(patch) = &patch {
-        assert_eq!(smp_k8s_types::StrategicMerge::apply(&live, patch)?, desired);
+        let updated = smp_k8s_types::StrategicMerge::apply(&live, patch)?;
+        assert_eq!(updated, desired);
         println!("\nApplied to the live object, it gives the desired one; the sidecar is kept.");
+        assert!(updated.strategic_patch_with_lock_if_changed(&desired)?.is_none());
+        println!("A second pass finds nothing to change and sends no request.");
     }
     Ok(())
 }
@@ -102,7 +114,7 @@ fn initial() -> Deployment {
 /// The operator's part of the desired state, set on a copy of the live
 /// object: three replicas, a newer image, more workers, a cache, and no
 /// `LOG_LEVEL`.
-fn reconcile(deployment: &mut Deployment) {
+fn set_owned_fields(deployment: &mut Deployment) {
     deployment.spec.replicas = Some(3);
     let Some(app) = pod_spec(deployment).containers.iter_mut().find(|c| c.name == APP) else { return };
     app.image = Some("nginx:1.27".into());

@@ -56,6 +56,8 @@
 //! tool: `smp apply|diff|three-way`, with the built-in kinds' schemas or
 //! OpenAPI documents, and a `--jsonl` batch mode.
 
+#![deny(missing_docs)]
+
 pub mod kubectl;
 #[cfg(feature = "kube")]
 pub mod patch;
@@ -69,3 +71,9 @@ pub use smp_core::{
 
 #[cfg(feature = "kube")]
 pub use patch::{LockError, StrategicPatch};
+
+/// The README's Rust snippets, compiled and run as doctests so that they
+/// cannot go stale.
+#[cfg(all(doctest, feature = "kube"))]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -61,6 +61,29 @@ pub trait StrategicPatch: StrategicMerge {
         self.diff(desired).map(Patch::Strategic)
     }
 
+    /// [`strategic_patch`](Self::strategic_patch), or `None` when the patch
+    /// would change nothing (`desired` equals `self`, or the patch is `{}`),
+    /// so that an idle reconcile sends no request.
+    ///
+    /// ```
+    /// use smp_k8s_types::StrategicPatch;
+    /// use smp_k8s_types::k8s_openapi::api::core::v1::ConfigMap;
+    ///
+    /// let live = ConfigMap { data: Some([("a".into(), "1".into())].into()), ..Default::default() };
+    /// assert!(live.strategic_patch_if_changed(&live.clone()).unwrap().is_none());
+    ///
+    /// let desired = ConfigMap { data: Some([("a".into(), "2".into())].into()), ..Default::default() };
+    /// let patch = live.strategic_patch_if_changed(&desired).unwrap();
+    /// assert!(patch.is_some(), "to send with api.patch(name, &PatchParams::default(), &patch)");
+    /// ```
+    fn strategic_patch_if_changed(&self, desired: &Self) -> smp_core::Result<Option<Patch<Value>>> {
+        if self == desired {
+            return Ok(None);
+        }
+        let patch = self.diff(desired)?;
+        Ok(if is_empty_object(&patch) { None } else { Some(Patch::Strategic(patch)) })
+    }
+
     /// [`strategic_patch`](Self::strategic_patch) that also carries the
     /// live object's `metadata.resourceVersion`, so that the API server
     /// refuses it (409 Conflict) if the object changed since it was read:
@@ -94,6 +117,50 @@ pub trait StrategicPatch: StrategicMerge {
         let mut patch = self.diff(desired)?;
         set_resource_version(&mut patch, version);
         Ok(Patch::Strategic(patch))
+    }
+
+    /// [`strategic_patch_with_lock`](Self::strategic_patch_with_lock), or
+    /// `None` when the patch would change nothing but check the version:
+    /// `desired` equals `self` apart from `metadata.resourceVersion` (which
+    /// the server manages), so that an idle reconcile sends no request. The
+    /// lock helper itself never gives `{}`, hence this variant.
+    ///
+    /// ```
+    /// use smp_k8s_types::StrategicPatch;
+    /// use smp_k8s_types::k8s_openapi::api::core::v1::ConfigMap;
+    /// use smp_k8s_types::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    /// use smp_k8s_types::patch::Patch;
+    ///
+    /// let meta = ObjectMeta { name: Some("c".into()), resource_version: Some("41".into()), ..Default::default() };
+    /// let live = ConfigMap { metadata: meta, ..Default::default() };
+    /// assert!(live.strategic_patch_with_lock_if_changed(&live.clone()).unwrap().is_none());
+    ///
+    /// let mut desired = live.clone();
+    /// desired.data = Some([("a".into(), "1".into())].into());
+    /// let Some(Patch::Strategic(body)) = live.strategic_patch_with_lock_if_changed(&desired).unwrap() else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(body, serde_json::json!({"data": {"a": "1"}, "metadata": {"resourceVersion": "41"}}));
+    /// ```
+    fn strategic_patch_with_lock_if_changed(&self, desired: &Self) -> Result<Option<Patch<Value>>, LockError>
+    where
+        Self: Resource,
+    {
+        let patch = self.strategic_patch_with_lock(desired)?;
+        let Patch::Strategic(body) = &patch else { return Ok(Some(patch)) };
+        if self == desired || is_only_resource_version(body) {
+            return Ok(None);
+        }
+        if self.meta().resource_version != desired.meta().resource_version {
+            // Equal but for the version (a patch that only re-sends an
+            // unsorted set's order, say): nothing to change either.
+            let mut aligned = desired.clone();
+            aligned.meta_mut().resource_version.clone_from(&self.meta().resource_version);
+            if *self == aligned {
+                return Ok(None);
+            }
+        }
+        Ok(Some(patch))
     }
 
     /// The patch `kubectl apply` sends to bring the live object `self` to
@@ -137,4 +204,15 @@ fn set_resource_version(patch: &mut Value, version: &str) {
     if let Value::Object(metadata) = metadata {
         metadata.insert("resourceVersion".into(), Value::String(version.into()));
     }
+}
+
+fn is_empty_object(patch: &Value) -> bool {
+    patch.as_object().is_some_and(Map::is_empty)
+}
+
+/// `{"metadata": {"resourceVersion": ...}}` and nothing else: the lock alone.
+fn is_only_resource_version(patch: &Value) -> bool {
+    let Some(root) = patch.as_object() else { return false };
+    let metadata = root.get("metadata").and_then(Value::as_object);
+    root.len() == 1 && metadata.is_some_and(|m| m.len() == 1 && m.contains_key("resourceVersion"))
 }

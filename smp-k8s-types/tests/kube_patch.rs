@@ -155,3 +155,53 @@ fn without_overwrite_a_change_on_the_server_is_a_conflict() {
 fn config_map(value: &str) -> ConfigMap {
     ConfigMap { data: Some([("key".into(), value.into())].into()), ..Default::default() }
 }
+
+#[test]
+fn an_idle_reconcile_sends_nothing_and_a_change_sends_the_same_patch() {
+    assert!(live().strategic_patch_if_changed(&live()).unwrap().is_none());
+    assert!(live().strategic_patch_with_lock_if_changed(&live()).unwrap().is_none());
+    assert_eq!(
+        body(live().strategic_patch_if_changed(&desired()).unwrap().unwrap()),
+        body(live().strategic_patch(&desired()).unwrap())
+    );
+    assert_eq!(
+        body(live().strategic_patch_with_lock_if_changed(&desired()).unwrap().unwrap()),
+        body(live().strategic_patch_with_lock(&desired()).unwrap())
+    );
+}
+
+#[test]
+fn a_desired_object_without_the_version_is_idle_when_the_rest_is_equal() {
+    let mut desired = live();
+    desired.metadata.resource_version = None;
+    assert!(live().strategic_patch_with_lock_if_changed(&desired).unwrap().is_none());
+    assert!(
+        live().strategic_patch_if_changed(&desired).unwrap().is_some(),
+        "without the lock, clearing the version is a change"
+    );
+    desired.metadata.labels = Some([("team".into(), "shop".into())].into());
+    let patch = body(live().strategic_patch_with_lock_if_changed(&desired).unwrap().unwrap());
+    assert_eq!(patch["metadata"], json!({"labels": {"team": "shop"}, "resourceVersion": "1207"}));
+}
+
+#[test]
+fn equal_objects_whose_patch_is_not_empty_are_idle() {
+    // An unsorted set of scalars: the reference's diff of two equal objects
+    // re-sends its order, which changes nothing.
+    let mut live = live();
+    live.metadata.finalizers = Some(vec!["b".into(), "a".into()]);
+    assert_ne!(body(live.strategic_patch(&live).unwrap()), json!({}));
+    assert!(live.strategic_patch_if_changed(&live).unwrap().is_none());
+    let mut unversioned = live.clone();
+    unversioned.metadata.resource_version = None;
+    assert!(live.strategic_patch_with_lock_if_changed(&unversioned).unwrap().is_none());
+    let lock = body(live.strategic_patch_with_lock(&unversioned).unwrap());
+    assert_ne!(lock, json!({"metadata": {"resourceVersion": "1207"}}), "the case the version alignment covers");
+}
+
+#[test]
+fn the_idle_check_still_needs_a_resource_version() {
+    let mut unread = live();
+    unread.metadata.resource_version = None;
+    assert!(unread.strategic_patch_with_lock_if_changed(&unread).is_err());
+}
