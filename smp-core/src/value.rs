@@ -164,14 +164,46 @@ fn write_v(s: &mut String, v: &Value) {
     }
 }
 
-/// The value as Go prints it with `%s`: strings raw, everything else in
-/// Go's "bad verb" form such as `%!s(int64=1)`.
+/// The value as Go prints it with `%s`: strings raw, other scalars in Go's
+/// "bad verb" form such as `%!s(int64=1)`, and maps and lists with `%s`
+/// applied to their elements (`map[a:%!s(int64=1)]`).
 pub fn fmt_s(v: &Value) -> String {
+    let mut s = String::new();
+    write_s(&mut s, v);
+    s
+}
+
+fn write_s(s: &mut String, v: &Value) {
     match v {
-        Value::String(x) => x.clone(),
-        Value::Null => "%!s(<nil>)".to_string(),
-        Value::Object(_) | Value::Array(_) => fmt_v(v),
-        _ => format!("%!s({}={})", GoKind::of(v).go_type_name(), fmt_v(v)),
+        Value::String(x) => s.push_str(x),
+        Value::Null => s.push_str("%!s(<nil>)"),
+        Value::Array(a) => {
+            s.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    s.push(' ');
+                }
+                write_s(s, x);
+            }
+            s.push(']');
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            s.push_str("map[");
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    s.push(' ');
+                }
+                s.push_str(k);
+                s.push(':');
+                write_s(s, &m[k.as_str()]);
+            }
+            s.push(']');
+        }
+        _ => {
+            let _ = write!(s, "%!s({}={})", GoKind::of(v).go_type_name(), fmt_v(v));
+        }
     }
 }
 
@@ -368,6 +400,10 @@ mod tests {
         let v = json!({"value": "b", "name": 1, "l": [1, "a", null]});
         assert_eq!(fmt_v(&v), "map[l:[1 a <nil>] name:1 value:b]");
         assert_eq!(fmt_s(&json!(1)), "%!s(int64=1)");
+        assert_eq!(
+            fmt_s(&json!({"b": [1, "x", null], "a": 1.5})),
+            "map[a:%!s(float64=1.5) b:[%!s(int64=1) x %!s(<nil>)]]"
+        );
     }
 
     #[test]

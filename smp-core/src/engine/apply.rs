@@ -2,7 +2,7 @@
 //! (`MergeStrategicMergeMapPatchUsingLookupPatchMeta`): one `mergeMap`, two
 //! modes.
 
-use super::order::{merge_sorted, sort_by_position};
+use super::order::{Lookup, Uncomparable, merge_sorted_lookup, sort_by_lookup};
 use super::*;
 use crate::error::{bad_arg, no_merge_key};
 use crate::schema::{PatchMeta, Schema};
@@ -372,7 +372,7 @@ impl Merger {
                 in_order.push(set.contains(e)?);
             }
         } else {
-            let index = ListIndex::new(order, mk)?;
+            let index = ListIndex::new(order, mk);
             for e in &merged {
                 let m = e.as_object().ok_or_else(|| bad_arg(GoKind::Object, e))?;
                 let kv = m.get(mk).ok_or_else(|| no_merge_key(m, mk))?;
@@ -450,16 +450,15 @@ impl Merger {
         let server_order_len = if replaced { work.len() } else { server_len };
         let view: Vec<Value> = work[..server_order_len].iter().map(|e| order_key(e, mk, true).clone()).collect();
 
-        // The plain patch elements are objects with a scalar key (checked
-        // by the merge above).
-        let in_patch: std::collections::HashSet<ScalarKey<'_>> =
-            patch.iter().filter_map(|p| p.get(mk).and_then(ScalarKey::of)).collect();
+        // `partitionMapsByPresentInList(merged, patch)`: the plain patch
+        // elements are objects carrying the key (checked by the merge above).
+        let in_patch = KeyIndex::new(patch.iter().filter_map(|p| p.get(mk)));
         let mut patch_items = Vec::new();
         let mut server_only = Vec::new();
         for v in work {
             let m = v.as_object().ok_or_else(|| bad_arg(GoKind::Object, &v))?;
             let kv = m.get(mk).ok_or_else(|| no_merge_key(m, mk))?;
-            if in_patch.contains(&ScalarKey::of(kv).ok_or_else(uncomparable)?) {
+            if in_patch.contains(kv)? {
                 patch_items.push(v);
             } else {
                 server_only.push(v);
@@ -479,7 +478,7 @@ impl Merger {
         mk: &str,
         depth: usize,
     ) -> Result<()> {
-        let mut index = ListIndex::new(work, mk)?;
+        let mut index = ListIndex::new(work, mk);
         for (i, p) in patch.iter().enumerate() {
             let pm = p.as_object().ok_or_else(|| bad_arg(GoKind::Object, p))?;
             let kv = pm.get(mk).ok_or_else(|| no_merge_key(pm, mk).at_element(mk, p, i))?;
@@ -491,7 +490,7 @@ impl Merger {
                     work[pos] = Value::Object(merged);
                 }
                 None => {
-                    index.push(kv, work.len())?;
+                    index.push(kv, work.len());
                     work.push(p.clone());
                 }
             }
@@ -579,13 +578,15 @@ fn merge_special_elements(original: Vec<Value>, patch: Vec<Value>, mk: &str) -> 
 }
 
 /// Positions of objects in a list by merge-key value, kept up to date as
-/// elements are appended (the reference searches linearly:
-/// `findMapInSliceBasedOnKeyValue`).
+/// elements are appended. Answers as the reference's linear search
+/// (`findMapInSliceBasedOnKeyValue`) does, which stops at the first element
+/// that is not an object (an error), that has an equal key, or whose key is
+/// a map (or a list) when a map (or a list) is looked up (`==` panics).
 struct ListIndex {
     first: std::collections::HashMap<OwnedKey, usize>,
-    /// Index of the first element that is not an object: the reference's
-    /// search fails there with `value for key N is not a map`.
     first_non_object: Option<usize>,
+    first_object_key: Option<usize>,
+    first_array_key: Option<usize>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -598,8 +599,9 @@ enum OwnedKey {
 }
 
 impl OwnedKey {
-    fn of(v: &Value) -> Result<OwnedKey> {
-        Ok(match ScalarKey::of(v).ok_or_else(uncomparable)? {
+    /// `None` for objects and lists.
+    fn of(v: &Value) -> Option<OwnedKey> {
+        Some(match ScalarKey::of(v)? {
             ScalarKey::Null => OwnedKey::Null,
             ScalarKey::Bool(b) => OwnedKey::Bool(b),
             ScalarKey::Int(i) => OwnedKey::Int(i),
@@ -610,13 +612,18 @@ impl OwnedKey {
 }
 
 impl ListIndex {
-    fn new(list: &[Value], mk: &str) -> Result<Self> {
-        let mut idx = ListIndex { first: Default::default(), first_non_object: None };
+    fn new(list: &[Value], mk: &str) -> Self {
+        let mut idx = ListIndex {
+            first: Default::default(),
+            first_non_object: None,
+            first_object_key: None,
+            first_array_key: None,
+        };
         for (i, e) in list.iter().enumerate() {
             match e.as_object() {
                 Some(m) => {
                     if let Some(kv) = m.get(mk) {
-                        idx.first.entry(OwnedKey::of(kv)?).or_insert(i);
+                        idx.push(kv, i);
                     }
                 }
                 None => {
@@ -624,21 +631,36 @@ impl ListIndex {
                 }
             }
         }
-        Ok(idx)
+        idx
     }
 
     fn find(&self, kv: &Value) -> Result<Option<usize>> {
-        let found = self.first.get(&OwnedKey::of(kv)?).copied();
-        match (found, self.first_non_object) {
-            (Some(f), Some(n)) if n < f => Err(ErrorKind::NotAMap(n).into()),
-            (None, Some(n)) => Err(ErrorKind::NotAMap(n).into()),
-            (f, _) => Ok(f),
+        let (hit, panics_at) = match OwnedKey::of(kv) {
+            Some(k) => (self.first.get(&k).copied(), None),
+            None if kv.is_object() => (None, self.first_object_key),
+            None => (None, self.first_array_key),
+        };
+        // The linear search stops at the first of these.
+        match [self.first_non_object, panics_at, hit].into_iter().flatten().min() {
+            None => Ok(None),
+            Some(i) if Some(i) == self.first_non_object => Err(ErrorKind::NotAMap(i).into()),
+            Some(i) if Some(i) == panics_at => Err(uncomparable()),
+            found => Ok(found),
         }
     }
 
-    fn push(&mut self, kv: &Value, pos: usize) -> Result<()> {
-        self.first.entry(OwnedKey::of(kv)?).or_insert(pos);
-        Ok(())
+    fn push(&mut self, kv: &Value, pos: usize) {
+        match OwnedKey::of(kv) {
+            Some(k) => {
+                self.first.entry(k).or_insert(pos);
+            }
+            None if kv.is_object() => {
+                self.first_object_key.get_or_insert(pos);
+            }
+            None => {
+                self.first_array_key.get_or_insert(pos);
+            }
+        }
     }
 }
 
@@ -702,12 +724,10 @@ pub(crate) fn normalize_element_order(
     // The server order list holds keys already (see `order_key`).
     let v = KeyIndex::new(server_order_keys);
     let server_only = sort_by_index(server_only, &v, mk, objects)?;
-    let pos = |items: &[Value]| -> Result<Vec<Option<usize>>> {
-        items.iter().map(|e| v.position(order_key(e, mk, objects))).collect()
-    };
-    let lp = pos(&server_only)?;
-    let rp = pos(&patch_items)?;
-    Ok(merge_sorted(server_only, &lp, patch_items, &rp))
+    let pos = |items: &[Value]| -> Vec<Lookup> { items.iter().map(|e| v.lookup(order_key(e, mk, objects))).collect() };
+    let lp = pos(&server_only);
+    let rp = pos(&patch_items);
+    merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
 }
 
 /// `normalizeSliceOrder` against an order list of elements.
@@ -744,9 +764,8 @@ fn sort_by_index(items: Vec<Value>, idx: &KeyIndex<'_>, mk: &str, objects: bool)
     } else {
         rest = items;
     }
-    let pos: Vec<Option<usize>> =
-        rest.iter().map(|e| idx.position(order_key(e, mk, objects))).collect::<Result<_>>()?;
-    let mut sorted = sort_by_position(rest, pos);
+    let pos: Vec<Lookup> = rest.iter().map(|e| idx.lookup(order_key(e, mk, objects))).collect();
+    let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
     sorted.extend(deletes);
     Ok(sorted)
 }
@@ -814,8 +833,9 @@ fn server_order_view<'v>(original: &'v [Value], patch: &'v [Value], mk: &str) ->
                 continue;
             }
             let Some(kv) = m.get(mk) else { continue };
-            let Some(k) = ScalarKey::of(kv) else { continue };
-            if present.insert(k) {
+            // A map or list key matches nothing, so its element is appended.
+            let appended = ScalarKey::of(kv).is_none_or(|k| present.insert(k));
+            if appended {
                 work_len += 1;
                 if work_len <= n {
                     view[work_len - 1] = kv.clone();

@@ -147,6 +147,12 @@ impl<'v> KeyIndex<'v> {
         }
     }
 
+    /// [`Self::position`] for the order code, which fails only where it
+    /// evaluates the lookup.
+    pub(crate) fn lookup(&self, key: &Value) -> order::Lookup {
+        self.position(key).map_err(|_| order::Uncomparable)
+    }
+
     pub(crate) fn contains(&self, key: &Value) -> Result<bool> {
         Ok(self.position(key)?.is_some())
     }

@@ -4,6 +4,15 @@
 //! order list; positions come precomputed (hashed lookups), so the whole step
 //! is linear apart from the sort.
 
+/// The reference compared two maps (or two lists) with `==` while looking an
+/// item up, which panics in Go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Uncomparable;
+
+/// Where the reference's `index` finds an item in an order list: at a
+/// position, nowhere (`None`), or nowhere because looking it up panics.
+pub type Lookup = Result<Option<usize>, Uncomparable>;
+
 /// Sorts `items` as Go's `sort.SliceStable` does with the reference's
 /// comparator: `less(a, b)` is `pos(a) < pos(b)` when both are found in the
 /// order list, and `true` otherwise.
@@ -12,15 +21,30 @@
 /// gives the same result. When some are missing the result depends on Go's
 /// algorithm, which is then reproduced step by step.
 pub fn sort_by_position<T>(items: Vec<T>, pos: Vec<Option<usize>>) -> Vec<T> {
-    debug_assert_eq!(items.len(), pos.len());
-    let mut perm: Vec<usize> = (0..items.len()).collect();
-    if pos.iter().all(Option::is_some) {
-        perm.sort_by_key(|&i| pos[i]);
-    } else {
-        let mut data = GoStable { perm: &mut perm, pos: &pos };
-        data.stable();
-    }
+    let pos: Vec<Lookup> = pos.into_iter().map(Ok).collect();
+    // Plain lookups never fail.
+    let perm = sorted_permutation(&pos).unwrap_or_else(|Uncomparable| (0..pos.len()).collect());
     permute(items, &perm)
+}
+
+/// [`sort_by_position`] where a lookup may panic in the reference: that
+/// happens only if Go's sort evaluates it, which it does lazily (the
+/// position of `b` only when `a` was found, and none for fewer than two
+/// items), so Go's algorithm is followed step by step then.
+pub fn sort_by_lookup<T>(items: Vec<T>, pos: Vec<Lookup>) -> Result<Vec<T>, Uncomparable> {
+    debug_assert_eq!(items.len(), pos.len());
+    Ok(permute(items, &sorted_permutation(&pos)?))
+}
+
+fn sorted_permutation(pos: &[Lookup]) -> Result<Vec<usize>, Uncomparable> {
+    let mut perm: Vec<usize> = (0..pos.len()).collect();
+    if pos.iter().all(|p| matches!(p, Ok(Some(_)))) {
+        perm.sort_by_key(|&i| pos[i].ok().flatten());
+        return Ok(perm);
+    }
+    let mut data = GoStable { perm: &mut perm, pos, failed: false };
+    data.stable();
+    if data.failed { Err(Uncomparable) } else { Ok(perm) }
 }
 
 /// Interleaves server-only items (`left`) with patch items (`right`), both
@@ -36,9 +60,7 @@ pub fn merge_sorted<T>(left: Vec<T>, left_pos: &[Option<usize>], right: Vec<T>, 
             (None, None) => break,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(_), Some(_)) => {
-                matches!((left_pos[li], right_pos[ri]), (Some(l), Some(r)) if l < r)
-            }
+            (Some(_), Some(_)) => matches!((left_pos[li], right_pos[ri]), (Some(l), Some(r)) if l < r),
         };
         if take_left {
             out.extend(left.next());
@@ -51,6 +73,31 @@ pub fn merge_sorted<T>(left: Vec<T>, left_pos: &[Option<usize>], right: Vec<T>, 
     out
 }
 
+/// [`merge_sorted`] where a lookup may panic in the reference: Go looks both
+/// heads up at every step where both lists still have items.
+pub fn merge_sorted_lookup<T>(
+    left: Vec<T>,
+    left_pos: &[Lookup],
+    right: Vec<T>,
+    right_pos: &[Lookup],
+) -> Result<Vec<T>, Uncomparable> {
+    // Which heads Go compares depends only on the found positions, so the
+    // walk is done on them first.
+    let plain = |pos: &[Lookup]| pos.iter().map(|p| p.ok().flatten()).collect::<Vec<_>>();
+    let (lp, rp) = (plain(left_pos), plain(right_pos));
+    let (mut li, mut ri) = (0, 0);
+    while li < lp.len() && ri < rp.len() {
+        left_pos[li]?;
+        right_pos[ri]?;
+        if matches!((lp[li], rp[ri]), (Some(l), Some(r)) if l < r) {
+            li += 1;
+        } else {
+            ri += 1;
+        }
+    }
+    Ok(merge_sorted(left, &lp, right, &rp))
+}
+
 fn permute<T>(items: Vec<T>, perm: &[usize]) -> Vec<T> {
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     perm.iter().filter_map(|&i| slots[i].take()).collect()
@@ -60,14 +107,29 @@ fn permute<T>(items: Vec<T>, perm: &[usize]) -> Vec<T> {
 /// acting on a permutation, with the reference's inconsistent comparator.
 struct GoStable<'a> {
     perm: &'a mut [usize],
-    pos: &'a [Option<usize>],
+    pos: &'a [Lookup],
+    /// A lookup that panics in Go was evaluated.
+    failed: bool,
 }
 
 impl GoStable<'_> {
-    fn less(&self, i: usize, j: usize) -> bool {
-        match (self.pos[self.perm[i]], self.pos[self.perm[j]]) {
-            (Some(a), Some(b)) => a < b,
-            _ => true,
+    /// `if ii := index(i); ii >= 0 { if ij := index(j); ij >= 0 { return ii < ij } }; return true`.
+    fn less(&mut self, i: usize, j: usize) -> bool {
+        let a = match self.pos[self.perm[i]] {
+            Ok(Some(a)) => a,
+            Ok(None) => return true,
+            Err(Uncomparable) => {
+                self.failed = true;
+                return false;
+            }
+        };
+        match self.pos[self.perm[j]] {
+            Ok(Some(b)) => a < b,
+            Ok(None) => true,
+            Err(Uncomparable) => {
+                self.failed = true;
+                false
+            }
         }
     }
 
@@ -214,10 +276,23 @@ mod tests {
         let n = 97;
         let pos: Vec<Option<usize>> = (0..n).map(|i| Some((i * 37) % 11)).collect();
         let mut perm: Vec<usize> = (0..n).collect();
-        GoStable { perm: &mut perm, pos: &pos }.stable();
+        let lookups: Vec<Lookup> = pos.iter().map(|&p| Ok(p)).collect();
+        GoStable { perm: &mut perm, pos: &lookups, failed: false }.stable();
         let mut expected: Vec<usize> = (0..n).collect();
         expected.sort_by_key(|&i| pos[i]);
         assert_eq!(perm, expected);
+    }
+
+    #[test]
+    fn an_uncomparable_item_fails_only_where_go_evaluates_it() {
+        // One item: Go's sort makes no comparison.
+        assert_eq!(sort_by_lookup(vec!["m"], vec![Err(Uncomparable)]), Ok(vec!["m"]));
+        // A missing first argument short-circuits the comparator.
+        assert_eq!(sort_by_lookup(vec!["m", "x"], vec![Err(Uncomparable), Ok(None)]), Ok(vec!["x", "m"]));
+        assert_eq!(sort_by_lookup(vec!["m", "a"], vec![Err(Uncomparable), Ok(Some(0))]), Err(Uncomparable));
+        // The merge looks both heads up only while both lists have items.
+        assert_eq!(merge_sorted_lookup(vec![], &[], vec!["m"], &[Err(Uncomparable)]), Ok(vec!["m"]));
+        assert_eq!(merge_sorted_lookup(vec!["a"], &[Ok(Some(0))], vec!["m"], &[Err(Uncomparable)]), Err(Uncomparable));
     }
 
     #[test]
