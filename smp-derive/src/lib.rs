@@ -238,6 +238,42 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert_eq!(live.apply(&patch).unwrap(), desired);
 /// ```
 ///
+/// ## `#[patch(scalar)]` and `#[patch(json)]`
+///
+/// Shorthands for `with` and smp-core's own schemas, for a field type of
+/// another crate: `scalar` for a value serialised as a string, number or
+/// boolean (replaced whole), `json` for any JSON merged without metadata
+/// (objects merge key by key, lists are replaced).
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use serde_json::json;
+/// use smp_core::StrategicMerge;
+/// use std::collections::BTreeMap;
+///
+/// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// struct Quantity(String);
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// struct Settings(BTreeMap<String, String>);
+///
+/// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+/// struct Spec {
+///     #[patch(scalar)]
+///     memory: Quantity,
+///     #[patch(json)]
+///     settings: Settings,
+/// }
+///
+/// let live = Spec {
+///     memory: Quantity("1Gi".into()),
+///     settings: Settings(BTreeMap::from([("a".into(), "1".into())])),
+/// };
+/// let patched = live.apply(&json!({"memory": "2Gi", "settings": {"b": "2"}})).unwrap();
+/// assert_eq!(patched.memory, Quantity("2Gi".into()));
+/// assert_eq!(patched.settings.0.len(), 2, "the JSON object was merged");
+/// ```
+///
 /// # Container attribute
 ///
 /// ## `#[patch(crate = "path")]`
@@ -265,7 +301,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// Misuses are compile errors at the attribute: an unknown strategy, a
 /// `merge_key` on a field that is not a list of structs or naming no field
 /// of the element type, `retainKeys` on a scalar, a field type without
-/// `StrategicMerge` and without `with`.
+/// `StrategicMerge` and without `with`, `scalar` or `json`.
 ///
 /// # Custom resources
 ///

@@ -8,10 +8,13 @@
 //! the serialised field, so the result is always the JSON engine's.
 
 mod fallback;
+mod foreign;
 mod impls;
 mod keyed;
+mod sets;
 
 pub use fallback::{FieldPatch, Outcome};
+pub use foreign::shapes;
 
 use crate::engine::diff::{DiffOptions, Opts};
 use crate::engine::preconditions::check_preconditions;
@@ -49,7 +52,13 @@ impl Field {
 /// semantics, exactly as the JSON engine does on their serde JSON form.
 ///
 /// Derive it for structs; it is implemented for strings, numbers, booleans,
-/// `Option`, `Vec`, `Box`, string-keyed maps and `serde_json::Value`.
+/// `char`, `Option`, `Vec`, `Box`, `Rc`, `Arc`, maps with string, integer,
+/// `char` or `bool` keys, sets (`BTreeSet`, `HashSet`: lists in the
+/// reference's order of scalars, merged with `#[patch(strategy = "merge")]`),
+/// the `std::net` addresses, `serde_json::Value`, and with smp-core's
+/// features `url`, `chrono` and `jiff`, those crates' scalar types. A field
+/// of any other type takes `#[patch(scalar)]`, `#[patch(json)]` or
+/// `#[patch(with = "module")]`.
 ///
 /// ```
 /// use serde::{Deserialize, Serialize};
@@ -87,7 +96,8 @@ impl Field {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not implement `StrategicMerge`",
     label = "`{Self}` does not implement `StrategicMerge`",
-    note = "add `#[derive(StrategicMerge)]` to `{Self}` (for the root type of a kube `CustomResource`, `#[kube(derive = \"StrategicMerge\")]` on its spec), or give the field its schema with `#[patch(with = \"module\")]`"
+    note = "add `#[derive(StrategicMerge)]` to `{Self}` (for the root type of a kube `CustomResource`, `#[kube(derive = \"StrategicMerge\")]` on its spec)",
+    note = "for a type of another crate, mark the field `#[patch(scalar)]` (serialised as a string, number or boolean), `#[patch(json)]` (any JSON, merged without metadata) or `#[patch(with = \"module\")]`; smp-core's features `url`, `chrono` and `jiff` implement `StrategicMerge` for those crates' types"
 )]
 pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// The schema of this type's JSON form.

@@ -12,6 +12,9 @@ pub struct FieldAttrs {
     pub strategy: Option<LitStr>,
     pub merge_key: Option<LitStr>,
     pub with: Option<Path>,
+    /// `scalar` or `json`: the shorthand for a `with` of smp-core's own
+    /// schemas (`typed::shapes::scalar`, `typed::shapes::json`).
+    pub shape: Option<syn::Ident>,
 }
 
 /// `#[patch(...)]` on a struct or enum.
@@ -106,11 +109,18 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                     Ok(path) => set_once(&mut out.with, path, "with", span, errors),
                     Err(_) => errors.at(&lit, "`with` must be a path to a module or type providing `shape()`"),
                 }
+            } else if meta.path.is_ident("scalar") || meta.path.is_ident("json") {
+                let ident = meta.path.get_ident().cloned().expect("checked above");
+                if meta.input.peek(syn::Token![=]) {
+                    errors.at(&meta.path, format!("`{ident}` takes no value: `#[patch({ident})]`"));
+                    skip_value(&meta)?;
+                }
+                set_once(&mut out.shape, ident, "scalar` or `json", span, errors);
             } else {
                 let name = meta.path.get_ident().map_or_else(|| "?".to_string(), |i| i.to_string());
                 errors.at(
                     &meta.path,
-                    format!("unknown patch attribute `{name}`; expected `strategy`, `merge_key` or `with`"),
+                    format!("unknown patch attribute `{name}`; expected `strategy`, `merge_key`, `with`, `scalar` or `json`"),
                 );
                 skip_value(&meta)?;
             }
@@ -119,6 +129,9 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
         if let Err(e) = result {
             errors.push(e);
         }
+    }
+    if let (Some(_), Some(shape)) = (&out.with, &out.shape) {
+        errors.at(shape, format!("`{shape}` and `with` both give the field's schema; keep one"));
     }
     out
 }

@@ -91,7 +91,7 @@ pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
     let cattrs = attr::container_attrs(&input.attrs, &mut errors);
     let krate = cattrs.krate.unwrap_or_else(crate::engine_path::default_path);
     let mut skipped = Vec::new();
-    let body = body(input, &mut skipped, &mut errors);
+    let body = body(input, &krate, &mut skipped, &mut errors);
     let container = Container {
         ident: input.ident.clone(),
         foreign: None,
@@ -106,7 +106,7 @@ pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
     (container, errors.into_result())
 }
 
-fn body(input: &DeriveInput, skipped: &mut Vec<String>, errors: &mut Errors) -> Body {
+fn body(input: &DeriveInput, krate: &Path, skipped: &mut Vec<String>, errors: &mut Errors) -> Body {
     let cx = Ctxt::new();
     let private = Ident::new("__private", proc_macro2::Span::call_site());
     let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
@@ -115,7 +115,7 @@ fn body(input: &DeriveInput, skipped: &mut Vec<String>, errors: &mut Errors) -> 
         return Body::Any;
     };
     let body = match &parsed.data {
-        ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, skipped, errors),
+        ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, krate, skipped, errors),
         ast::Data::Struct(ast::Style::Newtype, fields) if parsed.attrs.transparent() => {
             Body::Transparent(Box::new(fields[0].ty.clone()))
         }
@@ -136,6 +136,7 @@ fn body(input: &DeriveInput, skipped: &mut Vec<String>, errors: &mut Errors) -> 
 fn struct_body(
     parsed: &ast::Container<'_>,
     fields: &[ast::Field<'_>],
+    krate: &Path,
     skipped: &mut Vec<String>,
     errors: &mut Errors,
 ) -> Body {
@@ -173,7 +174,7 @@ fn struct_body(
             json: f.attrs.name().serialize_name().value.clone(),
             strategy: pattrs.strategy,
             merge_key: pattrs.merge_key,
-            with: pattrs.with,
+            with: pattrs.with.or_else(|| pattrs.shape.map(|shape| syn::parse_quote!(#krate::typed::shapes::#shape))),
             skip_if: f.attrs.skip_serializing_if().cloned(),
             deserialized: !f.attrs.skip_deserializing(),
             flatten: f.attrs.flatten(),

@@ -1,0 +1,198 @@
+//! `StrategicMerge` for sets, maps with non-string keys and shared
+//! pointers.
+//!
+//! A set (`BTreeSet`, `HashSet`) is a JSON list whose order means nothing.
+//! Its JSON form, as the engine sees it, is in the order the reference
+//! sorts lists of scalars (by their `%v` text), so that a `HashSet` gives
+//! the same patch whatever its iteration order, and two equal sets give
+//! `{}` rather than a `$setElementOrder`. With `#[patch(strategy =
+//! "merge")]` a set is merged (a patch adds and removes single elements);
+//! without it, it is replaced whole, as any list.
+//!
+//! Maps with integer, `char` or `bool` keys are JSON objects whose keys
+//! are the keys' text (serde_json's rule); they go through the engine on
+//! that form.
+
+use super::fallback::{self, FieldPatch, Outcome, from_value, to_value};
+use super::{Field, StrategicMerge};
+use crate::engine::diff::Opts;
+use crate::error::Result;
+use crate::schema::Shape;
+use crate::value::{ScalarKey, fmt_v};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::Hash;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// The elements as a JSON list in the reference's order of scalars.
+fn in_reference_order<'a, T: Serialize + 'a>(set: impl Iterator<Item = &'a T>) -> Result<Value> {
+    let mut items = set.map(|e| to_value(e).map(|v| (fmt_v(&v), v))).collect::<Result<Vec<_>>>()?;
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Value::Array(items.into_iter().map(|(_, v)| v).collect()))
+}
+
+/// A set's field diff: the engine's, on both sides in the reference's order.
+fn diff_set<'a, S, T>(
+    old: Option<&'a S>,
+    new: Option<&'a S>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()>
+where
+    S: PartialEq + 'a,
+    &'a S: IntoIterator<Item = &'a T>,
+    T: Serialize + 'a,
+{
+    if let (Some(a), Some(b)) = (old, new)
+        && a == b
+    {
+        // Equal sets in the same (sorted) order: the engine emits nothing.
+        return Ok(());
+    }
+    let json = |s: Option<&'a S>| s.map(|s| in_reference_order(s.into_iter())).transpose();
+    fallback::diff_field(json(old)?.as_ref(), json(new)?.as_ref(), field, patch, opts)
+}
+
+/// A set's field apply: the engine's, on the sorted list; the merged list
+/// becomes a set again (the engine already removes duplicates from merged
+/// lists of scalars).
+fn apply_set<'a, S, T>(slot: Option<&'a mut S>, patch: FieldPatch, field: &Field) -> Result<Outcome<S>>
+where
+    S: DeserializeOwned + 'a,
+    &'a S: IntoIterator<Item = &'a T>,
+    T: Serialize + 'a,
+{
+    let mut json = match slot {
+        Some(s) => Some(in_reference_order((&*s).into_iter())?),
+        None => None,
+    };
+    Ok(match fallback::apply_field(json.as_mut(), patch, field)? {
+        Outcome::Kept => Outcome::Kept,
+        Outcome::Set(v) => Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?),
+        Outcome::Absent => Outcome::Absent,
+    })
+}
+
+macro_rules! set_impl {
+    ($set:ident, $($bound:path),+) => {
+        impl<T: StrategicMerge $(+ $bound)+> StrategicMerge for $set<T> {
+            fn shape() -> Shape {
+                Shape::List(T::shape)
+            }
+
+            fn __diff_field(
+                old: Option<&Self>,
+                new: Option<&Self>,
+                field: &Field,
+                patch: &mut Map<String, Value>,
+                opts: Opts,
+            ) -> Result<()> {
+                diff_set(old, new, field, patch, opts)
+            }
+
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+                apply_set(slot, patch, field)
+            }
+        }
+    };
+}
+
+set_impl!(BTreeSet, Ord);
+set_impl!(HashSet, Eq, Hash);
+
+/// Map keys that serde_json writes as the text of a scalar: integers,
+/// `char` and `bool`. (`String` keys have their own impl.)
+#[doc(hidden)]
+pub trait ScalarMapKey: Serialize + DeserializeOwned + Clone + PartialEq {}
+
+macro_rules! scalar_map_keys {
+    ($($t:ty),*) => {$(impl ScalarMapKey for $t {})*};
+}
+
+scalar_map_keys!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, char, bool);
+
+macro_rules! scalar_key_map_impl {
+    ($map:ident, $($bound:path),+) => {
+        /// Through the engine on the JSON object (keys as text); equal maps
+        /// need no diff.
+        impl<K: ScalarMapKey $(+ $bound)+, T: StrategicMerge> StrategicMerge for $map<K, T> {
+            fn shape() -> Shape {
+                Shape::Map(T::shape)
+            }
+
+            fn __diff_field(
+                old: Option<&Self>,
+                new: Option<&Self>,
+                field: &Field,
+                patch: &mut Map<String, Value>,
+                opts: Opts,
+            ) -> Result<()> {
+                if let (Some(a), Some(b)) = (old, new)
+                    && a == b
+                    && !field.strategy.replace
+                {
+                    return Ok(());
+                }
+                fallback::diff_field(old, new, field, patch, opts)
+            }
+        }
+
+        impl<K: ScalarMapKey $(+ $bound)+, T: StrategicMerge> super::RetainKeysField for $map<K, T> {}
+    };
+}
+
+scalar_key_map_impl!(BTreeMap, Ord);
+scalar_key_map_impl!(HashMap, Eq, Hash);
+
+/// `Rc` and `Arc`: the value they point to; apply writes through
+/// `make_mut`, which clones a value that is shared.
+macro_rules! shared_impl {
+    ($ptr:ident) => {
+        impl<T: StrategicMerge> StrategicMerge for $ptr<T> {
+            fn shape() -> Shape {
+                T::shape()
+            }
+            fn __as_key(&self) -> Option<ScalarKey<'_>> {
+                (**self).__as_key()
+            }
+            fn __field_key(&self, name: &str) -> Option<ScalarKey<'_>> {
+                (**self).__field_key(name)
+            }
+            fn __is_null(&self) -> bool {
+                (**self).__is_null()
+            }
+            fn __missing(key: &str) -> Result<Self> {
+                T::__missing(key).map($ptr::new)
+            }
+            fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
+                (**self).__diff_object(desired, opts)
+            }
+            fn __apply_object(&mut self, patch: Map<String, Value>) -> Result<()> {
+                $ptr::make_mut(self).__apply_object(patch)
+            }
+            fn __diff_field(
+                old: Option<&Self>,
+                new: Option<&Self>,
+                field: &Field,
+                patch: &mut Map<String, Value>,
+                opts: Opts,
+            ) -> Result<()> {
+                T::__diff_field(old.map(|p| &**p), new.map(|p| &**p), field, patch, opts)
+            }
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+                Ok(match T::__apply_field(slot.map($ptr::make_mut), patch, field)? {
+                    Outcome::Kept => Outcome::Kept,
+                    Outcome::Set(v) => Outcome::Set($ptr::new(v)),
+                    Outcome::Absent => Outcome::Absent,
+                })
+            }
+        }
+    };
+}
+
+shared_impl!(Rc);
+shared_impl!(Arc);
