@@ -6,6 +6,7 @@ pub mod error;
 pub mod json_patch;
 #[cfg(feature = "k8s-openapi")]
 pub mod k8s;
+mod lists;
 pub mod merge_patch;
 pub mod schema;
 pub mod value;

@@ -2,11 +2,13 @@
 //! (`MergeStrategicMergeMapPatchUsingLookupPatchMeta`): one `mergeMap`, two
 //! modes.
 
-use super::order::{Lookup, Uncomparable, merge_sorted_lookup, sort_by_lookup};
 use super::*;
 use crate::error::{bad_arg, no_merge_key};
+use crate::lists::index::ListIndex;
+use crate::lists::order::{normalize_element_order, server_order_view, validate_patch_with_order};
+use crate::lists::sets::merge_scalar_sets;
 use crate::schema::{PatchMeta, Schema};
-use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_map, go_eq};
+use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_map};
 use serde_json::{Map, Value};
 
 /// Applies a strategic merge patch to `original`, as the API server does.
@@ -60,16 +62,6 @@ pub fn decode(bytes: &[u8]) -> Result<Value> {
             Ok(v)
         }
         Value::Null => Ok(Value::Object(Map::new())),
-        _ => Err(ErrorKind::InvalidJsonDocument.into()),
-    }
-}
-
-pub(crate) fn document(v: &Value) -> Result<&Map<String, Value>> {
-    check_nesting(v)?;
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    match v {
-        Value::Object(m) => Ok(m),
-        Value::Null => Ok(EMPTY.get_or_init(Map::new)),
         _ => Err(ErrorKind::InvalidJsonDocument.into()),
     }
 }
@@ -499,22 +491,6 @@ impl Merger {
     }
 }
 
-/// `append(original, patch...)` then `deduplicateScalars`. Returns the
-/// merged set and the live list as the reference sees it afterwards: when
-/// the patch fits in the live list's spare capacity, the append and the
-/// in-place de-duplication write into the live list's memory.
-fn merge_scalar_sets(original: Vec<Value>, patch: &[Value]) -> Result<(Vec<Value>, Vec<Value>)> {
-    let n = original.len();
-    let shares_memory = n + patch.len() <= decoded_capacity(n);
-    let mut buf = original;
-    let live = if shares_memory { Vec::new() } else { buf.clone() };
-    buf.extend(patch.iter().cloned());
-    let len = dedup_scalars_in_place(&mut buf)?;
-    let live = if shares_memory { buf[..n].to_vec() } else { live };
-    buf.truncate(len);
-    Ok((buf, live))
-}
-
 /// Removes the list under `key`; a value that is not a list is an error.
 fn take_list(map: &mut Map<String, Value>, key: &str) -> Result<Option<Vec<Value>>> {
     match map.remove(key) {
@@ -575,273 +551,4 @@ fn merge_special_elements(original: Vec<Value>, patch: Vec<Value>, mk: &str) -> 
         original = kept;
     }
     if replace { Ok((plain, Vec::new(), true)) } else { Ok((original, plain, false)) }
-}
-
-/// Positions of objects in a list by merge-key value, kept up to date as
-/// elements are appended. Answers as the reference's linear search
-/// (`findMapInSliceBasedOnKeyValue`) does, which stops at the first element
-/// that is not an object (an error), that has an equal key, or whose key is
-/// a map (or a list) when a map (or a list) is looked up (`==` panics).
-struct ListIndex {
-    first: std::collections::HashMap<OwnedKey, usize>,
-    first_non_object: Option<usize>,
-    first_object_key: Option<usize>,
-    first_array_key: Option<usize>,
-}
-
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum OwnedKey {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(u64),
-    Str(String),
-}
-
-impl OwnedKey {
-    /// `None` for objects and lists.
-    fn of(v: &Value) -> Option<OwnedKey> {
-        Some(match ScalarKey::of(v)? {
-            ScalarKey::Null => OwnedKey::Null,
-            ScalarKey::Bool(b) => OwnedKey::Bool(b),
-            ScalarKey::Int(i) => OwnedKey::Int(i),
-            ScalarKey::Float(f) => OwnedKey::Float(f),
-            ScalarKey::Str(s) => OwnedKey::Str(s.to_string()),
-        })
-    }
-}
-
-impl ListIndex {
-    fn new(list: &[Value], mk: &str) -> Self {
-        let mut idx = ListIndex {
-            first: Default::default(),
-            first_non_object: None,
-            first_object_key: None,
-            first_array_key: None,
-        };
-        for (i, e) in list.iter().enumerate() {
-            match e.as_object() {
-                Some(m) => {
-                    if let Some(kv) = m.get(mk) {
-                        idx.push(kv, i);
-                    }
-                }
-                None => {
-                    idx.first_non_object.get_or_insert(i);
-                }
-            }
-        }
-        idx
-    }
-
-    fn find(&self, kv: &Value) -> Result<Option<usize>> {
-        let (hit, panics_at) = match OwnedKey::of(kv) {
-            Some(k) => (self.first.get(&k).copied(), None),
-            None if kv.is_object() => (None, self.first_object_key),
-            None => (None, self.first_array_key),
-        };
-        // The linear search stops at the first of these.
-        match [self.first_non_object, panics_at, hit].into_iter().flatten().min() {
-            None => Ok(None),
-            Some(i) if Some(i) == self.first_non_object => Err(ErrorKind::NotAMap(i).into()),
-            Some(i) if Some(i) == panics_at => Err(uncomparable()),
-            found => Ok(found),
-        }
-    }
-
-    fn push(&mut self, kv: &Value, pos: usize) {
-        match OwnedKey::of(kv) {
-            Some(k) => {
-                self.first.entry(k).or_insert(pos);
-            }
-            None if kv.is_object() => {
-                self.first_object_key.get_or_insert(pos);
-            }
-            None => {
-                self.first_array_key.get_or_insert(pos);
-            }
-        }
-    }
-}
-
-/// `validatePatchWithSetOrderList`: the patch list, minus deletions and
-/// directive elements, must be a subsequence of the order list.
-fn validate_patch_with_order(patch: &[Value], order: &[Value], mk: &str) -> Result<()> {
-    if patch.is_empty() || order.is_empty() {
-        return Ok(());
-    }
-    let mut non_delete: Vec<&Value> = Vec::with_capacity(patch.len());
-    for p in patch {
-        if !mk.is_empty() {
-            let m = p.as_object().ok_or_else(|| bad_arg(GoKind::Object, p))?;
-            if m.get(PATCH).and_then(Value::as_str) == Some("delete") {
-                continue;
-            }
-        }
-        non_delete.push(p);
-    }
-    let (mut pi, mut oi) = (0, 0);
-    while pi < non_delete.len() && oi < order.len() {
-        let p = non_delete[pi];
-        if p.as_object().is_some_and(|m| m.contains_key(PATCH)) {
-            pi += 1;
-            continue;
-        }
-        if merge_key_value_equal(p, &order[oi], mk)? {
-            pi += 1;
-        }
-        oi += 1;
-    }
-    if pi < non_delete.len() {
-        return Err(ErrorKind::OrderMismatch { patch: fmt_v_list(patch), order: fmt_v_list(order) }.into());
-    }
-    Ok(())
-}
-
-/// `mergeKeyValueEqual`.
-fn merge_key_value_equal(left: &Value, right: &Value, mk: &str) -> Result<bool> {
-    if mk.is_empty() {
-        return go_eq(left, right).ok_or_else(uncomparable);
-    }
-    let l = left.as_object().ok_or_else(|| bad_arg(GoKind::Object, left))?;
-    let r = right.as_object().ok_or_else(|| bad_arg(GoKind::Object, right))?;
-    let lv = l.get(mk).ok_or_else(|| no_merge_key(l, mk))?;
-    let rv = r.get(mk).ok_or_else(|| no_merge_key(r, mk))?;
-    go_eq(lv, rv).ok_or_else(uncomparable)
-}
-
-/// `normalizeElementOrder`: sorts patch items by the patch order and
-/// server-only items by the server order, then interleaves them.
-pub(crate) fn normalize_element_order(
-    patch_items: Vec<Value>,
-    server_only: Vec<Value>,
-    patch_order: &[Value],
-    server_order_keys: &[Value],
-    mk: &str,
-    objects: bool,
-) -> Result<Vec<Value>> {
-    let patch_items = normalize_slice_order(patch_items, patch_order, mk, objects)?;
-    // The server order list holds keys already (see `order_key`).
-    let v = KeyIndex::new(server_order_keys);
-    let server_only = sort_by_index(server_only, &v, mk, objects)?;
-    let pos = |items: &[Value]| -> Vec<Lookup> { items.iter().map(|e| v.lookup(order_key(e, mk, objects))).collect() };
-    let lp = pos(&server_only);
-    let rp = pos(&patch_items);
-    merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
-}
-
-/// `normalizeSliceOrder` against an order list of elements.
-pub(crate) fn normalize_slice_order(items: Vec<Value>, order: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
-    if objects {
-        for o in order {
-            let m = o.as_object().ok_or_else(|| bad_arg(GoKind::Object, o))?;
-            if !m.contains_key(mk) {
-                return Err(no_merge_key(m, mk));
-            }
-        }
-    }
-    let idx = KeyIndex::new(order.iter().map(|o| order_key(o, mk, objects)));
-    sort_by_index(items, &idx, mk, objects)
-}
-
-/// `normalizeSliceOrder` with the order given as an index of keys; delete
-/// elements are moved to the end.
-fn sort_by_index(items: Vec<Value>, idx: &KeyIndex<'_>, mk: &str, objects: bool) -> Result<Vec<Value>> {
-    let mut deletes = Vec::new();
-    let mut rest = Vec::with_capacity(items.len());
-    if objects {
-        for e in items {
-            let m = e.as_object().ok_or_else(|| bad_arg(GoKind::Object, &e))?;
-            if !m.contains_key(mk) {
-                return Err(no_merge_key(m, mk));
-            }
-            if m.get(PATCH).and_then(Value::as_str) == Some("delete") {
-                deletes.push(e);
-            } else {
-                rest.push(e);
-            }
-        }
-    } else {
-        rest = items;
-    }
-    let pos: Vec<Lookup> = rest.iter().map(|e| idx.lookup(order_key(e, mk, objects))).collect();
-    let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
-    sorted.extend(deletes);
-    Ok(sorted)
-}
-
-/// The list the reference uses as "server order" after merging a keyed list
-/// under `$setElementOrder`: a Go slice header of the live list's length
-/// that sees the in-place deletions and appends of the merge. It shows the
-/// live list minus the deleted elements, then the first appended patch
-/// elements, then stale copies of the old tail.
-fn server_order_view<'v>(original: &'v [Value], patch: &'v [Value], mk: &str) -> Vec<Value> {
-    let key_of = |e: &Value| e.as_object().and_then(|m| m.get(mk)).cloned();
-    let scalar_key_of = |e: &'v Value| e.as_object().and_then(|m| m.get(mk)).and_then(ScalarKey::of);
-    let n = original.len();
-    let mut alive = vec![true; n];
-    // Every slot is written below: by a survivor, or by a stale copy for
-    // each deletion.
-    let mut view: Vec<Value> = vec![Value::Null; n];
-    let mut positions: HashMap<ScalarKey<'v>, std::collections::VecDeque<usize>> = HashMap::new();
-    for (i, e) in original.iter().enumerate() {
-        if let Some(k) = scalar_key_of(e) {
-            positions.entry(k).or_default().push_back(i);
-        }
-    }
-    let mut len = n;
-    let mut last = n; // one past the last alive element
-    let mut stale: Vec<(usize, usize)> = Vec::new(); // (slot, index of O shown there)
-    let mut replaced = false;
-    for p in patch {
-        let Some(m) = p.as_object() else { continue };
-        match m.get(PATCH).and_then(Value::as_str) {
-            Some("delete") => {
-                let Some(k) = m.get(mk).and_then(ScalarKey::of) else {
-                    continue;
-                };
-                if let Some(q) = positions.get_mut(&k) {
-                    while let Some(i) = q.pop_front() {
-                        while last > 0 && !alive[last - 1] {
-                            last -= 1;
-                        }
-                        // Slot len-1 keeps the element that was last.
-                        stale.push((len - 1, last - 1));
-                        alive[i] = false;
-                        len -= 1;
-                    }
-                }
-            }
-            Some("replace") => replaced = true,
-            _ => {}
-        }
-    }
-    let survivors: Vec<usize> = (0..n).filter(|&i| alive[i]).collect();
-    for (slot, &i) in survivors.iter().enumerate() {
-        view[slot] = key_of(&original[i]).unwrap_or(Value::Null);
-    }
-    for (slot, i) in stale {
-        view[slot] = key_of(&original[i]).unwrap_or(Value::Null);
-    }
-    if !replaced {
-        let mut present: std::collections::HashSet<ScalarKey<'v>> =
-            survivors.iter().filter_map(|&i| scalar_key_of(&original[i])).collect();
-        let mut work_len = survivors.len();
-        for p in patch {
-            let Some(m) = p.as_object() else { continue };
-            if m.contains_key(PATCH) {
-                continue;
-            }
-            let Some(kv) = m.get(mk) else { continue };
-            // A map or list key matches nothing, so its element is appended.
-            let appended = ScalarKey::of(kv).is_none_or(|k| present.insert(k));
-            if appended {
-                work_len += 1;
-                if work_len <= n {
-                    view[work_len - 1] = kv.clone();
-                }
-            }
-        }
-    }
-    view
 }

@@ -1,7 +1,6 @@
 //! Computing patches: the two-way diff (`CreateTwoWayMergePatch` /
 //! `diffMaps`), which the three-way patch is built from.
 
-use super::apply::document;
 use super::*;
 use crate::error::{bad_arg, no_merge_key};
 use crate::schema::Schema;
@@ -343,7 +342,7 @@ fn is_order_same(o: &[Value], m: &[Value], mk: &str) -> Result<bool> {
 /// Sorts the additions (and changes) by position in the modified list
 /// (`normalizeSliceOrder(patchList, modified)`).
 fn order_by(items: Vec<Value>, modified: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
-    super::apply::normalize_slice_order(items, modified, mk, objects)
+    crate::lists::order::normalize_slice_order(items, modified, mk, objects)
 }
 
 /// An object of a list with the `%v` text of its merge key.

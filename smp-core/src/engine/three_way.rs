@@ -1,8 +1,9 @@
 //! The three-way patch of `kubectl apply` (`CreateThreeWayMergePatch`).
 
-use super::apply::{Merger, Mode, document};
+use super::apply::{Merger, Mode};
 use super::conflicts::conflicts_in_place;
 use super::diff::{DiffOptions, Opts, diff_maps};
+use super::document;
 use super::preconditions::{Precondition, check_preconditions};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;

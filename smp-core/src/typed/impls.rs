@@ -229,9 +229,23 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         fallback::diff_field(old, new, field, patch, opts)
     }
 
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+    fn __apply_field(mut slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
         let strategy = field.strategy;
         let nested_lists = matches!(T::shape(), Shape::List(_));
+        let keyed = match (strategy.merge, T::shape(), field.merge_key()) {
+            (true, Shape::Struct(_), Some(mk)) => Some(mk),
+            _ => None,
+        };
+        let ordered = patch.order.is_some() && patch.delete.is_none();
+        if let (Some(mk), true, Some(list), None | Some(Value::Array(_))) =
+            (keyed, ordered, slot.as_deref_mut(), &patch.value)
+        {
+            let value = match patch.value {
+                Some(Value::Array(p)) => Some(p),
+                _ => None,
+            };
+            return keyed::apply_keyed_list(list, value, patch.order, mk, field);
+        }
         if patch.is_plain() && !nested_lists {
             match (slot, patch.value) {
                 (_, Some(Value::Null)) => return Ok(Outcome::Absent),
@@ -240,8 +254,8 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
                         // Replaced verbatim.
                         return Ok(Outcome::Set(from_value(Value::Array(p)).map_err(|e| e.at_key(field.key))?));
                     }
-                    if let (Shape::Struct(_), Some(mk)) = (T::shape(), field.merge_key()) {
-                        return keyed::apply_keyed_list(list, p, mk, field);
+                    if let Some(mk) = keyed {
+                        return keyed::apply_keyed_list(list, Some(p), None, mk, field);
                     }
                     return fallback::apply_field(
                         Some(list),

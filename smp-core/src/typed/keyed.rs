@@ -6,8 +6,8 @@ use super::fallback::{self, FieldPatch, Outcome, from_value, to_value};
 use super::{Field, StrategicMerge};
 use crate::engine::PATCH;
 use crate::engine::diff::Opts;
-use crate::engine::order::{merge_sorted, sort_by_position};
 use crate::error::Result;
+use crate::lists::order::{merge_sorted, sort_by_position};
 use crate::value::{ScalarKey, fmt_v};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -177,18 +177,33 @@ fn at(err: crate::Error, field: &Field, mk: &str, key: Value, index: usize) -> c
 
 /// Merges a patch list into a typed keyed list (`mergeSlice` for objects):
 /// each patch element merges into the element with its key or is appended,
-/// then patch items are ordered by the patch and interleaved with the
-/// server's own items. Directives and odd inputs go through the JSON engine.
+/// then the list is ordered: by `order` when the patch carries a
+/// `$setElementOrder` for it, else patch items by the patch, interleaved
+/// with the server's own items. Directives and odd inputs go through the
+/// JSON engine.
 pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     list: &mut Vec<T>,
-    patch: Vec<Value>,
+    patch: Option<Vec<Value>>,
+    order: Option<Value>,
     mk: &str,
     field: &Field,
 ) -> Result<Outcome<Vec<T>>> {
-    let Some((targets, first)) = resolve_targets(list, &patch, mk) else {
-        let fp = FieldPatch { value: Some(Value::Array(patch)), ..Default::default() };
-        return fallback::apply_field(Some(list), fp, field);
+    let fallback = |list: &mut Vec<T>, patch: Option<Vec<Value>>, order: Option<Value>| {
+        let fp = FieldPatch { value: patch.map(Value::Array), order, delete: None };
+        fallback::apply_field(Some(list), fp, field)
     };
+    let plain: &[Value] = patch.as_deref().unwrap_or(&[]);
+    let Some((targets, first)) = resolve_targets(list, plain, mk) else {
+        return fallback(list, patch, order);
+    };
+    let order_pos = match &order {
+        None => None,
+        Some(order) => match order_positions(list, plain, order, mk, &first, &targets)? {
+            Some(pos) => Some(pos),
+            None => return fallback(list, patch, Some(order.clone())),
+        },
+    };
+    let patch = patch.unwrap_or_default();
     if list.is_empty() && patch.is_empty() {
         return Ok(Outcome::Kept);
     }
@@ -212,25 +227,39 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
             }
         }
     }
+    // Each element's place: its position in the live list (the server
+    // order; appended elements have none) and in the order that sorts the
+    // patch's items (`$setElementOrder`, else the patch itself).
+    let view = (0..list.len()).map(|idx| first.get(idx).copied());
+    let pos: Vec<Option<usize>> = match order_pos {
+        Some(pos) => pos,
+        None => (0..list.len())
+            .map(|idx| match first.get(idx) {
+                Some(&f) => patched[f],
+                None => Some(appended[idx - live_len]),
+            })
+            .collect(),
+    };
+    let items = std::mem::take(list).into_iter().zip(view.collect::<Vec<_>>()).zip(pos);
+    *list = arrange(items);
+    Ok(Outcome::Kept)
+}
 
-    let mut patch_items = Vec::new();
-    let mut patch_order = Vec::new();
-    let mut server_only = Vec::new();
-    let mut server_order = Vec::new();
-    for (idx, e) in std::mem::take(list).into_iter().enumerate() {
-        // Where the key stood in the live list (first occurrence), and in the patch.
-        let (live, in_patch) = match first.get(idx) {
-            Some(&f) => (Some(f), patched[f]),
-            None => (None, Some(appended[idx - live_len])),
-        };
-        match in_patch {
+/// `normalizeElementOrder` on typed items given as ((item, server
+/// position), patch position): items with a patch position are sorted by
+/// it, the others by server position, and the two interleave by server
+/// position.
+fn arrange<T>(items: impl Iterator<Item = ((T, Option<usize>), Option<usize>)>) -> Vec<T> {
+    let (mut patch_items, mut patch_order, mut server_only, mut server_order) = (vec![], vec![], vec![], vec![]);
+    for ((e, view), pos) in items {
+        match pos {
             Some(p) => {
-                patch_items.push((e, live));
+                patch_items.push((e, view));
                 patch_order.push(Some(p));
             }
             None => {
-                server_only.push((e, live));
-                server_order.push(live);
+                server_only.push((e, view));
+                server_order.push(view);
             }
         }
     }
@@ -238,8 +267,41 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     let server_only = sort_by_position(server_only, server_order);
     let rp: Vec<Option<usize>> = patch_items.iter().map(|(_, l)| *l).collect();
     let lp: Vec<Option<usize>> = server_only.iter().map(|(_, l)| *l).collect();
-    *list = merge_sorted(server_only, &lp, patch_items, &rp).into_iter().map(|(e, _)| e).collect();
-    Ok(Outcome::Kept)
+    merge_sorted(server_only, &lp, patch_items, &rp).into_iter().map(|(e, _)| e).collect()
+}
+
+/// Where `$setElementOrder` puts each element of the merged list: for the
+/// live elements (in order) then the appended patch elements, the position
+/// of its key in the order list, if there. `None` (the JSON engine decides)
+/// unless the engine's order step reduces to that: unique live keys, order
+/// entries that are objects with a scalar key, and a list on both sides.
+/// The reference's own check (`validatePatchWithSetOrderList`) runs here.
+fn order_positions<T: StrategicMerge>(
+    list: &[T],
+    patch: &[Value],
+    order: &Value,
+    mk: &str,
+    first: &[usize],
+    targets: &[Option<usize>],
+) -> Result<Option<Vec<Option<usize>>>> {
+    let Value::Array(order) = order else { return Ok(None) };
+    if list.is_empty() || first.iter().enumerate().any(|(i, &f)| i != f) {
+        return Ok(None);
+    }
+    let mut index: HashMap<ScalarKey<'_>, usize> = HashMap::with_capacity(order.len());
+    for (i, o) in order.iter().enumerate() {
+        let Some(k) = o.as_object().and_then(|m| m.get(mk)).and_then(ScalarKey::of) else { return Ok(None) };
+        index.entry(k).or_insert(i);
+    }
+    crate::lists::validate_patch_with_order(patch, order, mk)?;
+    let live = list.iter().map(|e| e.__field_key(mk).and_then(|k| index.get(&k).copied()));
+    // Appended elements: their patch keys are unique and new (checked when
+    // the targets were resolved).
+    let appended = patch.iter().zip(targets).filter(|(_, t)| t.is_none()).map(|(p, _)| {
+        let k = p.get(mk).and_then(ScalarKey::of).expect("resolved targets have scalar keys");
+        index.get(&k).copied()
+    });
+    Ok(Some(live.chain(appended).collect()))
 }
 
 /// Matches a patch list with a typed list by hashed keys: for each patch

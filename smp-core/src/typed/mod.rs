@@ -113,7 +113,7 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// `self` with `patch` applied.
     fn apply(&self, patch: &Value) -> Result<Self> {
         let mut out = self.clone();
-        out.__apply_object(crate::engine::apply::document(patch)?.clone())?;
+        out.__apply_object(crate::engine::document(patch)?.clone())?;
         Ok(out)
     }
 

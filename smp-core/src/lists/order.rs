@@ -1,8 +1,17 @@
-//! Order normalisation of merged lists (`normalizeSliceOrder`,
-//! `mergeSortedSlice`), generic over the element type so that the JSON
-//! engine and typed code share it. Items are placed by their position in an
-//! order list; positions come precomputed (hashed lookups), so the whole step
-//! is linear apart from the sort.
+//! Ordering of merged lists: `$setElementOrder` (its validation, the
+//! server-order view, the interleave) and the reference's
+//! `normalizeSliceOrder` / `mergeSortedSlice`. Items are placed by their
+//! position in an order list; positions come precomputed (hashed lookups),
+//! so each step is linear apart from the sort. The position-based steps are
+//! generic over the element, so that the JSON engine and the typed layer
+//! share them.
+
+use super::index::{KeyIndex, order_key, uncomparable};
+use crate::engine::PATCH;
+use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
+use crate::value::{GoKind, ScalarKey, fmt_v_list, go_eq};
+use serde_json::Value;
+use std::collections::HashMap;
 
 /// The reference compared two maps (or two lists) with `==` while looking an
 /// item up, which panics in Go.
@@ -247,6 +256,188 @@ impl GoStable<'_> {
             self.swap(a + i, b + i);
         }
     }
+}
+
+/// `validatePatchWithSetOrderList`: the patch list, minus deletions and
+/// directive elements, must be a subsequence of the order list.
+pub(crate) fn validate_patch_with_order(patch: &[Value], order: &[Value], mk: &str) -> Result<()> {
+    if patch.is_empty() || order.is_empty() {
+        return Ok(());
+    }
+    let mut non_delete: Vec<&Value> = Vec::with_capacity(patch.len());
+    for p in patch {
+        if !mk.is_empty() {
+            let m = p.as_object().ok_or_else(|| bad_arg(GoKind::Object, p))?;
+            if m.get(PATCH).and_then(Value::as_str) == Some("delete") {
+                continue;
+            }
+        }
+        non_delete.push(p);
+    }
+    let (mut pi, mut oi) = (0, 0);
+    while pi < non_delete.len() && oi < order.len() {
+        let p = non_delete[pi];
+        if p.as_object().is_some_and(|m| m.contains_key(PATCH)) {
+            pi += 1;
+            continue;
+        }
+        if merge_key_value_equal(p, &order[oi], mk)? {
+            pi += 1;
+        }
+        oi += 1;
+    }
+    if pi < non_delete.len() {
+        return Err(ErrorKind::OrderMismatch { patch: fmt_v_list(patch), order: fmt_v_list(order) }.into());
+    }
+    Ok(())
+}
+
+/// `mergeKeyValueEqual`.
+pub(crate) fn merge_key_value_equal(left: &Value, right: &Value, mk: &str) -> Result<bool> {
+    if mk.is_empty() {
+        return go_eq(left, right).ok_or_else(uncomparable);
+    }
+    let l = left.as_object().ok_or_else(|| bad_arg(GoKind::Object, left))?;
+    let r = right.as_object().ok_or_else(|| bad_arg(GoKind::Object, right))?;
+    let lv = l.get(mk).ok_or_else(|| no_merge_key(l, mk))?;
+    let rv = r.get(mk).ok_or_else(|| no_merge_key(r, mk))?;
+    go_eq(lv, rv).ok_or_else(uncomparable)
+}
+
+/// `normalizeElementOrder`: sorts patch items by the patch order and
+/// server-only items by the server order, then interleaves them.
+pub(crate) fn normalize_element_order(
+    patch_items: Vec<Value>,
+    server_only: Vec<Value>,
+    patch_order: &[Value],
+    server_order_keys: &[Value],
+    mk: &str,
+    objects: bool,
+) -> Result<Vec<Value>> {
+    let patch_items = normalize_slice_order(patch_items, patch_order, mk, objects)?;
+    // The server order list holds keys already (see `order_key`).
+    let v = KeyIndex::new(server_order_keys);
+    let server_only = sort_by_index(server_only, &v, mk, objects)?;
+    let pos = |items: &[Value]| -> Vec<Lookup> { items.iter().map(|e| v.lookup(order_key(e, mk, objects))).collect() };
+    let lp = pos(&server_only);
+    let rp = pos(&patch_items);
+    merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
+}
+
+/// `normalizeSliceOrder` against an order list of elements.
+pub(crate) fn normalize_slice_order(items: Vec<Value>, order: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
+    if objects {
+        for o in order {
+            let m = o.as_object().ok_or_else(|| bad_arg(GoKind::Object, o))?;
+            if !m.contains_key(mk) {
+                return Err(no_merge_key(m, mk));
+            }
+        }
+    }
+    let idx = KeyIndex::new(order.iter().map(|o| order_key(o, mk, objects)));
+    sort_by_index(items, &idx, mk, objects)
+}
+
+/// `normalizeSliceOrder` with the order given as an index of keys; delete
+/// elements are moved to the end.
+pub(crate) fn sort_by_index(items: Vec<Value>, idx: &KeyIndex<'_>, mk: &str, objects: bool) -> Result<Vec<Value>> {
+    let mut deletes = Vec::new();
+    let mut rest = Vec::with_capacity(items.len());
+    if objects {
+        for e in items {
+            let m = e.as_object().ok_or_else(|| bad_arg(GoKind::Object, &e))?;
+            if !m.contains_key(mk) {
+                return Err(no_merge_key(m, mk));
+            }
+            if m.get(PATCH).and_then(Value::as_str) == Some("delete") {
+                deletes.push(e);
+            } else {
+                rest.push(e);
+            }
+        }
+    } else {
+        rest = items;
+    }
+    let pos: Vec<Lookup> = rest.iter().map(|e| idx.lookup(order_key(e, mk, objects))).collect();
+    let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
+    sorted.extend(deletes);
+    Ok(sorted)
+}
+
+/// The list the reference uses as "server order" after merging a keyed list
+/// under `$setElementOrder`: a Go slice header of the live list's length
+/// that sees the in-place deletions and appends of the merge. It shows the
+/// live list minus the deleted elements, then the first appended patch
+/// elements, then stale copies of the old tail.
+pub(crate) fn server_order_view<'v>(original: &'v [Value], patch: &'v [Value], mk: &str) -> Vec<Value> {
+    let key_of = |e: &Value| e.as_object().and_then(|m| m.get(mk)).cloned();
+    let scalar_key_of = |e: &'v Value| e.as_object().and_then(|m| m.get(mk)).and_then(ScalarKey::of);
+    let n = original.len();
+    let mut alive = vec![true; n];
+    // Every slot is written below: by a survivor, or by a stale copy for
+    // each deletion.
+    let mut view: Vec<Value> = vec![Value::Null; n];
+    let mut positions: HashMap<ScalarKey<'v>, std::collections::VecDeque<usize>> = HashMap::new();
+    for (i, e) in original.iter().enumerate() {
+        if let Some(k) = scalar_key_of(e) {
+            positions.entry(k).or_default().push_back(i);
+        }
+    }
+    let mut len = n;
+    let mut last = n; // one past the last alive element
+    let mut stale: Vec<(usize, usize)> = Vec::new(); // (slot, index of O shown there)
+    let mut replaced = false;
+    for p in patch {
+        let Some(m) = p.as_object() else { continue };
+        match m.get(PATCH).and_then(Value::as_str) {
+            Some("delete") => {
+                let Some(k) = m.get(mk).and_then(ScalarKey::of) else {
+                    continue;
+                };
+                if let Some(q) = positions.get_mut(&k) {
+                    while let Some(i) = q.pop_front() {
+                        while last > 0 && !alive[last - 1] {
+                            last -= 1;
+                        }
+                        // Slot len-1 keeps the element that was last.
+                        stale.push((len - 1, last - 1));
+                        alive[i] = false;
+                        len -= 1;
+                    }
+                }
+            }
+            Some("replace") => replaced = true,
+            _ => {}
+        }
+    }
+    let survivors: Vec<usize> = (0..n).filter(|&i| alive[i]).collect();
+    for (slot, &i) in survivors.iter().enumerate() {
+        view[slot] = key_of(&original[i]).unwrap_or(Value::Null);
+    }
+    for (slot, i) in stale {
+        view[slot] = key_of(&original[i]).unwrap_or(Value::Null);
+    }
+    if !replaced {
+        let mut present: std::collections::HashSet<ScalarKey<'v>> =
+            survivors.iter().filter_map(|&i| scalar_key_of(&original[i])).collect();
+        let mut work_len = survivors.len();
+        for p in patch {
+            let Some(m) = p.as_object() else { continue };
+            if m.contains_key(PATCH) {
+                continue;
+            }
+            let Some(kv) = m.get(mk) else { continue };
+            // A map or list key matches nothing, so its element is appended.
+            let appended = ScalarKey::of(kv).is_none_or(|k| present.insert(k));
+            if appended {
+                work_len += 1;
+                if work_len <= n {
+                    view[work_len - 1] = kv.clone();
+                }
+            }
+        }
+    }
+    view
 }
 
 #[cfg(test)]
