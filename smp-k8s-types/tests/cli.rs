@@ -1,5 +1,8 @@
 //! End-to-end tests of the `smp` binary.
 
+#[path = "cli/hostile_input.rs"]
+mod hostile_input;
+
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -367,22 +370,30 @@ fn three_way_conflict_exits_2_with_both_sides() {
     assert_eq!(lines[1], json!({"patch": labels("b")}));
 }
 
-/// `kubectl patch --local -f OBJECT --type strategic -p PATCH -o json`,
-/// with an empty kubeconfig; `None` (said loudly) when kubectl is absent.
-fn kubectl_patch(object: &Value, patch: &Value) -> Option<Value> {
+/// Runs kubectl with `args` and an empty kubeconfig; `None` (said loudly)
+/// when kubectl is not on PATH.
+fn kubectl(args: &[&str]) -> Option<Output> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let Some(kubectl) = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|p| p.is_file()) else {
-        eprintln!("SKIPPED: kubectl is not on PATH; smp --kind was not compared with kubectl patch --local");
+        eprintln!("SKIPPED: kubectl is not on PATH; smp was not compared with kubectl");
         return None;
     };
-    let object = json_file("object.json", object);
     let kubeconfig = file("kubeconfig", "");
     let out = Command::new(kubectl)
-        .args(["patch", "--local", "-f", &object, "--type", "strategic", "-o", "json", "-p", &patch.to_string()])
+        .args(args)
         .env("KUBECONFIG", kubeconfig)
         .env_remove("KUBERNETES_SERVICE_HOST")
         .output()
         .expect("kubectl runs");
+    Some(out)
+}
+
+/// `kubectl patch --local -f OBJECT --type strategic -p PATCH -o json`;
+/// `None` (said loudly) when kubectl is absent.
+fn kubectl_patch(object: &Value, patch: &Value) -> Option<Value> {
+    let object = json_file("object.json", object);
+    let patch = patch.to_string();
+    let out = kubectl(&["patch", "--local", "-f", &object, "--type", "strategic", "-o", "json", "-p", &patch])?;
     assert!(out.status.success(), "kubectl: {}", stderr(&out));
     Some(serde_json::from_slice(&out.stdout).expect("kubectl prints JSON"))
 }

@@ -80,6 +80,27 @@ pub struct Common {
     /// `"conflict": bool`).
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub jsonl: Option<Source>,
+    /// With --jsonl: the longest case line read, in bytes (suffixes K, M,
+    /// G); a longer line is answered with an error line.
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
+    pub max_line_bytes: u64,
+}
+
+/// A size in bytes: `1000`, `64K`, `64M`, `1G` (powers of 1024).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((at, _)) => text.split_at(at),
+        None => (text, ""),
+    };
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => return Err(format!("unknown unit {unit:?}: use K, M or G")),
+    };
+    let n: u64 = digits.parse().map_err(|_| format!("{text:?} is not a size"))?;
+    n.checked_mul(1 << shift).filter(|n| *n > 0).ok_or_else(|| format!("{text:?} is out of range"))
 }
 
 /// Where the patch metadata comes from. Without any of these options, the
@@ -124,5 +145,19 @@ pub enum Source {
 impl From<&str> for Source {
     fn from(arg: &str) -> Self {
         if arg == "-" { Source::Stdin } else { Source::File(PathBuf::from(arg)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_with_units() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("64m"), Ok(64 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert!(parse_size("0").is_err() && parse_size("5T").is_err() && parse_size("M").is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! Reading documents: files or stdin, JSON or YAML.
 
 use crate::args::Source;
+use crate::prescan;
 use serde::Deserialize as _;
 use serde_json::{Map, Number, Value};
 use std::io::Read;
@@ -34,9 +35,6 @@ pub fn describe(source: &Source, what: &str) -> String {
 /// Parses a document that must be an object: JSON exactly as the reference
 /// decodes it (`null` and empty input are `{}`), else YAML.
 pub fn parse_document(bytes: &[u8]) -> Result<Value, String> {
-    if let Ok(doc) = smp_core::decode(bytes) {
-        return Ok(doc);
-    }
     match parse_any(bytes)? {
         Value::Null => Ok(Value::Object(Map::new())),
         doc @ Value::Object(_) => Ok(doc),
@@ -44,25 +42,42 @@ pub fn parse_document(bytes: &[u8]) -> Result<Value, String> {
     }
 }
 
-/// Parses any JSON or YAML value (one YAML document only).
+/// Parses any JSON or YAML value (one YAML document only). Text that
+/// starts with `{` is JSON, as for kubectl, and is never re-read as YAML:
+/// what JSON refuses (`1e309`, `NaN`) stays refused. Nesting is bounded
+/// before a parser sees the text.
 pub fn parse_any(bytes: &[u8]) -> Result<Value, String> {
-    if let Ok(mut v) = serde_json::from_slice::<Value>(bytes) {
-        smp_core::value::normalize_numbers(&mut v);
-        return Ok(v);
+    if prescan::is_json(bytes) {
+        return parse_json(bytes).map_err(|e| format!("invalid JSON: {e}"));
     }
-    parse_yaml(bytes).map_err(|yaml_err| match json_error(bytes) {
-        Some(json_err) => format!("invalid JSON: {json_err}"),
-        None => format!("invalid YAML: {yaml_err}"),
-    })
+    prescan::yaml(bytes).map_err(|e| format!("invalid YAML: {e}"))?;
+    parse_yaml(bytes).map_err(|e| format!("invalid YAML: {e}"))
 }
 
-/// The JSON parse error, when the text looks meant to be JSON.
-fn json_error(bytes: &[u8]) -> Option<serde_json::Error> {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-    if !matches!(first, b'{' | b'[' | b'"') {
-        return None;
+/// Why JSON text was refused.
+#[derive(Debug)]
+pub enum JsonError {
+    TooDeep(prescan::TooDeep),
+    Syntax(serde_json::Error),
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JsonError::TooDeep(e) => e.fmt(f),
+            JsonError::Syntax(e) => e.fmt(f),
+        }
     }
-    serde_json::from_slice::<Value>(bytes).err()
+}
+
+/// Parses JSON text as the reference decodes it: `-0` is the integer 0,
+/// integers beyond `int64` are floats.
+pub fn parse_json(bytes: &[u8]) -> Result<Value, JsonError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = prescan::json(bytes).map_err(JsonError::TooDeep)?;
+    let mut value: Value = serde_json::from_slice(&text).map_err(JsonError::Syntax)?;
+    smp_core::value::normalize_numbers(&mut value);
+    Ok(value)
 }
 
 fn parse_yaml(bytes: &[u8]) -> Result<Value, String> {
@@ -186,5 +201,34 @@ mod tests {
         assert!(parse_document(b"a: 1\n---\nb: 2\n").unwrap_err().contains("several YAML documents"));
         assert!(parse_document(b"{\"a\": [1,").unwrap_err().starts_with("invalid JSON"));
         assert!(parse_document(b"a: [").unwrap_err().starts_with("invalid YAML"));
+    }
+
+    #[test]
+    fn json_that_json_refuses_is_not_read_as_yaml() {
+        for text in [&br#"{"a": 1e309}"#[..], br#"{"a": NaN}"#, br#"{"a": Infinity}"#, br#"{a: 1}"#] {
+            let err = parse_document(text).unwrap_err();
+            assert!(err.starts_with("invalid JSON"), "{}: {err}", String::from_utf8_lossy(text));
+        }
+        assert!(parse_document(b"a: NaN\n").is_ok(), "YAML reads it as a string, as the reference's YAML does");
+    }
+
+    #[test]
+    fn negative_zero_is_the_integer_zero() {
+        let doc = parse_document(br#"{"a": -0, "b": [-0], "c": -0.0, "d": "-0"}"#).unwrap();
+        assert!(doc["a"].is_i64() && doc["b"][0].is_i64(), "{doc}");
+        assert_eq!(doc["a"], json!(0));
+        assert!(doc["c"].as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()), "{doc}");
+        assert_eq!(doc["d"], json!("-0"));
+        assert_eq!(yaml("a: -0\n")["a"], json!(0));
+    }
+
+    #[test]
+    fn deep_text_is_refused_before_parsing() {
+        let deep = format!("{{\"a\": {}1{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = parse_document(deep.as_bytes()).unwrap_err();
+        assert!(err.contains("nested deeper than 128 levels at line 1, column 134"), "{err}");
+        let deep_yaml = format!("a: {}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = parse_document(deep_yaml.as_bytes()).unwrap_err();
+        assert!(err.starts_with("invalid YAML") && err.contains("nested deeper than 128 levels"), "{err}");
     }
 }

@@ -6,9 +6,12 @@ mod args;
 mod batch;
 mod builtin;
 mod input;
+mod numbers;
 mod op;
 mod output;
+mod prescan;
 mod schema;
+mod yaml;
 
 use args::{Cli, Command, Common, Source};
 use clap::Parser;
@@ -59,10 +62,11 @@ impl From<Command> for Invocation {
 
 impl Invocation {
     fn run(self) -> Result<(), Failure> {
+        output::check_stdout()?;
         let docs = schema::load_documents(&self.common.schema.openapi)?;
         let mut resolver = schema::Resolver::new(&self.common.schema, &docs)?;
         match &self.common.jsonl {
-            Some(source) => batch::run(self.op, source, &mut resolver, self.overwrite),
+            Some(source) => batch::run(self.op, source, &mut resolver, self.overwrite, self.common.max_line_bytes),
             None => self.run_single(&mut resolver),
         }
     }

@@ -1,23 +1,73 @@
 //! Writing results, and reporting failures on stderr.
 
 use crate::args::Format;
+use crate::numbers;
+use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-/// Writes `value` as a whole document: indented JSON, or YAML. Keys come
-/// out sorted, as `serde_json`'s maps keep them.
+/// Writes `value` as a whole document: indented JSON, or YAML that YAML
+/// 1.1 readers read back unchanged. Keys come out sorted, as `serde_json`'s
+/// maps keep them; numbers as the reference writes them.
 pub fn write_document(out: &mut impl Write, value: &Value, format: Format) -> io::Result<()> {
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, value)?;
+            value.serialize(&mut serde_json::Serializer::with_formatter(&mut *out, numbers::pretty()))?;
             out.write_all(b"\n")
         }
-        Format::Yaml => {
-            let text = serde_yaml_ng::to_string(value).map_err(io::Error::other)?;
-            out.write_all(text.as_bytes())
-        }
+        Format::Yaml => out.write_all(crate::yaml::to_string(value).as_bytes()),
     }
+}
+
+/// Writes `value` as compact JSON.
+fn write_compact(out: &mut impl Write, value: &Value) -> io::Result<()> {
+    Ok(value.serialize(&mut serde_json::Serializer::with_formatter(out, numbers::compact()))?)
+}
+
+/// The longest error text printed, in bytes: engine messages quote whole
+/// lists, which can be megabytes.
+pub const MAX_MESSAGE: usize = 4096;
+
+/// `message`, cut to [`MAX_MESSAGE`] bytes with a note of what was left out.
+pub fn bounded(message: &str) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message.to_string();
+    }
+    let mut cut = MAX_MESSAGE;
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} more bytes)", &message[..cut], message.len() - cut)
+}
+
+/// Fails when smp was started with stdout closed: the Rust runtime then
+/// opens `/dev/null` in its place, and the answer would vanish without an
+/// error.
+pub fn check_stdout() -> Result<(), Failure> {
+    if stdout_was_closed() {
+        return Err(Failure::Error("cannot write output: stdout is not open".into()));
+    }
+    Ok(())
+}
+
+/// Whether stdout is the `/dev/null` the runtime opens, read-write, for a
+/// closed descriptor (a shell's `>/dev/null` opens it write-only).
+#[cfg(target_os = "linux")]
+fn stdout_was_closed() -> bool {
+    let is_null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|target| target == std::path::Path::new("/dev/null"));
+    let flags = std::fs::read_to_string("/proc/self/fdinfo/1").ok().and_then(|info| {
+        let flags = info.lines().find_map(|line| line.strip_prefix("flags:"))?;
+        u32::from_str_radix(flags.trim(), 8).ok()
+    });
+    const ACCESS_MODE: u32 = 0o3;
+    const READ_WRITE: u32 = 0o2;
+    is_null && flags.is_some_and(|flags| flags & ACCESS_MODE == READ_WRITE)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stdout_was_closed() -> bool {
+    false
 }
 
 /// `value` as [`write_document`] writes it.
@@ -33,7 +83,7 @@ pub fn render(value: &Value, format: Format) -> String {
 /// Writes a batch answer line: `{"<key>":<value>}`.
 pub fn write_answer_line(out: &mut impl Write, key: &str, value: &Value) -> io::Result<()> {
     write!(out, "{{\"{key}\":")?;
-    serde_json::to_writer(&mut *out, value)?;
+    write_compact(out, value)?;
     out.write_all(b"}\n")
 }
 
@@ -41,7 +91,7 @@ pub fn write_answer_line(out: &mut impl Write, key: &str, value: &Value) -> io::
 /// when the command can conflict.
 pub fn write_error_line(out: &mut impl Write, message: &str, conflict: Option<bool>) -> io::Result<()> {
     out.write_all(b"{\"error\":")?;
-    serde_json::to_writer(&mut *out, message)?;
+    serde_json::to_writer(&mut *out, &bounded(message))?;
     if let Some(conflict) = conflict {
         write!(out, ",\"conflict\":{conflict}")?;
     }
@@ -95,12 +145,12 @@ impl Failure {
     pub fn report(&self, format: Format) -> ExitCode {
         match self {
             Failure::Error(message) => {
-                eprintln!("error: {message}");
+                eprintln!("error: {}", bounded(message));
                 ExitCode::from(1)
             }
             Failure::OutputClosed => ExitCode::from(1),
             Failure::Conflict { path, patch, changed } => {
-                let at = if path.is_empty() { String::new() } else { format!(" at {path}") };
+                let at = if path.is_empty() { String::new() } else { format!(" at {}", bounded(path)) };
                 eprint!(
                     "error: conflict{at}: the patch conflicts with changes made from original to current\n\
                      patch:\n{}changes made from original to current:\n{}",

@@ -1,0 +1,227 @@
+//! Input that is deep, huge, malformed or that YAML reads differently, and
+//! output that goes nowhere.
+
+use crate::{assert_ok, file, json_file, kubectl, lines, smp, stderr, stdout};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn nested_json(depth: usize) -> String {
+    format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth))
+}
+
+#[test]
+fn deep_json_is_refused_before_parsing_and_never_read_as_yaml() {
+    let empty = json_file("empty.json", &json!({}));
+    for depth in [1_000, 100_000] {
+        let deep = file("deep.json", &nested_json(depth)).display().to_string();
+        let out = smp(&["apply", "--untyped", &deep, &empty], "");
+        assert_eq!(out.status.code(), Some(1), "depth {depth}");
+        let err = stderr(&out);
+        assert!(err.contains("invalid JSON: nested deeper than 128 levels at line 1, column 641, in \"a\""), "{err}");
+        assert!(!err.contains("YAML"), "{err}");
+
+        let out = smp(&["apply", "--openapi", &deep, &empty, &empty], "");
+        assert_eq!(out.status.code(), Some(1), "depth {depth}");
+        assert!(
+            stderr(&out).contains("OpenAPI document file") && stderr(&out).contains("nested deeper"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn deep_yaml_flow_collections_are_refused_before_parsing() {
+    let empty = json_file("empty.json", &json!({}));
+    let deep = file("deep.yaml", &format!("a: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)));
+    let out = smp(&["apply", "--untyped", deep.to_str().unwrap(), &empty], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("invalid YAML: nested deeper than 128 levels at line 1, column 132"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn numbers_json_cannot_hold_are_refused_not_read_as_strings() {
+    let original = json_file("original.json", &json!({"a": 1}));
+    for patch in [r#"{"a": 1e309}"#, r#"{"a": -1e400}"#, r#"{"a": NaN}"#, r#"{"a": Infinity}"#] {
+        let out = smp(&["apply", "--untyped", &original, "-"], patch);
+        assert_eq!(out.status.code(), Some(1), "{patch}: {}", stdout(&out));
+        assert!(stderr(&out).starts_with("error: patch from stdin: invalid JSON"), "{patch}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "");
+    }
+}
+
+#[test]
+fn negative_zero_is_the_integer_zero_as_for_kubectl() {
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {}});
+    let object = json_file("widget.json", &widget);
+    let patch = r#"{"spec": {"int": -0, "float": -0.0, "list": [-0, 1.0, 1e21, 1e-7]}}"#;
+    let out = smp(&["apply", "--untyped", &object, "-"], patch);
+    assert!(stdout(&out).contains(r#""int": 0,"#), "{}", stdout(&out));
+    assert!(stdout(&out).contains(r#""float": -0,"#), "{}", stdout(&out));
+    let got = assert_ok(&out);
+    assert_eq!(got["spec"]["int"], json!(0));
+    assert!(got["spec"]["int"].is_i64());
+    let Some(want) = kubectl(&["patch", "--local", "-f", &object, "--type", "merge", "-p", patch, "-o", "json"]) else {
+        return;
+    };
+    assert!(want.status.success(), "kubectl: {}", stderr(&want));
+    // The same text, number for number, as kubectl's (which indents by 4).
+    let reindented: Value = serde_json::from_slice(&want.stdout).unwrap();
+    assert_eq!(got, reindented);
+    let kubectl_list = String::from_utf8(want.stdout).unwrap().split_whitespace().collect::<String>();
+    let smp_list = stdout(&out).split_whitespace().collect::<String>();
+    assert_eq!(smp_list, kubectl_list);
+}
+
+/// Strings and keys that YAML 1.1 reads as booleans, numbers or null when
+/// they are not quoted.
+fn yaml_1_1_trap() -> Value {
+    json!({
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "labels": {"y": "n", "on": "off", "yes": "no"}},
+        "spec": {
+            "true": "True", "false": "FALSE", "null": "~", "1_000": "1_000", "0x1F": "0o17", "1:20": "2001-12-14",
+            "=": "<<", "<<": ".inf", "a: b": "c #d", "multi": "line1\nline2\n", "lead": "  x\ny", "e": "",
+            "nel": "a\u{85}b", "list": ["y", "n", "Yes", "-", "- x", "? y", "| z", "1e3", ".5", "+1", "0b101"],
+            "numbers": [1000, -0.5, 1.5e300, 1e-7, 123456789012_i64],
+            "nested": {"k": [{"a": "on"}, [["off"]], {}, []]},
+        },
+    })
+}
+
+#[test]
+fn yaml_output_reads_back_unchanged_in_kubectl() {
+    let object = json_file("widget.json", &yaml_1_1_trap());
+    let out = smp(&["apply", "--untyped", "-o", "yaml", &object, "-"], "{}");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let yaml = file("widget.yaml", &stdout(&out)).display().to_string();
+    let Some(back) = kubectl(&["patch", "--local", "-f", &yaml, "--type", "merge", "-p", "{}", "-o", "json"]) else {
+        return;
+    };
+    assert!(back.status.success(), "kubectl: {}\n{}", stderr(&back), stdout(&out));
+    let back: Value = serde_json::from_slice(&back.stdout).unwrap();
+    assert_eq!(back, yaml_1_1_trap(), "{}", stdout(&out));
+}
+
+#[test]
+fn jsonl_lines_are_bounded_and_the_batch_goes_on() {
+    let case = json!({"original": {"a": 1}, "patch": {"b": 2}});
+    let long = json!({"original": {"a": "x".repeat(2000)}, "patch": {}});
+    let input = format!("{case}\n{long}\n{case}\n{}", "y".repeat(5000));
+    let out = smp(&["apply", "--untyped", "--jsonl", "-", "--max-line-bytes", "1K"], &input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers = lines(&out);
+    assert_eq!(answers.len(), 4, "{}", stdout(&out));
+    let too_long = json!({"error": "the line is longer than 1024 bytes (see --max-line-bytes)"});
+    assert_eq!(answers[0], json!({"result": {"a": 1, "b": 2}}));
+    assert_eq!(answers[1], too_long);
+    assert_eq!(answers[2], answers[0]);
+    assert_eq!(answers[3], too_long);
+}
+
+#[test]
+fn a_line_larger_than_memory_allows_is_skipped_not_read() {
+    // 300 MB on one line, with at most 200 MB of data memory.
+    let script = r#"ulimit -d 200000 && exec "$0" "$@""#;
+    let mut child = Command::new("sh")
+        .args(["-c", script, env!("CARGO_BIN_EXE_smp"), "apply", "--untyped", "--jsonl", "--max-line-bytes", "1M"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..300 {
+            stdin.write_all(&chunk)?;
+        }
+        stdin.write_all(b"\n{\"original\": {}, \"patch\": {\"a\": 1}}\n")
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().expect("smp reads all its input");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers = lines(&out);
+    assert_eq!(answers.len(), 2, "{}", stdout(&out));
+    assert!(answers[0]["error"].as_str().unwrap().contains("longer than 1048576 bytes"), "{}", answers[0]);
+    assert_eq!(answers[1], json!({"result": {"a": 1}}));
+}
+
+#[test]
+fn a_closed_stdout_is_an_error() {
+    let object = json_file("object.json", &json!({"a": 1}));
+    for jsonl in [false, true] {
+        let mut args = vec!["apply", "--untyped"];
+        let stdin = if jsonl {
+            args.push("--jsonl");
+            r#"{"original": {}, "patch": {}}"#
+        } else {
+            args.extend([object.as_str(), "-"]);
+            "{}"
+        };
+        let mut child = Command::new("sh")
+            .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_smp")])
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "--jsonl {jsonl}");
+        assert!(stderr(&out).contains("cannot write output: stdout is not open"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn batch_errors_name_the_document() {
+    let deep = format!(r#"{{"original": {{}}, "patch": {}}}"#, nested_json(200));
+    let input = [
+        r#"{"original": [1], "patch": {}}"#.to_string(),
+        r#"{"original": {}, "patch": "x"}"#.to_string(),
+        r#"{"original": {"a": 1}, "patch": {"a": 1e309}}"#.to_string(),
+        r#"{"original": {"a": NaN}, "patch": {}}"#.to_string(),
+        deep,
+    ]
+    .join("\n");
+    let out = smp(&["apply", "--untyped", "--jsonl"], &input);
+    let errors: Vec<String> = lines(&out).iter().map(|l| l["error"].as_str().unwrap().to_string()).collect();
+    assert_eq!(errors[0], "\"original\" must be an object, not a list");
+    assert_eq!(errors[1], "\"patch\" must be an object, not a string");
+    assert!(errors[2].starts_with("invalid JSON: in \"patch\": number out of range"), "{}", errors[2]);
+    assert!(errors[3].starts_with("invalid JSON: in \"original\": expected value"), "{}", errors[3]);
+    let want = "invalid JSON: nested deeper than 128 levels at line 1, column 662, in \"patch\"";
+    assert_eq!(errors[4], want);
+}
+
+/// A Pod patch whose `$setElementOrder` contradicts its list: the
+/// reference's message quotes both lists whole.
+fn order_mismatch_patch(n: usize) -> Value {
+    let env: Vec<Value> = (0..n).map(|i| json!({"name": format!("VAR_{i:06}"), "value": "v"})).collect();
+    let order: Vec<Value> = (0..n).rev().map(|i| json!({"name": format!("VAR_{i:06}")})).collect();
+    json!({"spec": {"containers": [{"name": "app", "$setElementOrder/env": order, "env": env}]}})
+}
+
+#[test]
+fn error_texts_are_bounded() {
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                     "spec": {"containers": [{"name": "app", "image": "i"}]}});
+    let object = json_file("pod.json", &pod);
+    let patch = order_mismatch_patch(20_000);
+    let out = smp(&["apply", &object, &json_file("patch.json", &patch)], "");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("The order in patch list") && err.contains(" more bytes)"), "{}", &err[..200]);
+    assert!(err.len() < 5_000, "{} bytes", err.len());
+
+    let case = json!({"original": pod, "patch": patch});
+    let out = smp(&["apply", "--jsonl"], &format!("{case}\n"));
+    let answer = &lines(&out)[0];
+    assert!(answer["error"].as_str().unwrap().len() < 5_000, "{} bytes", stdout(&out).len());
+}
