@@ -9,7 +9,12 @@ pub enum Segment {
     /// A key of an object.
     Key(String),
     /// An element of a list of objects, named by its merge key.
-    Keyed { key: String, value: String },
+    Keyed {
+        /// The merge key's field name, e.g. `name`.
+        key: String,
+        /// The element's merge key value, as Go's `%v` prints it.
+        value: String,
+    },
     /// An element of a list, by position.
     Index(usize),
 }
@@ -20,10 +25,12 @@ pub enum Segment {
 pub struct Path(Vec<Segment>);
 
 impl Path {
+    /// The steps from the document root, outermost first.
     pub fn segments(&self) -> &[Segment] {
         &self.0
     }
 
+    /// Whether the path is empty: the error concerns the whole document.
     pub fn is_root(&self) -> bool {
         self.0.is_empty()
     }
@@ -48,48 +55,102 @@ impl fmt::Display for Path {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
+    /// A document (or patch) that is not a JSON object where one is needed.
     #[error("invalid JSON document")]
     InvalidJsonDocument,
+    /// A list whose elements are lists, which the reference cannot merge.
     #[error("lists of lists are not supported")]
     ListOfLists,
+    /// A `$deleteFromPrimitiveList/<field>` whose value is not a list.
     #[error("invalid patch format of primitive list")]
     BadDeleteFromPrimitiveList,
+    /// A `$retainKeys` whose value is not a list of strings.
     #[error("invalid patch format of retainKeys")]
     BadRetainKeys,
+    /// A `$setElementOrder/<field>` whose value is not a list.
     #[error("invalid patch format of setElementOrder list")]
     BadSetElementOrder,
     /// An element of a keyed list (or of `$setElementOrder`) lacks the key.
     #[error("map: {map} does not contain declared merge key: {key}")]
-    NoMergeKey { map: String, key: String },
+    NoMergeKey {
+        /// The element, as Go's `%v` prints it.
+        map: String,
+        /// The merge key's field name.
+        key: String,
+    },
     /// A value of the wrong JSON type where the reference type-asserts.
     #[error("expected a {expected}, but received a {actual}")]
-    BadArgType { expected: &'static str, actual: &'static str },
+    BadArgType {
+        /// The Go type the reference expected (`map[string]interface {}`, ...).
+        expected: &'static str,
+        /// The Go type of the value found.
+        actual: &'static str,
+    },
+    /// A `$patch` directive with a value other than `replace`, `delete` or
+    /// `merge`.
     #[error("unknown patch type: {value} in map: {map}")]
-    UnknownPatchType { value: String, map: String },
+    UnknownPatchType {
+        /// The `$patch` value.
+        value: String,
+        /// The object holding it, as Go's `%v` prints it.
+        map: String,
+    },
+    /// A computed patch that a [`Precondition`](crate::Precondition) refuses.
     #[error("precondition failed for: {patch}")]
-    PreconditionFailed { patch: String },
+    PreconditionFailed {
+        /// The patch, as Go's `%v` prints it.
+        patch: String,
+    },
+    /// A list patch whose items are not in the order its
+    /// `$setElementOrder` gives.
     #[error("The order in patch list:\n{patch}\n doesn't match $setElementOrder list:\n{order}\n")]
-    OrderMismatch { patch: String, order: String },
+    OrderMismatch {
+        /// The patch list, as Go's `%v` prints it.
+        patch: String,
+        /// The `$setElementOrder` list, as Go's `%v` prints it.
+        order: String,
+    },
+    /// Two `$retainKeys` lists merged into one patch that differ.
     #[error("{original} and {patch} are not deep equal: this may happen when calculating the 3-way diff patch")]
-    RetainKeysMismatch { original: String, patch: String },
+    RetainKeysMismatch {
+        /// The first list, as Go's `%v` prints it.
+        original: String,
+        /// The second list, as Go's `%v` prints it.
+        patch: String,
+    },
+    /// A list of objects with the `merge` strategy but no merge key (the
+    /// schema's name).
     #[error("cannot merge lists without merge key for {0}")]
     NoMergeKeyDeclared(String),
+    /// A `$patch: merge` inside a list, which the reference does not support.
     #[error("merging lists cannot yet be specified in the patch")]
     MergeDirectiveInList,
+    /// A list element that should be an object, by its position.
     #[error("value for key {0} is not a map")]
     NotAMap(usize),
+    /// A merged list whose elements are of different JSON types.
     #[error("list element types are not identical: {0}")]
     MixedElementTypes(String),
+    /// A list whose element type cannot be told (every list is empty).
     #[error("no elements in any of the given slices")]
     NoElements,
+    /// A patch strategy the reference cannot read (the strategy list).
     #[error("unexpected patch strategy: {0}")]
     UnexpectedStrategy(String),
+    /// A `$patch` directive whose value is not a string.
     #[error("invalid value for special key: $patch")]
     BadPatchMarker,
+    /// An element of a merging list that is not an object (Go's `%v` of it).
     #[error("invalid element type in merging list:{0}")]
     BadMergingListElement(String),
+    /// An element of a merging list without its merge key.
     #[error("cannot find merge key `{key}` in merging list element:{element}")]
-    NoMergeKeyInElement { key: String, element: String },
+    NoMergeKeyInElement {
+        /// The merge key's field name.
+        key: String,
+        /// The element, as Go's `%v` prints it.
+        element: String,
+    },
     /// A field the schema does not know, where metadata is needed.
     #[error("{0}")]
     UnknownField(String),
@@ -107,7 +168,12 @@ pub enum ErrorKind {
         crate::value::to_go_json(patch),
         crate::value::to_go_json(changed)
     )]
-    Conflict { patch: Value, changed: Value },
+    Conflict {
+        /// The three-way patch that was computed.
+        patch: Value,
+        /// What changed on the live object since the last apply.
+        changed: Value,
+    },
     /// A typed value could not be turned into JSON.
     #[error("cannot serialize the value: {0}")]
     Serialize(String),
@@ -139,7 +205,9 @@ pub enum ErrorKind {
 /// An error with the place it happened.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Error {
+    /// Why.
     pub kind: ErrorKind,
+    /// Where; empty for the whole document.
     pub path: Path,
 }
 
@@ -149,6 +217,7 @@ impl Error {
         matches!(self.kind, ErrorKind::Conflict { .. })
     }
 
+    /// An error at the document root.
     pub fn new(kind: ErrorKind) -> Self {
         Error { kind, path: Path::default() }
     }
@@ -160,11 +229,14 @@ impl Error {
         self
     }
 
+    /// The error, under the object key `key` (for generated code).
     #[doc(hidden)]
     pub fn at_key(self, key: &str) -> Self {
         self.within(Segment::Key(key.to_string()))
     }
 
+    /// The error, under a list element: named by its merge key when it
+    /// has one, else by position (for generated code).
     #[doc(hidden)]
     pub fn at_element(self, merge_key: &str, elem: &Value, index: usize) -> Self {
         let seg = match elem.get(merge_key).filter(|_| !merge_key.is_empty()) {
@@ -189,6 +261,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The result of every operation of smp-core.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// `mergepatch.ErrBadArgType` for a value that should have been `expected`.

@@ -9,6 +9,9 @@ pub mod k8s;
 mod lists;
 pub mod merge_patch;
 pub mod schema;
+/// The Go reference's view of JSON values (`%v` text, Go-encoded JSON,
+/// number kinds): shared with smp-k8s-types and the tests, not an API.
+#[doc(hidden)]
 pub mod value;
 
 pub use engine::apply::{apply, apply_in_place, decode, merge_patches};
