@@ -1,5 +1,7 @@
 //! End-to-end tests of the `smp` binary.
 
+#[path = "cli/daily.rs"]
+mod daily;
 #[path = "cli/hostile_input.rs"]
 mod hostile_input;
 
@@ -519,7 +521,7 @@ fn an_ambiguous_or_unknown_kind_lists_the_candidates() {
     let err = stderr(&out);
     assert!(err.contains("ambiguous") && err.contains("v1/Event") && err.contains("events.k8s.io/v1/Event"), "{err}");
 
-    let out = smp(&["apply", "--kind", "Deploy", "-", "-"], "{}");
+    let out = smp(&["apply", "--kind", "Deploymnet", "-", "-"], "{}");
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("did you mean apps/v1/Deployment?"), "{}", stderr(&out));
 

@@ -5,7 +5,21 @@ use std::path::PathBuf;
 
 /// Kubernetes strategic merge patch, as `kubectl patch --local` computes it.
 #[derive(Debug, Parser)]
-#[command(name = "smp", version, after_help = "Exit status: 0 on success, 1 on an error, 2 on a three-way conflict.")]
+#[command(
+    name = "smp",
+    version,
+    after_help = "Examples:
+  smp apply deploy.yaml -p '{\"spec\":{\"replicas\":3}}'
+  smp diff live.yaml desired.yaml --exit-code
+  smp three-way --from-annotation desired.yaml live.yaml
+  smp apply --jsonl cases.jsonl --jobs 2
+
+Run `smp help COMMAND` for each command's options and examples.
+
+Exit status: 0 on success, 1 on an error, 2 on a three-way conflict.
+With --exit-code (diff, three-way), as diff(1): 0 when the patch is empty,
+1 when it is not, 2 on an error or a conflict."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -15,24 +29,58 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Apply PATCH to ORIGINAL and print the result.
+    ///
+    /// ORIGINAL may hold several documents (YAML `---`, a JSON stream, a
+    /// `kind: List`) or be a directory: each object is patched with the
+    /// schema of its own kind, and the output keeps the input's shape.
+    #[command(after_help = concat!(
+        "Examples:
+  smp apply deploy.yaml patch.yaml
+  smp apply deploy.yaml -p '{\"spec\":{\"replicas\":3}}' -o yaml
+  smp apply -R manifests/ -p 'metadata: {labels: {team: web}}' --diff
+  kubectl get deploy web -o json | smp apply - patch.json --explain
+
+", "Exit status: 0 on success, 1 on an error."
+    ))]
     Apply {
         #[command(flatten)]
         common: Common,
-        /// The object to patch (`-` for stdin).
+        #[command(flatten)]
+        files: FileArgs,
+        /// The object(s) to patch: a file, a directory, or `-` for stdin.
         #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
         original: Option<Source>,
-        /// The strategic merge patch (`-` for stdin).
-        #[arg(required_unless_present = "jsonl")]
+        /// The strategic merge patch: a file, or `-` for stdin.
+        #[arg(required_unless_present_any = ["jsonl", "inline_patch"], conflicts_with = "inline_patch")]
         patch: Option<Source>,
+        /// The patch itself, as JSON or YAML text (like kubectl's -p).
+        #[arg(short = 'p', long = "patch", value_name = "PATCH", conflicts_with = "jsonl")]
+        inline_patch: Option<String>,
     },
     /// Print the patch that turns ORIGINAL into MODIFIED.
+    ///
+    /// With several objects on each side, they are paired in order.
+    #[command(after_help = concat!(
+        "Examples:
+  smp diff old.yaml new.yaml
+  smp diff --exit-code -o yaml live.yaml desired.yaml || echo changed
+
+",
+        "Exit status: 0 on success, 1 on an error.
+With --exit-code, as diff(1): 0 when the patch is empty, 1 when it is
+not, 2 on an error."
+    ))]
     Diff {
         #[command(flatten)]
         common: Common,
-        /// The object before (`-` for stdin).
+        #[command(flatten)]
+        files: FileArgs,
+        #[command(flatten)]
+        exit: ExitCodeArg,
+        /// The object(s) before (`-` for stdin).
         #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
         original: Option<Source>,
-        /// The object after (`-` for stdin).
+        /// The object(s) after (`-` for stdin).
         #[arg(required_unless_present = "jsonl")]
         modified: Option<Source>,
     },
@@ -42,21 +90,42 @@ pub enum Command {
     /// was removed since ORIGINAL (last applied). When the live object
     /// changed what the patch changes, it exits with status 2 and prints
     /// both sides, unless --overwrite is given.
-    #[command(name = "three-way")]
+    #[command(name = "three-way", after_help = concat!(
+        "Examples:
+  smp three-way last-applied.yaml desired.yaml live.yaml
+  kubectl get deploy web -o yaml > live.yaml
+  smp three-way --from-annotation desired.yaml live.yaml --overwrite
+
+",
+        "Exit status: 0 on success, 1 on an error, 2 on a conflict.
+With --exit-code, as diff(1): 0 when the patch is empty, 1 when it is
+not, 2 on an error or a conflict."
+    ))]
     ThreeWay {
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        files: FileArgs,
+        #[command(flatten)]
+        exit: ExitCodeArg,
         /// Send the patch even where the live object changed the same fields.
         #[arg(long)]
         overwrite: bool,
-        /// The last applied configuration (`-` for stdin).
+        /// Take ORIGINAL from CURRENT's last-applied-configuration
+        /// annotation, as kubectl apply does; then only MODIFIED and
+        /// CURRENT are given.
+        #[arg(long, conflicts_with = "jsonl")]
+        from_annotation: bool,
+        /// The last applied configuration (`-` for stdin); with
+        /// --from-annotation, the desired object.
         #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
         original: Option<Source>,
-        /// The desired object (`-` for stdin).
+        /// The desired object (`-` for stdin); with --from-annotation, the
+        /// live object.
         #[arg(required_unless_present = "jsonl")]
         modified: Option<Source>,
         /// The live object (`-` for stdin).
-        #[arg(required_unless_present = "jsonl")]
+        #[arg(required_unless_present_any = ["jsonl", "from_annotation"])]
         current: Option<Source>,
     },
 }
@@ -66,7 +135,9 @@ pub enum Command {
 pub struct Common {
     #[command(flatten)]
     pub schema: SchemaArgs,
-    /// Output format.
+    /// Output format: the documents as JSON or YAML, or `kind.group/name`
+    /// of each object (for diff and three-way: of each object the patch
+    /// changes).
     #[arg(short, long, value_enum, default_value_t = Format::Json)]
     pub output: Format,
     /// Batch mode: read one JSON case per line from FILE (default: stdin)
@@ -84,23 +155,38 @@ pub struct Common {
     /// G); a longer line is answered with an error line.
     #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
     pub max_line_bytes: u64,
+    /// With --jsonl: how many cases to compute at once (default: one per
+    /// core). Answers keep the order of the cases.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
-/// A size in bytes: `1000`, `64K`, `64M`, `1G` (powers of 1024).
-fn parse_size(text: &str) -> Result<u64, String> {
-    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((at, _)) => text.split_at(at),
-        None => (text, ""),
-    };
-    let shift = match unit.to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        _ => return Err(format!("unknown unit {unit:?}: use K, M or G")),
-    };
-    let n: u64 = digits.parse().map_err(|_| format!("{text:?} is not a size"))?;
-    n.checked_mul(1 << shift).filter(|n| *n > 0).ok_or_else(|| format!("{text:?} is out of range"))
+/// Options about the files read and the account printed beside them.
+#[derive(Debug, Args)]
+pub struct FileArgs {
+    /// Read the directories given, and their subdirectories, like kubectl
+    /// -R (without it, only the files directly in a directory).
+    #[arg(short = 'R', long)]
+    pub recursive: bool,
+    /// Print on stderr what the patch did to each object: fields set,
+    /// added and deleted, how each list was merged, what each directive
+    /// did, with paths.
+    #[arg(long)]
+    pub explain: bool,
+    /// Print a unified diff of each object before and after the patch, in
+    /// YAML, instead of the documents (coloured on a terminal; NO_COLOR
+    /// turns colour off).
+    #[arg(long, conflicts_with = "jsonl")]
+    pub diff: bool,
+}
+
+/// `--exit-code`, as for `git diff`.
+#[derive(Debug, Args)]
+pub struct ExitCodeArg {
+    /// Exit with 1 when the patch is not empty, 0 when it is; errors and
+    /// conflicts then exit with 2.
+    #[arg(long)]
+    pub exit_code: bool,
 }
 
 /// Where the patch metadata comes from. Without any of these options, the
@@ -108,8 +194,8 @@ fn parse_size(text: &str) -> Result<u64, String> {
 /// built-in kind of Kubernetes.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
-    /// A built-in kind: `apps/v1/Deployment`, `v1/Pod`, or `Deployment`
-    /// when only one API group has it.
+    /// A built-in kind, named as kubectl names it: `apps/v1/Deployment`,
+    /// `Deployment`, `deployments`, `deploy`, `Deployment.apps`.
     #[arg(long, value_name = "KIND", conflicts_with_all = ["openapi", "definition"])]
     pub kind: Option<String>,
     /// An OpenAPI v2 or v3 document (JSON or YAML), e.g. for a custom
@@ -129,10 +215,12 @@ pub struct SchemaArgs {
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Indented JSON with sorted keys.
+    /// Indented JSON with sorted keys; several documents one after another.
     Json,
-    /// YAML.
+    /// YAML; several documents separated by `---`.
     Yaml,
+    /// `kind.group/name` of each object, as `kubectl -o name`.
+    Name,
 }
 
 /// An input: a file, or stdin when given as `-`.
@@ -140,6 +228,23 @@ pub enum Format {
 pub enum Source {
     Stdin,
     File(PathBuf),
+}
+
+/// A size in bytes: `1000`, `64K`, `64M`, `1G` (powers of 1024).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((at, _)) => text.split_at(at),
+        None => (text, ""),
+    };
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => return Err(format!("unknown unit {unit:?}: use K, M or G")),
+    };
+    let n: u64 = digits.parse().map_err(|_| format!("{text:?} is not a size"))?;
+    n.checked_mul(1 << shift).filter(|n| *n > 0).ok_or_else(|| format!("{text:?} is out of range"))
 }
 
 impl From<&str> for Source {
@@ -159,5 +264,11 @@ mod tests {
         assert_eq!(parse_size("64m"), Ok(64 << 20));
         assert_eq!(parse_size("2GiB"), Ok(2 << 30));
         assert!(parse_size("0").is_err() && parse_size("5T").is_err() && parse_size("M").is_err());
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
     }
 }

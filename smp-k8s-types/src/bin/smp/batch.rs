@@ -1,46 +1,135 @@
 //! `--jsonl`: one case per input line, one answer per output line, in order.
 
+use crate::args::SchemaArgs;
 use crate::args::Source;
 use crate::input::{self, JsonError, describe, type_name};
 use crate::op::Op;
 use crate::output::{Failure, output_error, write_answer_line, write_error_line};
 use crate::prescan;
-use crate::schema::Resolver;
+use crate::schema::{self, Resolver};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::sync::{Mutex, mpsc};
 
 /// What the input is called in messages.
 const CASES: &str = "cases";
 
-/// Runs every case of `source`. Each line's failure is written as an
-/// error line; only I/O failures stop the batch. Lines longer than
-/// `max_line` bytes are answered with an error line without being held in
-/// memory.
-pub fn run(
-    op: Op,
-    source: &Source,
-    resolver: &mut Resolver<'_>,
-    overwrite: bool,
-    max_line: u64,
-) -> Result<(), Failure> {
+/// Cases read and answered as one unit of work.
+const CHUNK_LINES: usize = 64;
+
+/// A chunk of input lines, numbered; a line too long to read is `None`.
+type Chunk = (usize, Vec<Option<Vec<u8>>>);
+
+/// Runs every case of `source` on `jobs` threads; answers are written in
+/// the order of the cases. Each line's failure is written as an error
+/// line; only I/O failures stop the batch. Lines longer than `max_line`
+/// bytes are answered with an error line without being held in memory.
+pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failure> {
     let mut input = open(source)?;
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let mut line = Vec::with_capacity(1 << 12);
     let read_error = |e: io::Error| Failure::Error(format!("cannot read {}: {e}", describe(source, CASES)));
-    loop {
-        line.clear();
-        match read_line(&mut input, &mut line, max_line).map_err(read_error)? {
-            Line::End => break,
-            Line::Whole => answer(&mut out, op, trim_newline(&line), resolver, overwrite),
-            Line::TooLong => {
-                let message = format!("the line is longer than {max_line} bytes (see --max-line-bytes)");
-                write_error_line(&mut out, &message, (op == Op::ThreeWay).then_some(false))
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // Chunks read but not yet written are bounded: the reader takes a slot
+    // before reading a chunk, the writer gives it back.
+    let in_flight = 4 * jobs;
+    let (slot_tx, slot_rx) = mpsc::sync_channel::<()>(in_flight);
+    let (work_tx, work_rx) = mpsc::sync_channel::<Chunk>(in_flight);
+    let work_rx = Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Vec<u8>)>();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> io::Result<()> {
+            for index in 0.. {
+                let mut lines = Vec::with_capacity(CHUNK_LINES);
+                let mut line = Vec::new();
+                while lines.len() < CHUNK_LINES {
+                    line.clear();
+                    match read_line(&mut input, &mut line, batch.max_line)? {
+                        Line::End => break,
+                        Line::Whole => lines.push(Some(trim_newline(&line).to_vec())),
+                        Line::TooLong => lines.push(None),
+                    }
+                }
+                if lines.is_empty() || slot_tx.send(()).is_err() || work_tx.send((index, lines)).is_err() {
+                    return Ok(());
+                }
             }
+            Ok(())
+        });
+        for _ in 0..jobs {
+            let (work_rx, done_tx) = (&work_rx, done_tx.clone());
+            scope.spawn(move || {
+                let mut resolver = match batch.resolver() {
+                    Ok(resolver) => resolver,
+                    Err(_) => return,
+                };
+                loop {
+                    let next = work_rx.lock().map(|rx| rx.recv());
+                    let Ok(Ok((index, lines))) = next else { return };
+                    let mut answers = Vec::new();
+                    for line in &lines {
+                        // Writing to memory cannot fail.
+                        let _ = match line {
+                            Some(line) => answer(&mut answers, batch, line, &mut resolver),
+                            None => too_long(&mut answers, batch),
+                        };
+                    }
+                    if done_tx.send((index, answers)).is_err() {
+                        return;
+                    }
+                }
+            });
         }
-        .map_err(output_error)?;
+        drop(done_tx);
+        let written = write_in_order(&mut out, done_rx, &slot_rx);
+        // Stop the reader and the workers if the writer stopped early.
+        drop(slot_rx);
+        let read = reader.join().unwrap_or(Ok(()));
+        written.map_err(output_error)?;
+        read.map_err(read_error)?;
+        out.flush().map_err(output_error)
+    })
+}
+
+/// Writes the answers of each chunk as soon as those before it are
+/// written, and frees its slot.
+fn write_in_order(
+    out: &mut impl Write,
+    done: mpsc::Receiver<(usize, Vec<u8>)>,
+    slots: &mpsc::Receiver<()>,
+) -> io::Result<()> {
+    let mut waiting = BTreeMap::new();
+    let mut next = 0;
+    for (index, answers) in done {
+        waiting.insert(index, answers);
+        while let Some(answers) = waiting.remove(&next) {
+            out.write_all(&answers)?;
+            let _ = slots.recv();
+            next += 1;
+        }
     }
-    out.flush().map_err(output_error)
+    Ok(())
+}
+
+/// What every case of a batch shares.
+pub struct Batch<'a> {
+    pub op: Op,
+    pub overwrite: bool,
+    pub max_line: u64,
+    pub schema: &'a SchemaArgs,
+    pub documents: &'a [schema::Document],
+}
+
+impl<'a> Batch<'a> {
+    /// A resolver of its own for each thread (it caches kinds).
+    fn resolver(&self) -> Result<Resolver<'a>, String> {
+        Resolver::new(self.schema, self.documents)
+    }
+}
+
+fn too_long(out: &mut impl Write, batch: &Batch<'_>) -> io::Result<()> {
+    let message = format!("the line is longer than {} bytes (see --max-line-bytes)", batch.max_line);
+    write_error_line(out, &message, (batch.op == Op::ThreeWay).then_some(false))
 }
 
 /// What [`read_line`] found.
@@ -88,9 +177,9 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
     }
 }
 
-fn open(source: &Source) -> Result<Box<dyn BufRead>, String> {
+fn open(source: &Source) -> Result<Box<dyn BufRead + Send>, String> {
     match source {
-        Source::Stdin => Ok(Box::new(io::stdin().lock())),
+        Source::Stdin => Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin()))),
         Source::File(path) => {
             let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", describe(source, CASES)))?;
             Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
@@ -104,7 +193,8 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 }
 
 /// Computes one line's answer and writes it.
-fn answer(out: &mut impl Write, op: Op, line: &[u8], resolver: &mut Resolver<'_>, overwrite: bool) -> io::Result<()> {
+fn answer(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> io::Result<()> {
+    let (op, overwrite) = (batch.op, batch.overwrite);
     let can_conflict = (op == Op::ThreeWay).then_some(false);
     let (docs, overwrite) = match parse_case(op, line, overwrite) {
         Ok(case) => case,

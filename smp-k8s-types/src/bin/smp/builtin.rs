@@ -15,37 +15,153 @@ pub fn by_type_meta(api_version: &str, kind: &str) -> Option<Schema<'static>> {
     smp_k8s_types::shape_of_kind(api_version, kind).map(Schema::Static)
 }
 
-/// The schema of a kind named on the command line: `apps/v1/Deployment`,
-/// `v1/Pod`, or just `Deployment` when one API group has it.
+/// The short names kubectl knows the built-in resources by (from the API
+/// server's discovery documents), by kind.
+const SHORT_NAMES: &[(&str, &[&str])] = &[
+    ("CertificateSigningRequest", &["csr"]),
+    ("ConfigMap", &["cm"]),
+    ("CronJob", &["cj"]),
+    ("CustomResourceDefinition", &["crd", "crds"]),
+    ("DaemonSet", &["ds"]),
+    ("Deployment", &["deploy"]),
+    ("Endpoints", &["ep"]),
+    ("Event", &["ev"]),
+    ("HorizontalPodAutoscaler", &["hpa"]),
+    ("Ingress", &["ing"]),
+    ("LimitRange", &["limits"]),
+    ("Namespace", &["ns"]),
+    ("NetworkPolicy", &["netpol"]),
+    ("Node", &["no"]),
+    ("PersistentVolume", &["pv"]),
+    ("PersistentVolumeClaim", &["pvc"]),
+    ("Pod", &["po"]),
+    ("PodDisruptionBudget", &["pdb"]),
+    ("PriorityClass", &["pc"]),
+    ("ReplicaSet", &["rs"]),
+    ("ReplicationController", &["rc"]),
+    ("ResourceQuota", &["quota"]),
+    ("Service", &["svc"]),
+    ("ServiceAccount", &["sa"]),
+    ("StatefulSet", &["sts"]),
+    ("StorageClass", &["sc"]),
+];
+
+/// The resource name of a kind, as the API server derives it: lower case,
+/// plural.
+fn plural(kind: &str) -> String {
+    let lower = kind.to_ascii_lowercase();
+    if lower.ends_with("endpoints") {
+        lower
+    } else if let Some(stem) = lower.strip_suffix('y') {
+        format!("{stem}ies")
+    } else if lower.ends_with('s') || lower.ends_with("ch") || lower.ends_with('x') {
+        format!("{lower}es")
+    } else {
+        format!("{lower}s")
+    }
+}
+
+/// The names a kind answers to, lower case: kind, plural, short names.
+fn names_of(kind: &str) -> Vec<String> {
+    let mut names = vec![kind.to_ascii_lowercase(), plural(kind)];
+    let short = SHORT_NAMES.iter().find(|(k, _)| *k == kind).map_or(&[][..], |(_, short)| *short);
+    names.extend(short.iter().map(|s| s.to_string()));
+    names
+}
+
+/// The API group of an apiVersion (`""` for the core group).
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+/// How recent an API version is, for choosing among the versions of one
+/// group: GA before beta before alpha, then by number.
+fn version_rank(api_version: &str) -> (u8, u32, u32) {
+    let version = api_version.rsplit('/').next().unwrap_or(api_version);
+    let number = |s: &str| s.parse::<u32>().unwrap_or(0);
+    let rest = version.strip_prefix('v').unwrap_or(version);
+    let (major, level, minor) = match rest.find(|c: char| !c.is_ascii_digit()) {
+        None => (rest, 2, ""),
+        Some(at) => {
+            let (major, tail) = rest.split_at(at);
+            match (tail.strip_prefix("beta"), tail.strip_prefix("alpha")) {
+                (Some(minor), _) => (major, 1, minor),
+                (_, Some(minor)) => (major, 0, minor),
+                _ => (major, 0, ""),
+            }
+        }
+    };
+    (level, number(major), number(minor))
+}
+
+/// The schema of a kind named on the command line, as kubectl accepts
+/// names: `apps/v1/Deployment`, `Deployment`, `deployments`, `deploy`,
+/// `Deployment.apps`, `deployments.v1.apps`, in any case. Among the
+/// versions of one group, the most recent wins; a name in several groups
+/// is ambiguous.
 pub fn by_name(name: &str) -> Result<Schema<'static>, String> {
     if let Some((api_version, kind)) = name.rsplit_once('/') {
-        return by_type_meta(api_version, kind).ok_or_else(|| unknown(name));
+        return resources()
+            .find(|(v, k, _)| *v == api_version && k.eq_ignore_ascii_case(kind))
+            .map(|(_, _, shape)| Schema::Static(shape))
+            .ok_or_else(|| unknown(name));
     }
-    let exact: Vec<_> = resources().filter(|(_, kind, _)| *kind == name).collect();
-    let matches = if exact.is_empty() {
-        resources().filter(|(_, kind, _)| kind.eq_ignore_ascii_case(name)).collect()
-    } else {
-        exact
+    let (resource, group) = match name.split_once('.') {
+        Some((resource, qualifier)) => {
+            let group = match qualifier.split_once('.') {
+                Some((version, group)) if version_rank(version) != (0, 0, 0) => group,
+                _ => qualifier,
+            };
+            (resource, Some(group))
+        }
+        None => (name, None),
     };
+    let resource = resource.to_ascii_lowercase();
+    let mut matches: Vec<_> = resources()
+        .filter(|(api_version, kind, _)| {
+            group.is_none_or(|g| {
+                group_of(api_version).eq_ignore_ascii_case(g) || (g == "core" && group_of(api_version).is_empty())
+            }) && names_of(kind).contains(&resource)
+        })
+        .collect();
+    // Only exact kind names when they tell groups apart (`Event` is in two).
+    let groups = |m: &[(&str, &str, _)]| {
+        let mut groups: Vec<&str> = m.iter().map(|(v, _, _)| group_of(v)).collect();
+        groups.dedup();
+        groups.len()
+    };
+    matches.sort_by_key(|(api_version, _, _)| (group_of(api_version), std::cmp::Reverse(version_rank(api_version))));
     match matches.as_slice() {
-        [(_, _, shape)] => Ok(Schema::Static(*shape)),
         [] => Err(unknown(name)),
-        several => {
+        several if groups(several) > 1 => {
             let names: Vec<String> =
                 several.iter().map(|(api_version, kind, _)| format!("{api_version}/{kind}")).collect();
             Err(format!("kind {name:?} is ambiguous: pass one of {} to --kind", names.join(", ")))
         }
+        [(_, _, shape), ..] => Ok(Schema::Static(*shape)),
     }
 }
 
-/// Why `name` is no kind: with the built-in kinds whose name contains it
-/// (ignoring case), if any.
+/// Why `name` is no kind: with the names it is closest to, if any.
 fn unknown(name: &str) -> String {
-    let kind = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
-    let similar: Vec<String> = resources()
-        .filter(|(_, k, _)| !kind.is_empty() && k.to_ascii_lowercase().contains(&kind))
-        .map(|(api_version, k, _)| format!("{api_version}/{k}"))
+    let wanted = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    let mut scored: Vec<(f64, String)> = resources()
+        .flat_map(|(api_version, kind, _)| {
+            let full = format!("{api_version}/{kind}");
+            let wanted = &wanted;
+            names_of(kind).into_iter().map(move |candidate| (strsim::jaro_winkler(wanted, &candidate), full.clone()))
+        })
+        .filter(|(score, _)| *score >= 0.85)
         .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // The closest names only: those about as close as the best.
+    let best = scored.first().map_or(1.0, |(score, _)| *score);
+    let mut similar: Vec<String> = Vec::new();
+    for (_, full) in scored.into_iter().filter(|(score, _)| best - score < 0.02) {
+        if !similar.contains(&full) && similar.len() < 3 {
+            similar.push(full);
+        }
+    }
     let hint = if similar.is_empty() {
         "for a custom resource, pass its schema with --openapi DOC".to_string()
     } else {
@@ -82,6 +198,40 @@ mod tests {
     }
 
     #[test]
+    fn kind_names_as_kubectl_accepts_them() {
+        for (name, want) in [
+            ("svc", "Service"),
+            ("deploy", "Deployment"),
+            ("cm", "ConfigMap"),
+            ("sts", "StatefulSet"),
+            ("deployments", "Deployment"),
+            ("Deployment.apps", "Deployment"),
+            ("deployments.apps", "Deployment"),
+            ("deploy.v1.apps", "Deployment"),
+            ("DEPLOYMENT", "Deployment"),
+            ("ingresses", "Ingress"),
+            ("networkpolicies", "NetworkPolicy"),
+            ("endpoints", "Endpoints"),
+            ("pods.core", "Pod"),
+            ("events.events.k8s.io", "Event"),
+        ] {
+            assert_eq!(struct_name(by_name(name).unwrap_or_else(|e| panic!("{name}: {e}"))), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_most_recent_version_of_a_group_wins() {
+        let hpa = by_name("hpa").unwrap();
+        assert_eq!(struct_name(hpa), "HorizontalPodAutoscaler");
+        let v2 = by_name("autoscaling/v2/HorizontalPodAutoscaler").unwrap();
+        assert_eq!(format!("{hpa:?}"), format!("{v2:?}"));
+        assert!(version_rank("v2") > version_rank("v1") && version_rank("v1") > version_rank("v1beta2"));
+        assert!(
+            version_rank("v1beta2") > version_rank("v1beta1") && version_rank("v1beta1") > version_rank("v1alpha1")
+        );
+    }
+
+    #[test]
     fn an_ambiguous_kind_lists_its_api_versions() {
         let err = by_name("Event").unwrap_err();
         assert!(err.contains("ambiguous"), "{err}");
@@ -90,8 +240,10 @@ mod tests {
 
     #[test]
     fn an_unknown_kind_suggests_similar_ones_or_openapi() {
-        let err = by_name("Deploy").unwrap_err();
+        let err = by_name("Deploymnet").unwrap_err();
         assert!(err.contains("did you mean apps/v1/Deployment?"), "{err}");
+        let err = by_name("statefulsest").unwrap_err();
+        assert!(err.contains("did you mean apps/v1/StatefulSet?"), "{err}");
         let err = by_name("example.com/v1/Widget").unwrap_err();
         assert!(err.contains("not a built-in kind") && err.contains("--openapi"), "{err}");
         assert!(by_name("apps/v2/Deployment").unwrap_err().contains("did you mean apps/v1/Deployment?"));

@@ -18,12 +18,6 @@ pub fn read(source: &Source, what: &str) -> Result<Vec<u8>, String> {
     bytes.map_err(|e| format!("cannot read {}: {e}", describe(source, what)))
 }
 
-/// Reads and parses the document `what` (e.g. `original`) from `source`.
-pub fn load_document(source: &Source, what: &str) -> Result<Value, String> {
-    let bytes = read(source, what)?;
-    parse_document(&bytes).map_err(|e| format!("{}: {e}", describe(source, what)))
-}
-
 /// `original file "a.yaml"`, or `original from stdin`.
 pub fn describe(source: &Source, what: &str) -> String {
     match source {
@@ -80,15 +74,54 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, JsonError> {
     Ok(value)
 }
 
+/// Parses every document of a JSON stream or a YAML stream (`---`).
+/// Empty YAML documents are skipped, as kubectl skips them; text without
+/// any document is one empty object, as the reference decodes it.
+pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
+    let mut values = if prescan::is_json(bytes) {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let text = prescan::json(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
+        serde_json::Deserializer::from_slice(&text)
+            .into_iter::<Value>()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("invalid JSON: {e}"))?
+    } else {
+        prescan::yaml(bytes).map_err(|e| format!("invalid YAML: {e}"))?;
+        let mut values = Vec::new();
+        for document in serde_yaml_ng::Deserializer::from_slice(bytes) {
+            let yaml = serde_yaml_ng::Value::deserialize(document).map_err(|e| format!("invalid YAML: {e}"))?;
+            if !yaml.is_null() {
+                values.push(yaml_value(yaml).map_err(|e| format!("invalid YAML: {e}"))?);
+            }
+        }
+        values
+    };
+    values.iter_mut().for_each(smp_core::value::normalize_numbers);
+    for value in &mut values {
+        if value.is_null() {
+            *value = Value::Object(Map::new());
+        }
+    }
+    if values.is_empty() {
+        values.push(Value::Object(Map::new()));
+    }
+    Ok(values)
+}
+
+/// One YAML document as JSON, merge keys (`<<`) resolved.
+fn yaml_value(mut yaml: serde_yaml_ng::Value) -> Result<Value, String> {
+    yaml.apply_merge().map_err(|e| e.to_string())?;
+    yaml_to_json(yaml)
+}
+
 fn parse_yaml(bytes: &[u8]) -> Result<Value, String> {
     let mut documents = serde_yaml_ng::Deserializer::from_slice(bytes);
     let Some(first) = documents.next() else { return Ok(Value::Null) };
-    let mut yaml = serde_yaml_ng::Value::deserialize(first).map_err(|e| e.to_string())?;
+    let yaml = serde_yaml_ng::Value::deserialize(first).map_err(|e| e.to_string())?;
     if documents.next().is_some() {
         return Err("several YAML documents where one is expected".into());
     }
-    yaml.apply_merge().map_err(|e| e.to_string())?;
-    let mut json = yaml_to_json(yaml)?;
+    let mut json = yaml_value(yaml)?;
     smp_core::value::normalize_numbers(&mut json);
     Ok(json)
 }
@@ -220,6 +253,15 @@ mod tests {
         assert!(doc["c"].as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()), "{doc}");
         assert_eq!(doc["d"], json!("-0"));
         assert_eq!(yaml("a: -0\n")["a"], json!(0));
+    }
+
+    #[test]
+    fn streams_of_documents() {
+        let docs = parse_stream(b"a: 1\n---\n---\nb: -0\n...\n").unwrap();
+        assert_eq!(docs, [json!({"a": 1}), json!({"b": 0})]);
+        assert_eq!(parse_stream(br#"{"a": 1} {"b": -0}"#).unwrap(), [json!({"a": 1}), json!({"b": 0})]);
+        assert_eq!(parse_stream(b"").unwrap(), [json!({})]);
+        assert!(parse_stream(br#"{"a": 1} {"b": 1e999}"#).unwrap_err().starts_with("invalid JSON"));
     }
 
     #[test]

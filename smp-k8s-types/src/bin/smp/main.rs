@@ -5,19 +5,22 @@
 mod args;
 mod batch;
 mod builtin;
+mod documents;
+mod explain;
 mod input;
 mod numbers;
 mod op;
 mod output;
 mod prescan;
 mod schema;
+mod single;
+mod textdiff;
 mod yaml;
 
-use args::{Cli, Command, Common, Source};
+use args::{Cli, Command, Common, FileArgs, Source};
 use clap::Parser;
 use op::Op;
 use output::Failure;
-use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -26,10 +29,10 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     let invocation = Invocation::from(cli.command);
-    let format = invocation.common.output;
+    let (format, exit_code) = (invocation.common.output, invocation.exit_code);
     match invocation.run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => failure.report(format),
+        Ok(status) => status,
+        Err(failure) => failure.report(format, exit_code),
     }
 }
 
@@ -43,51 +46,75 @@ fn usage_error(e: clap::Error) -> ExitCode {
 struct Invocation {
     op: Op,
     common: Common,
+    files: FileArgs,
     inputs: Vec<Option<Source>>,
+    inline_patch: Option<String>,
     overwrite: bool,
+    from_annotation: bool,
+    exit_code: bool,
 }
 
 impl From<Command> for Invocation {
     fn from(command: Command) -> Self {
-        let (op, common, inputs, overwrite) = match command {
-            Command::Apply { common, original, patch } => (Op::Apply, common, vec![original, patch], false),
-            Command::Diff { common, original, modified } => (Op::Diff, common, vec![original, modified], false),
-            Command::ThreeWay { common, overwrite, original, modified, current } => {
-                (Op::ThreeWay, common, vec![original, modified, current], overwrite)
-            }
+        let plain = |op, common, files, inputs| Invocation {
+            op,
+            common,
+            files,
+            inputs,
+            inline_patch: None,
+            overwrite: false,
+            from_annotation: false,
+            exit_code: false,
         };
-        Invocation { op, common, inputs, overwrite }
+        match command {
+            Command::Apply { common, files, original, patch, inline_patch } => {
+                Invocation { inline_patch, ..plain(Op::Apply, common, files, vec![original, patch]) }
+            }
+            Command::Diff { common, files, exit, original, modified } => {
+                Invocation { exit_code: exit.exit_code, ..plain(Op::Diff, common, files, vec![original, modified]) }
+            }
+            Command::ThreeWay { common, files, exit, overwrite, from_annotation, original, modified, current } => {
+                Invocation {
+                    overwrite,
+                    from_annotation,
+                    exit_code: exit.exit_code,
+                    ..plain(Op::ThreeWay, common, files, vec![original, modified, current])
+                }
+            }
+        }
     }
 }
 
 impl Invocation {
-    fn run(self) -> Result<(), Failure> {
+    fn run(self) -> Result<ExitCode, Failure> {
         output::check_stdout()?;
         let docs = schema::load_documents(&self.common.schema.openapi)?;
         let mut resolver = schema::Resolver::new(&self.common.schema, &docs)?;
-        match &self.common.jsonl {
-            Some(source) => batch::run(self.op, source, &mut resolver, self.overwrite, self.common.max_line_bytes),
-            None => self.run_single(&mut resolver),
+        if let Some(source) = &self.common.jsonl {
+            let batch = batch::Batch {
+                op: self.op,
+                overwrite: self.overwrite,
+                max_line: self.common.max_line_bytes,
+                schema: &self.common.schema,
+                documents: &docs,
+            };
+            let cores = std::thread::available_parallelism().map_or(1, usize::from);
+            let jobs = self.common.jobs.map_or(cores, usize::from);
+            batch::run(&batch, source, jobs)?;
+            return Ok(ExitCode::SUCCESS);
         }
-    }
-
-    /// Reads the documents, runs the operation and prints the answer.
-    fn run_single(&self, resolver: &mut schema::Resolver<'_>) -> Result<(), Failure> {
-        let sources: Vec<&Source> = self.inputs.iter().flatten().collect();
-        if sources.iter().filter(|s| matches!(s, Source::Stdin)).count() > 1 {
-            return Err(Failure::Error("only one input can be read from stdin (-)".into()));
-        }
-        let names = self.op.inputs();
-        let docs = sources
-            .iter()
-            .zip(names)
-            .map(|(source, name)| input::load_document(source, name))
-            .collect::<Result<Vec<_>, _>>()?;
-        let schema = resolver.schema_for(&docs, names)?;
-        let answer = self.op.run(&docs, self.overwrite, schema)?;
-        let mut out = BufWriter::new(io::stdout().lock());
-        output::write_document(&mut out, &answer, self.common.output)
-            .and_then(|()| out.flush())
-            .map_err(output::output_error)
+        let request = single::Request {
+            op: self.op,
+            inputs: self.inputs.iter().flatten().collect(),
+            inline_patch: self.inline_patch.as_deref(),
+            overwrite: self.overwrite,
+            from_annotation: self.from_annotation,
+            recursive: self.files.recursive,
+            explain: self.files.explain,
+            diff: self.files.diff,
+            format: self.common.output,
+            exit_code: self.exit_code,
+        };
+        request.run(&mut resolver)
     }
 }

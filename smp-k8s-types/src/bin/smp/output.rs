@@ -17,6 +17,7 @@ pub fn write_document(out: &mut impl Write, value: &Value, format: Format) -> io
             out.write_all(b"\n")
         }
         Format::Yaml => out.write_all(crate::yaml::to_string(value).as_bytes()),
+        Format::Name => writeln!(out, "{}", crate::documents::name_of(value)),
     }
 }
 
@@ -141,14 +142,18 @@ impl From<smp_core::Error> for Failure {
 }
 
 impl Failure {
-    /// Prints the failure on stderr and gives the exit status.
-    pub fn report(&self, format: Format) -> ExitCode {
+    /// Prints the failure on stderr and gives the exit status: 1 for an
+    /// error, 2 for a conflict; 2 for both with `--exit-code`, where 1
+    /// means a patch that is not empty.
+    pub fn report(&self, format: Format, exit_code: bool) -> ExitCode {
+        let error = ExitCode::from(if exit_code { 2 } else { 1 });
+        let format = if format == Format::Name { Format::Json } else { format };
         match self {
             Failure::Error(message) => {
                 eprintln!("error: {}", bounded(message));
-                ExitCode::from(1)
+                error
             }
-            Failure::OutputClosed => ExitCode::from(1),
+            Failure::OutputClosed => error,
             Failure::Conflict { path, patch, changed } => {
                 let at = if path.is_empty() { String::new() } else { format!(" at {}", bounded(path)) };
                 eprint!(

@@ -1,0 +1,162 @@
+//! Inputs of several objects: YAML streams (`---`), JSON streams, lists
+//! (`kind: List`, or any `...List` kind with `items`), and directories.
+
+use crate::args::Source;
+use crate::input::{self, describe};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// One document of the input, with where it came from.
+pub struct Document {
+    /// For messages: `original file "a.yaml", document 2`.
+    pub origin: String,
+    pub body: Body,
+}
+
+/// A document: one object, or a list whose items are objects of their
+/// own kinds.
+pub enum Body {
+    Object(Value),
+    List { header: Map<String, Value>, items: Vec<Value> },
+}
+
+impl Document {
+    /// The objects of the document, in order.
+    pub fn objects(&self) -> &[Value] {
+        match &self.body {
+            Body::Object(object) => std::slice::from_ref(object),
+            Body::List { items, .. } => items,
+        }
+    }
+}
+
+/// Every object of `documents`, each with the origin of its document.
+pub fn objects(documents: &[Document]) -> Vec<(&str, &Value)> {
+    documents.iter().flat_map(|d| d.objects().iter().map(move |o| (d.origin.as_str(), o))).collect()
+}
+
+/// `documents` with their objects replaced, in order, by `results`: a list
+/// stays a list.
+pub fn reassemble(documents: &[Document], results: Vec<Value>) -> Vec<Value> {
+    let mut results = results.into_iter();
+    documents
+        .iter()
+        .map(|document| match &document.body {
+            Body::Object(_) => results.next().unwrap_or_default(),
+            Body::List { header, items } => {
+                let mut list = header.clone();
+                list.insert("items".into(), Value::Array(results.by_ref().take(items.len()).collect()));
+                Value::Object(list)
+            }
+        })
+        .collect()
+}
+
+/// Reads every document of `source` (`what` names it in messages): a
+/// file, stdin, or the `.json`, `.yaml` and `.yml` files of a directory,
+/// in name order (and of its subdirectories when `recursive`). An empty
+/// file is one empty object, as the reference decodes it.
+pub fn read(source: &Source, what: &str, recursive: bool) -> Result<Vec<Document>, String> {
+    let files = match source {
+        Source::File(path) if path.is_dir() => {
+            let mut files = Vec::new();
+            list_dir(path, recursive, &mut files)?;
+            if files.is_empty() {
+                return Err(format!("{}: no .json, .yaml or .yml files in it", describe(source, what)));
+            }
+            files.into_iter().map(Source::File).collect()
+        }
+        other => vec![other.clone()],
+    };
+    let mut documents = Vec::new();
+    for file in &files {
+        let bytes = input::read(file, what)?;
+        let values = input::parse_stream(&bytes).map_err(|e| format!("{}: {e}", describe(file, what)))?;
+        let several = values.len() > 1;
+        for (n, value) in values.into_iter().enumerate() {
+            let origin =
+                if several { format!("{}, document {}", describe(file, what), n + 1) } else { describe(file, what) };
+            let body = body(value).map_err(|e| format!("{origin}: {e}"))?;
+            documents.push(Document { origin, body });
+        }
+    }
+    Ok(documents)
+}
+
+fn list_dir(dir: &Path, recursive: bool, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read directory {:?}: {e}", dir.display().to_string()))?;
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            if recursive {
+                list_dir(&path, recursive, files)?;
+            }
+        } else if path.extension().is_some_and(|x| x == "json" || x == "yaml" || x == "yml") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A document as an object or a list of objects.
+fn body(value: Value) -> Result<Body, String> {
+    let Value::Object(mut map) = value else {
+        return Err(format!("the document must be an object, not {}", input::type_name(&value)));
+    };
+    let is_list = map.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"))
+        && map.get("items").is_some_and(Value::is_array);
+    if !is_list {
+        return Ok(Body::Object(Value::Object(map)));
+    }
+    let Some(Value::Array(items)) = map.remove("items") else { unreachable!("checked above") };
+    for (i, item) in items.iter().enumerate() {
+        if !item.is_object() {
+            return Err(format!("items[{i}] must be an object, not {}", input::type_name(item)));
+        }
+    }
+    Ok(Body::List { header: map, items })
+}
+
+/// `kind.group/name` of an object, as `kubectl -o name` writes it.
+pub fn name_of(object: &Value) -> String {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
+    let kind = text(object.get("kind")).to_ascii_lowercase();
+    let api_version = text(object.get("apiVersion"));
+    let name = text(object.get("metadata").and_then(|m| m.get("name")));
+    match api_version.rsplit_once('/') {
+        Some((group, _)) => format!("{kind}.{group}/{name}"),
+        None => format!("{kind}/{name}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lists_are_flattened_and_put_back() {
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": [{"kind": "A"}, {"kind": "B"}]});
+        let documents = vec![
+            Document { origin: "a".into(), body: body(json!({"kind": "C"})).unwrap() },
+            Document { origin: "b".into(), body: body(list).unwrap() },
+        ];
+        let found: Vec<_> = objects(&documents).into_iter().map(|(o, v)| (o.to_string(), v["kind"].clone())).collect();
+        assert_eq!(found, [("a".into(), json!("C")), ("b".into(), json!("A")), ("b".into(), json!("B"))]);
+        let back = reassemble(&documents, vec![json!(1), json!(2), json!(3)]);
+        assert_eq!(back, [json!(1), json!({"apiVersion": "v1", "kind": "List", "items": [2, 3]})]);
+        assert!(body(json!({"kind": "List", "items": [1]})).is_err());
+    }
+
+    #[test]
+    fn names_as_kubectl_writes_them() {
+        let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}});
+        assert_eq!(name_of(&deploy), "deployment.apps/web");
+        assert_eq!(
+            name_of(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}})),
+            "configmap/a"
+        );
+    }
+}

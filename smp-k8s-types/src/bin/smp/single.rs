@@ -1,0 +1,253 @@
+//! One run over files: read every object, run the operation on each with
+//! the schema of its kind, print the documents, their names, or a diff of
+//! each object, and optionally an account of what each patch did.
+
+use crate::args::{Format, Source};
+use crate::documents::{self, Document};
+use crate::op::Op;
+use crate::output::{self, Failure};
+use crate::schema::Resolver;
+use crate::{explain, input, textdiff};
+use serde_json::{Value, json};
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+
+/// The annotation `kubectl apply` keeps the last applied configuration in.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// What to read and how to answer.
+pub struct Request<'a> {
+    pub op: Op,
+    /// The files, in the order of [`Op::inputs`] (with `from_annotation`,
+    /// without the first).
+    pub inputs: Vec<&'a Source>,
+    /// apply's `-p` text.
+    pub inline_patch: Option<&'a str>,
+    pub overwrite: bool,
+    pub from_annotation: bool,
+    pub recursive: bool,
+    pub explain: bool,
+    pub diff: bool,
+    pub format: Format,
+    pub exit_code: bool,
+}
+
+/// One object's documents, in the order of [`Op::inputs`], and where it
+/// came from.
+struct Case {
+    origin: String,
+    docs: Vec<Value>,
+}
+
+impl Request<'_> {
+    /// Runs the request and prints the answer.
+    pub fn run(&self, resolver: &mut Resolver<'_>) -> Result<ExitCode, Failure> {
+        if self.inputs.iter().filter(|s| matches!(s, Source::Stdin)).count() > 1 {
+            return Err(Failure::Error("only one input can be read from stdin (-)".into()));
+        }
+        if self.from_annotation && self.inputs.len() != 2 {
+            return Err(Failure::Error("with --from-annotation, give MODIFIED and CURRENT only".into()));
+        }
+        let (layout, cases) = self.cases()?;
+        let names = self.op.inputs();
+        let several = cases.len() > 1;
+        let mut answers = Vec::with_capacity(cases.len());
+        for case in &cases {
+            let within = |message: String| {
+                if several {
+                    format!("{} ({}): {message}", case.origin, documents::name_of(subject(self.op, &case.docs)))
+                } else {
+                    message
+                }
+            };
+            let schema = resolver.schema_for(&case.docs, names).map_err(within)?;
+            let answer = self.op.run(&case.docs, self.overwrite, schema).map_err(|e| match Failure::from(e) {
+                Failure::Error(message) => Failure::Error(within(message)),
+                other => other,
+            })?;
+            if self.explain || self.diff {
+                let (before, patch, after) = self.before_after(&case.docs, &answer, schema)?;
+                if self.explain {
+                    self.print_explanation(subject(self.op, &case.docs), &before, &patch, &after, schema, several);
+                }
+                if self.diff {
+                    self.print_diff(subject(self.op, &case.docs), &before, &after)?;
+                }
+            }
+            answers.push(answer);
+        }
+        let changed = self.op != Op::Apply && answers.iter().any(|a| a.as_object().is_none_or(|m| !m.is_empty()));
+        if !self.diff {
+            self.print(&layout, &cases, answers)?;
+        }
+        Ok(if self.exit_code && changed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    }
+
+    /// Reads the inputs and pairs their objects into cases. The layout is
+    /// the documents of the first input, for apply's output.
+    fn cases(&self) -> Result<(Vec<Document>, Vec<Case>), String> {
+        let read = |source: &Source, what: &str| documents::read(source, what, self.recursive);
+        let names = self.op.inputs();
+        let first = read(self.inputs[0], if self.from_annotation { names[1] } else { names[0] })?;
+        let cases = match self.op {
+            Op::Apply => {
+                let patch = self.patch()?;
+                let objects = documents::objects(&first);
+                let case = |(origin, object): (&str, &Value)| Case {
+                    origin: origin.into(),
+                    docs: vec![object.clone(), patch.clone()],
+                };
+                objects.into_iter().map(case).collect()
+            }
+            Op::ThreeWay if self.from_annotation => {
+                let current = read(self.inputs[1], names[2])?;
+                let modified = documents::objects(&first);
+                let current = documents::objects(&current);
+                let pairs = pair(&[modified.as_slice(), current.as_slice()], &names[1..])?;
+                pairs
+                    .into_iter()
+                    .map(|(origin, mut docs)| {
+                        let original = last_applied(&docs[1]).map_err(|e| format!("{origin}: {e}"))?;
+                        docs.insert(0, original);
+                        Ok(Case { origin, docs })
+                    })
+                    .collect::<Result<_, String>>()?
+            }
+            _ => {
+                let rest: Vec<Vec<Document>> =
+                    self.inputs[1..].iter().zip(&names[1..]).map(|(s, n)| read(s, n)).collect::<Result<_, _>>()?;
+                let mut lists = vec![documents::objects(&first)];
+                lists.extend(rest.iter().map(|d| documents::objects(d)));
+                let lists: Vec<&[(&str, &Value)]> = lists.iter().map(Vec::as_slice).collect();
+                pair(&lists, names)?.into_iter().map(|(origin, docs)| Case { origin, docs }).collect()
+            }
+        };
+        Ok((first, cases))
+    }
+
+    /// apply's patch: `-p` text or one document from a file.
+    fn patch(&self) -> Result<Value, String> {
+        if let Some(text) = self.inline_patch {
+            return input::parse_document(text.as_bytes()).map_err(|e| format!("patch (-p): {e}"));
+        }
+        let source = self.inputs[1];
+        let mut values = documents::read(source, "patch", false)?;
+        match (values.len(), values.pop().map(|d| d.body)) {
+            (1, Some(documents::Body::Object(patch))) => Ok(patch),
+            _ => Err(format!("{}: a patch is one object", input::describe(source, "patch"))),
+        }
+    }
+
+    /// The object before, the patch and the object after, for --explain
+    /// and --diff: apply's input and result; the two-way patch applied to
+    /// the original; the three-way patch applied to the live object.
+    fn before_after(
+        &self,
+        docs: &[Value],
+        answer: &Value,
+        schema: smp_core::Schema<'_>,
+    ) -> Result<(Value, Value, Value), Failure> {
+        Ok(match self.op {
+            Op::Apply => (docs[0].clone(), docs[1].clone(), answer.clone()),
+            Op::Diff => (docs[0].clone(), answer.clone(), smp_core::apply(&docs[0], answer, schema)?),
+            Op::ThreeWay => (docs[2].clone(), answer.clone(), smp_core::apply(&docs[2], answer, schema)?),
+        })
+    }
+
+    fn print_explanation(
+        &self,
+        object: &Value,
+        before: &Value,
+        patch: &Value,
+        after: &Value,
+        schema: smp_core::Schema<'_>,
+        several: bool,
+    ) {
+        let mut err = io::stderr().lock();
+        if several {
+            let _ = writeln!(err, "# {}", documents::name_of(object));
+        }
+        for line in explain::explain(before, patch, after, schema) {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+
+    fn print_diff(&self, object: &Value, before: &Value, after: &Value) -> Result<(), Failure> {
+        let format = Format::Yaml;
+        let name = documents::name_of(object);
+        let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        let text = textdiff::unified(&output::render(before, format), &output::render(after, format), &name, colour);
+        let mut out = io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(output::output_error)
+    }
+
+    /// Prints the answers: apply's results in the shape of the input (a
+    /// list stays a list), patches one per object; or names.
+    fn print(&self, layout: &[Document], cases: &[Case], answers: Vec<Value>) -> Result<(), Failure> {
+        let mut out = BufWriter::new(io::stdout().lock());
+        let written = match self.format {
+            Format::Name => {
+                let names: Vec<String> = match self.op {
+                    Op::Apply => answers.iter().map(documents::name_of).collect(),
+                    _ => cases
+                        .iter()
+                        .zip(&answers)
+                        .filter(|(_, patch)| patch.as_object().is_none_or(|m| !m.is_empty()))
+                        .map(|(case, _)| documents::name_of(subject(self.op, &case.docs)))
+                        .collect(),
+                };
+                names.iter().try_for_each(|name| writeln!(out, "{name}"))
+            }
+            format => {
+                let docs = if self.op == Op::Apply { documents::reassemble(layout, answers) } else { answers };
+                docs.iter().enumerate().try_for_each(|(i, doc)| {
+                    if i > 0 && format == Format::Yaml {
+                        out.write_all(b"---\n")?;
+                    }
+                    output::write_document(&mut out, doc, format)
+                })
+            }
+        };
+        written.and_then(|()| out.flush()).map_err(output::output_error)
+    }
+}
+
+/// The object a case is about: the original for apply and diff, the live
+/// object for three-way.
+fn subject(op: Op, docs: &[Value]) -> &Value {
+    match op {
+        Op::ThreeWay => &docs[2],
+        _ => &docs[0],
+    }
+}
+
+/// Pairs the objects of each input by position; the inputs must hold as
+/// many objects each.
+fn pair(lists: &[&[(&str, &Value)]], names: &[&str]) -> Result<Vec<(String, Vec<Value>)>, String> {
+    let counts: Vec<usize> = lists.iter().map(|l| l.len()).collect();
+    if counts.windows(2).any(|w| w[0] != w[1]) {
+        let said: Vec<String> = names.iter().zip(&counts).map(|(n, c)| format!("{n}: {c}")).collect();
+        return Err(format!(
+            "the inputs hold different numbers of objects ({}); objects are paired in order",
+            said.join(", ")
+        ));
+    }
+    Ok((0..counts[0])
+        .map(|i| {
+            let origin = lists[0][i].0.to_string();
+            (origin, lists.iter().map(|l| l[i].1.clone()).collect())
+        })
+        .collect())
+}
+
+/// The last applied configuration of a live object, as kubectl reads it:
+/// none is an empty object.
+pub fn last_applied(current: &Value) -> Result<Value, String> {
+    match current.pointer("/metadata/annotations").and_then(|a| a.get(LAST_APPLIED)) {
+        None | Some(Value::Null) => Ok(json!({})),
+        Some(Value::String(text)) => {
+            input::parse_document(text.as_bytes()).map_err(|e| format!("annotation {LAST_APPLIED}: {e}"))
+        }
+        Some(other) => Err(format!("annotation {LAST_APPLIED} must be a string, not {}", input::type_name(other))),
+    }
+}
