@@ -121,6 +121,13 @@ proptest! {
     }
 
     #[test]
+    fn no_patch_exactly_when_the_patch_changes_nothing(a in doc(), b in doc()) {
+        let unchanged = a.apply(&a.diff(&b).unwrap()).unwrap() == a;
+        prop_assert_eq!(a.diff_if_changed(&b).unwrap().is_none(), unchanged);
+        prop_assert_eq!(a.diff_if_changed(&a).unwrap(), None);
+    }
+
+    #[test]
     fn the_typed_apply_is_the_engines(a in doc(), b in doc(), c in doc()) {
         // Patches made for another object: sets get additions, deletions
         // and orders that do not match what they hold.

@@ -77,11 +77,7 @@ pub trait StrategicPatch: StrategicMerge {
     /// assert!(patch.is_some(), "to send with api.patch(name, &PatchParams::default(), &patch)");
     /// ```
     fn strategic_patch_if_changed(&self, desired: &Self) -> smp_core::Result<Option<Patch<Value>>> {
-        if self == desired {
-            return Ok(None);
-        }
-        let patch = self.diff(desired)?;
-        Ok(if is_empty_object(&patch) { None } else { Some(Patch::Strategic(patch)) })
+        Ok(self.diff_if_changed(desired)?.map(Patch::Strategic))
     }
 
     /// [`strategic_patch`](Self::strategic_patch) that also carries the
@@ -204,10 +200,6 @@ fn set_resource_version(patch: &mut Value, version: &str) {
     if let Value::Object(metadata) = metadata {
         metadata.insert("resourceVersion".into(), Value::String(version.into()));
     }
-}
-
-fn is_empty_object(patch: &Value) -> bool {
-    patch.as_object().is_some_and(Map::is_empty)
 }
 
 /// `{"metadata": {"resourceVersion": ...}}` and nothing else: the lock alone.

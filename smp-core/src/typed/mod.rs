@@ -110,6 +110,36 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
         self.__diff_object(desired, opts).map(Value::Object)
     }
 
+    /// [`diff`](Self::diff), or `None` when the patch would change nothing:
+    /// `desired` equals `self`, or the patch is `{}`. `diff` always gives
+    /// the reference's patch, which for equal values is not always `{}` (an
+    /// unsorted set of scalars gets its order re-sent).
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    /// use smp_core::StrategicMerge;
+    ///
+    /// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+    /// struct Meta {
+    ///     #[patch(strategy = "merge")]
+    ///     finalizers: Vec<String>,
+    /// }
+    ///
+    /// let live = Meta { finalizers: vec!["b".into(), "a".into()] };
+    /// assert_ne!(live.diff(&live).unwrap(), serde_json::json!({}), "the reference re-sends the order");
+    /// assert_eq!(live.diff_if_changed(&live).unwrap(), None);
+    ///
+    /// let desired = Meta { finalizers: vec!["b".into()] };
+    /// assert!(live.diff_if_changed(&desired).unwrap().is_some());
+    /// ```
+    fn diff_if_changed(&self, desired: &Self) -> Result<Option<Value>> {
+        if self == desired {
+            return Ok(None);
+        }
+        let patch = self.diff(desired)?;
+        Ok(if patch.as_object().is_some_and(Map::is_empty) { None } else { Some(patch) })
+    }
+
     /// `self` with `patch` applied.
     fn apply(&self, patch: &Value) -> Result<Self> {
         let mut out = self.clone();
