@@ -1,6 +1,8 @@
 //! Kubernetes strategic merge patch, exactly as the Go reference
 //! (`k8s.io/apimachinery/pkg/util/strategicpatch`) computes it.
 
+#![deny(missing_docs)]
+
 mod engine;
 pub mod error;
 pub mod json_patch;

@@ -36,6 +36,7 @@ pub enum Shape {
 pub struct StructSchema {
     /// The type name, used in error messages as the reference does.
     pub name: &'static str,
+    /// The fields, in declaration order.
     pub fields: &'static [FieldSchema],
 }
 
@@ -54,6 +55,7 @@ pub struct FieldSchema {
     /// The field's own keys sit in this object (serde's `flatten`); its
     /// name is unused.
     pub flatten: bool,
+    /// The schema of the field's value.
     pub shape: fn() -> Shape,
 }
 
@@ -105,7 +107,9 @@ impl StructSchema {
 pub enum Schema<'a> {
     /// No metadata here or below: objects merge, lists are replaced.
     Untyped,
+    /// A static schema: derived or generated tables.
     Static(Shape),
+    /// A node of an OpenAPI document.
     OpenApi(OpenApiNode<'a>),
 }
 

@@ -18,8 +18,11 @@ use serde_json::{Map, Value};
 /// `$setElementOrder/f` and `$deleteFromPrimitiveList/f`.
 #[derive(Debug, Default)]
 pub struct FieldPatch {
+    /// The patch value under `f`.
     pub value: Option<Value>,
+    /// The `$setElementOrder/f` list.
     pub order: Option<Value>,
+    /// The `$deleteFromPrimitiveList/f` list.
     pub delete: Option<Value>,
 }
 
@@ -58,7 +61,9 @@ pub enum Outcome<T> {
 /// A patch map split by field, or the whole map when the typed walk cannot
 /// take it field by field (`$patch`, `$retainKeys`, keys that name no field).
 pub enum Grouped {
+    /// Each field's entries, by the field's position in the struct.
     Fields(Vec<(usize, FieldPatch)>),
+    /// The patch map as it came, for the JSON engine.
     Whole(Map<String, Value>),
 }
 
@@ -99,6 +104,7 @@ pub fn group_patch(patch: Map<String, Value>, fields: &[&str]) -> Grouped {
     Grouped::Fields(grouped)
 }
 
+/// The value's JSON form; a failure of its `Serialize` is an error.
 pub fn to_value<T: Serialize + ?Sized>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
 }
@@ -133,7 +139,7 @@ pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(
     Ok(())
 }
 
-/// [`apply_object`] for generated code.
+/// `apply_object` (the JSON engine on the whole object) for generated code.
 pub fn apply_object_fallback<T: StrategicMerge>(slot: &mut T, patch: Map<String, Value>) -> Result<()> {
     apply_object(slot, patch, T::shape())
 }
@@ -181,7 +187,7 @@ pub(crate) fn apply_field<T: Serialize + DeserializeOwned>(
     }
 }
 
-/// [`diff_field`] for fields whose type does not implement the trait.
+/// `diff_field` (through the JSON engine) for fields whose type does not implement the trait.
 pub fn diff_field_json<T: Serialize>(
     old: Option<&T>,
     new: Option<&T>,
@@ -192,7 +198,7 @@ pub fn diff_field_json<T: Serialize>(
     diff_field(old, new, field, patch, opts)
 }
 
-/// [`apply_field`] for fields whose type does not implement the trait.
+/// `apply_field` (through the JSON engine) for fields whose type does not implement the trait.
 pub fn apply_field_json<T: Serialize + DeserializeOwned>(
     slot: Option<&mut T>,
     patch: FieldPatch,

@@ -31,9 +31,14 @@ use serde_json::{Map, Value};
 /// holds it.
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
+    /// The field's JSON name.
     pub key: &'static str,
+    /// Its patch strategy.
     pub strategy: Strategy,
+    /// The merge key of a list of objects.
     pub merge_key: Option<MergeKey<'static>>,
+    /// The schema of the struct holding the field (the engine's fallback
+    /// looks the field up in it).
     pub parent: fn() -> Shape,
 }
 
