@@ -6,7 +6,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use smp_core::value::{normalize_numbers, to_go_json};
-use smp_core::{ErrorKind, Result, Schema, StrategicMerge, ThreeWayOptions, decode, three_way};
+use smp_core::{
+    ErrorKind, Precondition, Result, Schema, StrategicMerge, ThreeWayOptions, decode, merge_patch, three_way,
+};
 
 /// The annotation in which kubectl keeps the last applied configuration.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -65,6 +67,27 @@ pub fn apply_patch(live: &Value, desired: &Value, schema: Schema<'_>, overwrite:
     three_way(&original, &modified, live, schema, ThreeWayOptions { overwrite, ..Default::default() })
 }
 
+/// The patch `kubectl apply` sends for a kind without strategic patch
+/// metadata (a custom resource): the JSON merge patch three-way
+/// (`jsonmergepatch.CreateThreeWayJSONMergePatch`) from the last applied
+/// configuration, `desired` (with its own last-applied annotation) and
+/// `live`, under kubectl's preconditions (`apiVersion`, `kind` and
+/// `metadata.name` unchanged). Send it as `application/merge-patch+json`.
+///
+/// ```
+/// use serde_json::json;
+/// use smp_k8s_types::kubectl::merge_apply_patch;
+///
+/// let widget = |spec: serde_json::Value| json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec});
+/// let live = widget(json!({"size": 1, "ports": [80]}));
+/// let patch = merge_apply_patch(&live, &widget(json!({"size": 1, "ports": [80, 443]}))).unwrap();
+/// assert_eq!(patch["spec"], json!({"ports": [80, 443]}));
+/// ```
+pub fn merge_apply_patch(live: &Value, desired: &Value) -> Result<Value> {
+    let original = last_applied(live)?;
+    merge_patch::three_way(&original, &with_last_applied(desired), live, &Precondition::KUBECTL)
+}
+
 /// [`apply_patch`] on typed objects, with the patch metadata of their type:
 /// the patch `kubectl apply -f desired.yaml` sends when the cluster holds
 /// `live`.
@@ -85,7 +108,7 @@ pub fn typed_apply_patch<T: StrategicMerge>(live: &T, desired: &T, overwrite: bo
 
 /// The JSON kubectl would read for `value`: integers beyond `int64` are
 /// floats, as the reference decodes them.
-fn to_json(value: &impl Serialize) -> Result<Value> {
+pub(crate) fn to_json(value: &impl Serialize) -> Result<Value> {
     let mut json = serde_json::to_value(value).map_err(|e| ErrorKind::Serialize(e.to_string()))?;
     normalize_numbers(&mut json);
     Ok(json)

@@ -58,6 +58,10 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "kube")]
+pub mod api;
+#[cfg(feature = "kube")]
+pub mod crd;
 pub mod kubectl;
 #[cfg(feature = "kube")]
 pub mod patch;
@@ -69,6 +73,8 @@ pub use smp_core::{
     Error, ErrorKind, OpenApi, Result, Schema, Shape, StrategicMerge, ThreeWayOptions, apply, diff, three_way,
 };
 
+#[cfg(feature = "kube")]
+pub use api::PatchFrom;
 #[cfg(feature = "kube")]
 pub use patch::{LockError, StrategicPatch};
 

@@ -167,6 +167,11 @@ pub trait StrategicPatch: StrategicMerge {
     /// `--overwrite` (on unless `--overwrite=false`); without it, changes
     /// made to the live object since the last apply are a conflict error.
     ///
+    /// As kubectl does, a kind that is not built into Kubernetes (a custom
+    /// resource: no strategic patch metadata on the server) gets the JSON
+    /// merge patch three-way instead, as a [`Patch::Merge`] (see
+    /// [`kubectl::merge_apply_patch`]; `overwrite` plays no part there).
+    ///
     /// ```
     /// use smp_k8s_types::StrategicPatch;
     /// use smp_k8s_types::k8s_openapi::api::core::v1::ConfigMap;
@@ -180,8 +185,17 @@ pub trait StrategicPatch: StrategicMerge {
     /// let recorded = body["metadata"]["annotations"][LAST_APPLIED].as_str().unwrap();
     /// assert_eq!(recorded, "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{}}}\n");
     /// ```
-    fn kubectl_apply_patch(&self, desired: &Self, overwrite: bool) -> smp_core::Result<Patch<Value>> {
-        kubectl::typed_apply_patch(self, desired, overwrite).map(Patch::Strategic)
+    fn kubectl_apply_patch(&self, desired: &Self, overwrite: bool) -> smp_core::Result<Patch<Value>>
+    where
+        Self: Resource<DynamicType = ()>,
+    {
+        match crate::api::Route::of::<Self>() {
+            crate::api::Route::Strategic => kubectl::typed_apply_patch(self, desired, overwrite).map(Patch::Strategic),
+            crate::api::Route::CustomResource => {
+                let (live, desired) = (kubectl::to_json(self)?, kubectl::to_json(desired)?);
+                kubectl::merge_apply_patch(&live, &desired).map(Patch::Merge)
+            }
+        }
     }
 }
 
@@ -191,7 +205,7 @@ impl<T: StrategicMerge> StrategicPatch for T {}
 /// controller-runtime's diff of the live object without a resourceVersion
 /// against the desired one with the live version, since resourceVersion is
 /// a plain string field of `metadata`.
-fn set_resource_version(patch: &mut Value, version: &str) {
+pub(crate) fn set_resource_version(patch: &mut Value, version: &str) {
     let Value::Object(root) = patch else { return };
     let metadata = root.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
     if !metadata.is_object() {

@@ -106,7 +106,7 @@ fn the_lock_needs_a_resource_version() {
 }
 
 /// `live` as the cluster holds it after `kubectl apply` of `applied`.
-fn applied_with_kubectl<T: StrategicPatch>(live: &T, applied: &T) -> T {
+fn applied_with_kubectl<T: StrategicPatch + kube::Resource<DynamicType = ()>>(live: &T, applied: &T) -> T {
     let patch = body(live.kubectl_apply_patch(applied, true).unwrap());
     live.apply(&patch).unwrap()
 }
