@@ -109,8 +109,61 @@ pub fn to_value<T: Serialize + ?Sized>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
 }
 
+/// The typed value of a patched JSON value: what it deserialises into once
+/// the reference has printed it. Go prints a whole float64 such as `5.0` as
+/// `5`, which an integer field accepts; so when the value as it is does not
+/// fit, whole floats are read as the integers Go prints.
 pub(crate) fn from_value<T: DeserializeOwned>(v: Value) -> Result<T> {
-    serde_json::from_value(v).map_err(|e| ErrorKind::Deserialize(e.to_string()).into())
+    let err = |e: serde_json::Error| ErrorKind::Deserialize(e.to_string()).into();
+    if !has_go_integral_float(&v) {
+        return serde_json::from_value(v).map_err(err);
+    }
+    match T::deserialize(&v) {
+        Ok(t) => Ok(t),
+        Err(_) => {
+            let mut v = v;
+            integral_floats_to_integers(&mut v);
+            serde_json::from_value(v).map_err(err)
+        }
+    }
+}
+
+/// The integer Go's `encoding/json` prints for a float64 without a
+/// fraction or exponent (`5.0` as `5`, `-0.0` as `-0`), when it fits.
+fn go_printed_integer(n: &serde_json::Number) -> Option<serde_json::Number> {
+    let f = n.as_f64().filter(|_| n.is_f64())?;
+    if f.fract() != 0.0 || f.abs() >= 1e21 {
+        return None;
+    }
+    if f >= i64::MIN as f64 && f < i64::MAX as f64 {
+        Some((f as i64).into())
+    } else if f >= 0.0 && f < u64::MAX as f64 {
+        Some((f as u64).into())
+    } else {
+        None
+    }
+}
+
+fn has_go_integral_float(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => go_printed_integer(n).is_some(),
+        Value::Array(a) => a.iter().any(has_go_integral_float),
+        Value::Object(m) => m.values().any(has_go_integral_float),
+        _ => false,
+    }
+}
+
+fn integral_floats_to_integers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(i) = go_printed_integer(n) {
+                *n = i;
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(integral_floats_to_integers),
+        Value::Object(m) => m.values_mut().for_each(integral_floats_to_integers),
+        _ => {}
+    }
 }
 
 fn into_object(v: Value) -> Result<Map<String, Value>> {
