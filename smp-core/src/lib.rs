@@ -1,5 +1,17 @@
 //! Kubernetes strategic merge patch, exactly as the Go reference
 //! (`k8s.io/apimachinery/pkg/util/strategicpatch`) computes it.
+//!
+//! Where each concept lives:
+//!
+//! - [`schema`]: patch metadata ([`schema::Strategy`], [`schema::MergeKey`],
+//!   parsed once) and schemas (static tables, OpenAPI documents);
+//! - `lists`: the key index, sets of scalars and the ordering of merged
+//!   lists (`$setElementOrder`), shared by the engine and the typed layer;
+//! - `engine`: the JSON engine ([`apply`], [`diff`], [`three_way`], the
+//!   conflict check), the executable specification;
+//! - [`typed`]: the [`StrategicMerge`] trait on Rust values;
+//! - [`value`]: the reference's view of JSON values; [`error`]: errors with
+//!   paths.
 
 #![deny(missing_docs)]
 

@@ -178,7 +178,7 @@ fn scalar_methods(p: &TokenStream) -> TokenStream {
 
         fn __apply_field(
             slot: ::core::option::Option<&mut Self>,
-            patch: #p::FieldPatch,
+            patch: #p::FieldPatch<'_>,
             field: &#p::Field,
         ) -> #p::Result<#p::Outcome<Self>> {
             #p::apply_scalar(slot, patch, field)
@@ -200,7 +200,7 @@ fn struct_field_methods(p: &TokenStream) -> TokenStream {
 
         fn __apply_field(
             slot: ::core::option::Option<&mut Self>,
-            patch: #p::FieldPatch,
+            patch: #p::FieldPatch<'_>,
             field: &#p::Field,
         ) -> #p::Result<#p::Outcome<Self>> {
             #p::apply_struct_field(slot, patch, field)
@@ -248,7 +248,12 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     });
 
     let applied: Vec<&Field> = fields.iter().filter(|f| f.deserialized).collect();
-    let names = applied.iter().map(|f| &f.json);
+    // The JSON names sorted, each with its arm, for a binary search; the
+    // first field of a name wins.
+    let mut sorted: Vec<(&String, usize)> = applied.iter().enumerate().map(|(i, f)| (&f.json, i)).collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    sorted.dedup_by(|b, a| a.0 == b.0);
+    let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
     let arms = applied.iter().enumerate().map(|(i, f)| {
         let member = &f.member;
         let ty = &f.ty;
@@ -296,10 +301,10 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
             ::core::result::Result::Ok(patch)
         }
 
-        fn __apply_object(&mut self, patch: #p::Map<::std::string::String, #p::Value>) -> #p::Result<()> {
-            const FIELDS: &[&str] = &[#(#names),*];
+        fn __apply_object(&mut self, patch: &#p::Map<::std::string::String, #p::Value>) -> #p::Result<()> {
+            const FIELDS: &[(&str, usize)] = &[#(#names),*];
             match #p::group_patch(patch, FIELDS) {
-                #p::Grouped::Whole(patch) => #p::apply_object_fallback(self, patch),
+                #p::Grouped::Whole => #p::apply_object_fallback(self, patch),
                 #p::Grouped::Fields(fields) => {
                     for (index, fp) in fields {
                         match index {
@@ -325,7 +330,7 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
 
         fn __apply_field(
             slot: ::core::option::Option<&mut Self>,
-            patch: #p::FieldPatch,
+            patch: #p::FieldPatch<'_>,
             field: &#p::Field,
         ) -> #p::Result<#p::Outcome<Self>> {
             #p::apply_struct_field(slot, patch, field)

@@ -16,17 +16,17 @@ use serde_json::{Map, Value};
 
 /// The entries of a patch map that concern one field `f`: `f` itself,
 /// `$setElementOrder/f` and `$deleteFromPrimitiveList/f`.
-#[derive(Debug, Default)]
-pub struct FieldPatch {
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FieldPatch<'p> {
     /// The patch value under `f`.
-    pub value: Option<Value>,
+    pub value: Option<&'p Value>,
     /// The `$setElementOrder/f` list.
-    pub order: Option<Value>,
+    pub order: Option<&'p Value>,
     /// The `$deleteFromPrimitiveList/f` list.
-    pub delete: Option<Value>,
+    pub delete: Option<&'p Value>,
 }
 
-impl FieldPatch {
+impl FieldPatch<'_> {
     /// Only the value, no parallel directive.
     pub fn is_plain(&self) -> bool {
         self.order.is_none() && self.delete.is_none()
@@ -35,13 +35,13 @@ impl FieldPatch {
     fn into_map(self, key: &str) -> Map<String, Value> {
         let mut m = Map::new();
         if let Some(v) = self.value {
-            m.insert(key.to_string(), v);
+            m.insert(key.to_string(), v.clone());
         }
         if let Some(v) = self.order {
-            m.insert(format!("{SET_ELEMENT_ORDER}/{key}"), v);
+            m.insert(format!("{SET_ELEMENT_ORDER}/{key}"), v.clone());
         }
         if let Some(v) = self.delete {
-            m.insert(format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"), v);
+            m.insert(format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"), v.clone());
         }
         m
     }
@@ -58,17 +58,18 @@ pub enum Outcome<T> {
     Absent,
 }
 
-/// A patch map split by field, or the whole map when the typed walk cannot
-/// take it field by field (`$patch`, `$retainKeys`, keys that name no field).
-pub enum Grouped {
+/// A patch map split by field, or `Whole` when the typed walk cannot take
+/// it field by field (`$patch`, `$retainKeys`, keys that name no field).
+pub enum Grouped<'p> {
     /// Each field's entries, by the field's position in the struct.
-    Fields(Vec<(usize, FieldPatch)>),
-    /// The patch map as it came, for the JSON engine.
-    Whole(Map<String, Value>),
+    Fields(Vec<(usize, FieldPatch<'p>)>),
+    /// The walk cannot take the patch map field by field: the JSON engine does.
+    Whole,
 }
 
-/// Splits a patch map by field; `fields` are the JSON names of the struct.
-pub fn group_patch(patch: Map<String, Value>, fields: &[&str]) -> Grouped {
+/// Splits a patch map by field; `fields` are the JSON names of the struct
+/// with their indices, sorted by name (a constant the derive writes).
+pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) -> Grouped<'p> {
     let field_of = |key: &str| -> Option<(usize, u8)> {
         if key == PATCH || key == RETAIN_KEYS {
             return None;
@@ -79,14 +80,15 @@ pub fn group_patch(patch: Map<String, Value>, fields: &[&str]) -> Grouped {
             _ if key.starts_with(SET_ELEMENT_ORDER) || key.starts_with(DELETE_FROM_PRIMITIVE_LIST) => return None,
             _ => (key, 0),
         };
-        fields.iter().position(|f| *f == name).map(|i| (i, slot))
+        let found = fields.binary_search_by(|(f, _)| (*f).cmp(name)).ok()?;
+        Some((fields[found].1, slot))
     };
     if !patch.keys().all(|k| field_of(k).is_some()) {
-        return Grouped::Whole(patch);
+        return Grouped::Whole;
     }
     let mut grouped: Vec<(usize, FieldPatch)> = Vec::with_capacity(patch.len());
     for (k, v) in patch {
-        let (i, slot) = field_of(&k).expect("checked above");
+        let (i, slot) = field_of(k).expect("checked above");
         let pos = match grouped.iter().position(|(j, _)| *j == i) {
             Some(p) => p,
             None => {
@@ -166,6 +168,11 @@ fn integral_floats_to_integers(v: &mut Value) {
     }
 }
 
+/// A typed value read from a borrowed patch value, without copying it.
+pub(crate) fn from_ref<T: DeserializeOwned>(v: &Value) -> Result<T> {
+    T::deserialize(v).map_err(|e| ErrorKind::Deserialize(e.to_string()).into())
+}
+
 fn into_object(v: Value) -> Result<Map<String, Value>> {
     match v {
         Value::Object(m) => Ok(m),
@@ -183,17 +190,17 @@ pub(crate) fn diff_object<T: Serialize>(old: &T, new: &T, shape: Shape, opts: Op
 /// Applies a patch map to a whole object through the JSON engine.
 pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(
     slot: &mut T,
-    patch: Map<String, Value>,
+    patch: &Map<String, Value>,
     shape: Shape,
 ) -> Result<()> {
     let original = into_object(to_value(&*slot)?)?;
-    let merged = Merger { mode: Mode::Apply }.merge_map(original, patch, Schema::Static(shape), 0)?;
+    let merged = Merger { mode: Mode::Apply }.merge_map(original, patch.clone(), Schema::Static(shape), 0)?;
     *slot = from_value(Value::Object(merged))?;
     Ok(())
 }
 
 /// `apply_object` (the JSON engine on the whole object) for generated code.
-pub fn apply_object_fallback<T: StrategicMerge>(slot: &mut T, patch: Map<String, Value>) -> Result<()> {
+pub fn apply_object_fallback<T: StrategicMerge>(slot: &mut T, patch: &Map<String, Value>) -> Result<()> {
     apply_object(slot, patch, T::shape())
 }
 
@@ -225,7 +232,7 @@ pub(crate) fn diff_field<T: Serialize>(
 /// Applies one field's patch entries through the JSON engine.
 pub(crate) fn apply_field<T: Serialize + DeserializeOwned>(
     slot: Option<&mut T>,
-    patch: FieldPatch,
+    patch: FieldPatch<'_>,
     field: &Field,
 ) -> Result<Outcome<T>> {
     let mut original = Map::new();
@@ -254,7 +261,7 @@ pub fn diff_field_json<T: Serialize>(
 /// `apply_field` (through the JSON engine) for fields whose type does not implement the trait.
 pub fn apply_field_json<T: Serialize + DeserializeOwned>(
     slot: Option<&mut T>,
-    patch: FieldPatch,
+    patch: FieldPatch<'_>,
     field: &Field,
 ) -> Result<Outcome<T>> {
     apply_field(slot, patch, field)
@@ -268,7 +275,8 @@ pub fn missing_json<T: DeserializeOwned>(key: &str) -> Result<T> {
 
 /// A patch value for a field the JSON lacks (or holds with another type):
 /// the engine stores it without nulls and without `$patch` objects.
-pub(crate) fn take_new_value<T: DeserializeOwned>(mut v: Value, field: &Field) -> Result<Outcome<T>> {
+pub(crate) fn take_new_value<T: DeserializeOwned>(v: &Value, field: &Field) -> Result<Outcome<T>> {
+    let mut v = v.clone();
     discard_nulls(&mut v);
     match remove_directives(v) {
         Some(v) => Ok(Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?)),

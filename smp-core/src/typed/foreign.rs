@@ -25,7 +25,7 @@ macro_rules! foreign_scalar {
             fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
                 diff_scalar(old, new, field, patch, opts)
             }
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
                 apply_scalar(slot, patch, field)
             }
         }

@@ -2,7 +2,7 @@
 //! equivalent to the JSON engine; everything else takes the default
 //! (exact, JSON) path.
 
-use super::fallback::{self, FieldPatch, Outcome, from_value, take_new_value, to_value};
+use super::fallback::{self, FieldPatch, Outcome, from_ref, take_new_value, to_value};
 use super::{Field, StrategicMerge, keyed};
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -40,13 +40,16 @@ pub fn diff_scalar<T: StrategicMerge>(
 
 /// Apply to a scalar-like field: a scalar patch value replaces it, null
 /// removes it; anything else goes through the engine.
-pub fn apply_scalar<T: StrategicMerge>(slot: Option<&mut T>, patch: FieldPatch, field: &Field) -> Result<Outcome<T>> {
+pub fn apply_scalar<T: StrategicMerge>(
+    slot: Option<&mut T>,
+    patch: FieldPatch<'_>,
+    field: &Field,
+) -> Result<Outcome<T>> {
     if patch.is_plain() {
-        match &patch.value {
+        match patch.value {
             Some(Value::Null) => return Ok(Outcome::Absent),
             Some(v) if !v.is_object() && !v.is_array() => {
-                let v = patch.value.expect("matched");
-                return Ok(Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?));
+                return Ok(Outcome::Set(from_ref(v).map_err(|e| e.at_key(field.key))?));
             }
             _ => {}
         }
@@ -67,7 +70,7 @@ macro_rules! scalar_impl {
             fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
                 diff_scalar(old, new, field, patch, opts)
             }
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
                 apply_scalar(slot, patch, field)
             }
         }
@@ -139,7 +142,7 @@ impl<T: StrategicMerge> StrategicMerge for Option<T> {
         }
     }
 
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
         let wrap = |o: Outcome<T>| match o {
             Outcome::Kept => Outcome::Kept,
             Outcome::Set(v) => Outcome::Set(Some(v)),
@@ -173,7 +176,7 @@ impl<T: StrategicMerge> StrategicMerge for Box<T> {
     fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
         (**self).__diff_object(desired, opts)
     }
-    fn __apply_object(&mut self, patch: Map<String, Value>) -> Result<()> {
+    fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
         (**self).__apply_object(patch)
     }
     fn __diff_field(
@@ -185,7 +188,7 @@ impl<T: StrategicMerge> StrategicMerge for Box<T> {
     ) -> Result<()> {
         T::__diff_field(old.map(|b| &**b), new.map(|b| &**b), field, patch, opts)
     }
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
         Ok(match T::__apply_field(slot.map(|b| &mut **b), patch, field)? {
             Outcome::Kept => Outcome::Kept,
             Outcome::Set(v) => Outcome::Set(Box::new(v)),
@@ -229,7 +232,7 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         fallback::diff_field(old, new, field, patch, opts)
     }
 
-    fn __apply_field(mut slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+    fn __apply_field(mut slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
         let strategy = field.strategy;
         let nested_lists = matches!(T::shape(), Shape::List(_));
         let keyed = match (strategy.merge, T::shape(), field.merge_key()) {
@@ -238,33 +241,25 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         };
         let ordered = patch.order.is_some() && patch.delete.is_none();
         if let (Some(mk), true, Some(list), None | Some(Value::Array(_))) =
-            (keyed, ordered, slot.as_deref_mut(), &patch.value)
+            (keyed, ordered, slot.as_deref_mut(), patch.value)
         {
-            let value = match patch.value {
-                Some(Value::Array(p)) => Some(p),
-                _ => None,
-            };
-            return keyed::apply_keyed_list(list, value, patch.order, mk, field);
+            return keyed::apply_keyed_list(list, patch.value, patch.order, mk, field);
         }
         if patch.is_plain() && !nested_lists {
             match (slot, patch.value) {
                 (_, Some(Value::Null)) => return Ok(Outcome::Absent),
-                (Some(list), Some(Value::Array(p))) => {
+                (Some(list), Some(v @ Value::Array(_))) => {
                     if !strategy.merge {
                         // Replaced verbatim.
-                        return Ok(Outcome::Set(from_value(Value::Array(p)).map_err(|e| e.at_key(field.key))?));
+                        return Ok(Outcome::Set(from_ref(v).map_err(|e| e.at_key(field.key))?));
                     }
                     if let Some(mk) = keyed {
-                        return keyed::apply_keyed_list(list, Some(p), None, mk, field);
+                        return keyed::apply_keyed_list(list, Some(v), None, mk, field);
                     }
-                    return fallback::apply_field(
-                        Some(list),
-                        FieldPatch { value: Some(Value::Array(p)), ..Default::default() },
-                        field,
-                    );
+                    return fallback::apply_field(Some(list), patch, field);
                 }
                 (None, Some(v)) => return take_new_value(v, field),
-                (slot, value) => return fallback::apply_field(slot, FieldPatch { value, ..Default::default() }, field),
+                (slot, _) => return fallback::apply_field(slot, patch, field),
             }
         }
         fallback::apply_field(slot, patch, field)
@@ -302,9 +297,9 @@ macro_rules! map_impl {
                 fallback::diff_field(old, new, field, patch, opts)
             }
 
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
                 let strategy = field.strategy;
-                if let (Some(map), true, false, Some(Value::Object(p))) = (slot.as_deref(), patch.is_plain(), strategy.replace, &patch.value) {
+                if let (Some(map), true, false, Some(Value::Object(p))) = (slot.as_deref(), patch.is_plain(), strategy.replace, patch.value) {
                     // Scalars and nulls only: set or remove keys one by one.
                     let simple = p.iter().all(|(k, v)| !k.starts_with('$') && !v.is_object() && !v.is_array());
                     if simple {
@@ -313,7 +308,7 @@ macro_rules! map_impl {
                             if v.is_null() {
                                 map.remove(k);
                             } else {
-                                map.insert(k.clone(), from_value(v.clone()).map_err(|e| e.at_key(k).at_key(field.key))?);
+                                map.insert(k.clone(), from_ref(v).map_err(|e| e.at_key(k).at_key(field.key))?);
                             }
                         }
                         return Ok(Outcome::Set(map));
@@ -375,7 +370,7 @@ pub fn diff_struct_field<T: StrategicMerge>(
 /// Apply to a field holding a struct (for generated code).
 pub fn apply_struct_field<T: StrategicMerge>(
     slot: Option<&mut T>,
-    patch: FieldPatch,
+    patch: FieldPatch<'_>,
     field: &Field,
 ) -> Result<Outcome<T>> {
     if !patch.is_plain() {
@@ -383,9 +378,9 @@ pub fn apply_struct_field<T: StrategicMerge>(
     }
     match (slot, patch.value) {
         (_, Some(Value::Null)) => Ok(Outcome::Absent),
-        (Some(s), Some(Value::Object(p))) => {
+        (Some(s), Some(v @ Value::Object(p))) => {
             if field.strategy.replace {
-                return Ok(Outcome::Set(from_value(Value::Object(p)).map_err(|e| e.at_key(field.key))?));
+                return Ok(Outcome::Set(from_ref(v).map_err(|e| e.at_key(field.key))?));
             }
             s.__apply_object(p).map_err(|e| e.at_key(field.key))?;
             Ok(Outcome::Kept)

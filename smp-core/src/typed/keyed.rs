@@ -2,7 +2,7 @@
 //! hashing their keys, and the order of the result comes from the same
 //! ordering code as the JSON engine's (`engine::order`).
 
-use super::fallback::{self, FieldPatch, Outcome, from_value, to_value};
+use super::fallback::{self, FieldPatch, Outcome, from_ref, to_value};
 use super::{Field, StrategicMerge};
 use crate::engine::PATCH;
 use crate::engine::diff::Opts;
@@ -183,28 +183,27 @@ fn at(err: crate::Error, field: &Field, mk: &str, key: Value, index: usize) -> c
 /// JSON engine.
 pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     list: &mut Vec<T>,
-    patch: Option<Vec<Value>>,
-    order: Option<Value>,
+    patch: Option<&Value>,
+    order: Option<&Value>,
     mk: &str,
     field: &Field,
 ) -> Result<Outcome<Vec<T>>> {
-    let fallback = |list: &mut Vec<T>, patch: Option<Vec<Value>>, order: Option<Value>| {
-        let fp = FieldPatch { value: patch.map(Value::Array), order, delete: None };
+    let fallback = |list: &mut Vec<T>| {
+        let fp = FieldPatch { value: patch, order, delete: None };
         fallback::apply_field(Some(list), fp, field)
     };
-    let plain: &[Value] = patch.as_deref().unwrap_or(&[]);
+    let plain: &[Value] = patch.and_then(Value::as_array).map_or(&[], Vec::as_slice);
     let Some((targets, first)) = resolve_targets(list, plain, mk) else {
-        return fallback(list, patch, order);
+        return fallback(list);
     };
-    let order_pos = match &order {
+    let order_pos = match order {
         None => None,
         Some(order) => match order_positions(list, plain, order, mk, &first, &targets)? {
             Some(pos) => Some(pos),
-            None => return fallback(list, patch, Some(order.clone())),
+            None => return fallback(list),
         },
     };
-    let patch = patch.unwrap_or_default();
-    if list.is_empty() && patch.is_empty() {
+    if list.is_empty() && plain.is_empty() {
         return Ok(Outcome::Kept);
     }
     // Position in the patch of each live element's key, noted at the key's
@@ -212,8 +211,8 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     let live_len = list.len();
     let mut patched: Vec<Option<usize>> = vec![None; live_len];
     let mut appended: Vec<usize> = Vec::new();
-    for (j, (p, target)) in patch.into_iter().zip(targets).enumerate() {
-        let Value::Object(p) = p else { unreachable!("checked plain") };
+    for (j, (pv, target)) in plain.iter().zip(targets).enumerate() {
+        let Value::Object(p) = pv else { unreachable!("checked plain") };
         let key = p.get(mk).cloned().unwrap_or(Value::Null);
         match target {
             Some(i) => {
@@ -222,7 +221,7 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
             }
             None => {
                 // New elements are appended as the patch has them.
-                list.push(from_value(Value::Object(p)).map_err(|err| at(err, field, mk, key, j))?);
+                list.push(from_ref(pv).map_err(|err| at(err, field, mk, key, j))?);
                 appended.push(j);
             }
         }

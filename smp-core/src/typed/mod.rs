@@ -1,11 +1,35 @@
 //! The typed layer: strategic merge patch on Rust values.
 //!
 //! `#[derive(StrategicMerge)]` implements [`StrategicMerge`] for a struct:
-//! diff walks the two values field by field and skips equal subtrees,
-//! apply walks the patch and updates fields in place. Whatever the typed
-//! code does not handle itself (rare directives, type changes, unknown
-//! fields, custom serde representations) goes through the JSON engine on
-//! the serialised field, so the result is always the JSON engine's.
+//! diff walks the two values field by field (equal scalars compare with
+//! `==`, equal keyed lists pair up by position without an index), apply
+//! walks the borrowed patch and updates fields in place. The patch
+//! metadata each field needs (strategy, merge key) is a constant the derive
+//! writes; nothing is parsed or looked up by name at run time.
+//!
+//! Keyed lists (`typed/keyed.rs`) are diffed and applied on the typed
+//! elements, `$setElementOrder` included, with the ordering steps of
+//! `lists/order.rs` that the JSON engine uses too.
+//!
+//! What the typed walk leaves to the JSON engine, on the serialised field
+//! (`typed/fallback.rs`), so that the result is always the engine's:
+//!
+//! - `$patch` and `$retainKeys` in an object's patch, and patch keys that
+//!   name no field (the whole object goes through the engine);
+//! - keyed lists whose elements lack their key or share one, patch lists
+//!   with `$patch` elements or `$deleteFromPrimitiveList`, and
+//!   `$setElementOrder` on an empty live list or with order entries that
+//!   are not objects with a scalar key;
+//! - lists of scalars merged as sets, when they changed (Go's in-place
+//!   de-duplication and `%v` ordering are the engine's);
+//! - maps whose patch holds objects, lists or directives, and changed maps
+//!   in a diff;
+//! - a value that changes JSON type (an `Option` that is `None` on one side
+//!   only, a patch value of another type), and lists of lists;
+//! - fields that are arbitrary JSON (`serde_json::Value`,
+//!   `#[patch(with = ...)]`, `#[patch(json)]`) or whose serde form is opaque
+//!   (custom `Serialize` impls, scalars such as `Quantity`): their type
+//!   carries no structure to walk.
 
 mod fallback;
 mod foreign;
@@ -148,7 +172,7 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// `self` with `patch` applied.
     fn apply(&self, patch: &Value) -> Result<Self> {
         let mut out = self.clone();
-        out.__apply_object(crate::engine::document(patch)?.clone())?;
+        out.__apply_object(crate::engine::document(patch)?)?;
         Ok(out)
     }
 
@@ -224,7 +248,7 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
 
     /// Applies a patch map to a whole object.
     #[doc(hidden)]
-    fn __apply_object(&mut self, patch: Map<String, Value>) -> Result<()> {
+    fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
         fallback::apply_object(self, patch, Self::shape())
     }
 
@@ -243,7 +267,7 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
 
     /// Applies the patch entries of one field to its value (`None`: absent).
     #[doc(hidden)]
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
         fallback::apply_field(slot, patch, field)
     }
 }

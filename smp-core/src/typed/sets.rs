@@ -60,7 +60,7 @@ where
 /// A set's field apply: the engine's, on the sorted list; the merged list
 /// becomes a set again (the engine already removes duplicates from merged
 /// lists of scalars).
-fn apply_set<'a, S, T>(slot: Option<&'a mut S>, patch: FieldPatch, field: &Field) -> Result<Outcome<S>>
+fn apply_set<'a, S, T>(slot: Option<&'a mut S>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<S>>
 where
     S: DeserializeOwned + 'a,
     &'a S: IntoIterator<Item = &'a T>,
@@ -94,7 +94,7 @@ macro_rules! set_impl {
                 diff_set(old, new, field, patch, opts)
             }
 
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
                 apply_set(slot, patch, field)
             }
         }
@@ -171,7 +171,7 @@ macro_rules! shared_impl {
             fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
                 (**self).__diff_object(desired, opts)
             }
-            fn __apply_object(&mut self, patch: Map<String, Value>) -> Result<()> {
+            fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
                 $ptr::make_mut(self).__apply_object(patch)
             }
             fn __diff_field(
@@ -183,7 +183,7 @@ macro_rules! shared_impl {
             ) -> Result<()> {
                 T::__diff_field(old.map(|p| &**p), new.map(|p| &**p), field, patch, opts)
             }
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch, field: &Field) -> Result<Outcome<Self>> {
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
                 Ok(match T::__apply_field(slot.map($ptr::make_mut), patch, field)? {
                     Outcome::Kept => Outcome::Kept,
                     Outcome::Set(v) => Outcome::Set($ptr::new(v)),
