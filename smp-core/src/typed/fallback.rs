@@ -168,9 +168,14 @@ fn integral_floats_to_integers(v: &mut Value) {
     }
 }
 
-/// A typed value read from a borrowed patch value, without copying it.
+/// A typed value read from a borrowed patch value, without copying it;
+/// whole floats are read as [`from_value`] reads them.
 pub(crate) fn from_ref<T: DeserializeOwned>(v: &Value) -> Result<T> {
-    T::deserialize(v).map_err(|e| ErrorKind::Deserialize(e.to_string()).into())
+    match T::deserialize(v) {
+        Ok(t) => Ok(t),
+        Err(_) if has_go_integral_float(v) => from_value(v.clone()),
+        Err(e) => Err(ErrorKind::Deserialize(e.to_string()).into()),
+    }
 }
 
 fn into_object(v: Value) -> Result<Map<String, Value>> {
