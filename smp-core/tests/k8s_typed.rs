@@ -7,8 +7,9 @@
 //! version and not in another (`Deployment.spec`).
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
 use serde_json::{Value, json};
-use smp_core::{Schema, StrategicMerge};
+use smp_core::{ErrorKind, MAX_DEPTH, Schema, StrategicMerge};
 
 fn deployment_json() -> Value {
     json!({
@@ -156,4 +157,64 @@ fn equal_values_with_the_reference_quirks() {
     let engine = serde_json::to_value(&pdb).unwrap();
     assert_eq!(patch, smp_core::diff(&engine, &engine, Schema::Static(PodDisruptionBudget::shape())).unwrap());
     assert_eq!(patch, json!({"spec": {"selector": {"matchLabels": {"app": "web"}}}}));
+}
+
+/// `JSONSchemaProps` nested `levels` deep through `not`, built and dropped
+/// without recursion.
+fn schema_chain(levels: usize, description: &str) -> JSONSchemaProps {
+    let mut props = JSONSchemaProps { description: Some(description.into()), ..Default::default() };
+    for _ in 1..levels {
+        props = JSONSchemaProps { not: Some(Box::new(props)), ..Default::default() };
+    }
+    props
+}
+
+fn drop_schema_chain(props: JSONSchemaProps) {
+    let mut next = props.not;
+    while let Some(mut p) = next {
+        next = p.not.take();
+    }
+}
+
+#[test]
+fn a_custom_resource_schema_ten_thousand_levels_deep_is_refused_not_a_stack_overflow() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(|| {
+            let (a, b) = (schema_chain(10_000, "a"), schema_chain(10_000, "b"));
+            let too_deep = |r: smp_core::Result<Value>| matches!(r, Err(e) if e.kind == ErrorKind::TooDeep(MAX_DEPTH));
+            assert!(too_deep(a.diff(&b)));
+            assert!(too_deep(a.three_way(&b, &b, Default::default())));
+            assert!(matches!(a.apply(&json!({})), Err(e) if e.kind == ErrorKind::TooDeep(MAX_DEPTH)));
+            drop_schema_chain(a);
+            drop_schema_chain(b);
+        })
+        .unwrap();
+    handle.join().expect("no stack overflow");
+}
+
+#[test]
+fn a_custom_resource_schema_at_the_depth_limit_is_diffed_and_applied() {
+    // The typed walk of this large type takes more than the default 2 MiB
+    // of stack for 256 levels in unoptimised builds.
+    let handle = std::thread::Builder::new()
+        .stack_size(64 * 1024 * 1024)
+        .spawn(|| {
+            let (a, b) = (schema_chain(MAX_DEPTH, "a"), schema_chain(MAX_DEPTH, "b"));
+            let patch = a.diff(&b).unwrap();
+            let engine = smp_core::diff(
+                &serde_json::to_value(&a).unwrap(),
+                &serde_json::to_value(&b).unwrap(),
+                Schema::Static(JSONSchemaProps::shape()),
+            );
+            assert_eq!(Ok(patch.clone()), engine);
+            assert_eq!(a.apply(&patch).unwrap(), b);
+            let (c, d) = (schema_chain(MAX_DEPTH + 1, "a"), schema_chain(MAX_DEPTH + 1, "b"));
+            assert!(matches!(c.diff(&d), Err(e) if e.kind == ErrorKind::TooDeep(MAX_DEPTH)));
+            for x in [a, b, c, d] {
+                drop_schema_chain(x);
+            }
+        })
+        .unwrap();
+    handle.join().expect("no stack overflow");
 }

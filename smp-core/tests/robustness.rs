@@ -1,7 +1,8 @@
 //! Hostile input: deep nesting and garbage never crash the engine.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use smp_core::{Schema, apply, diff, three_way};
+use smp_core::{ErrorKind, MAX_DEPTH, Schema, StrategicMerge, apply, diff, three_way};
 
 /// `{"a": {"a": ... {"a": leaf}}}`, built without recursion.
 fn nested(depth: usize, leaf: Value) -> Value {
@@ -74,4 +75,100 @@ fn non_object_documents_are_rejected_with_the_reference_error() {
         assert_eq!(err.to_string(), "invalid JSON document");
     }
     assert_eq!(apply(&Value::Null, &Value::Null, Schema::Untyped).unwrap(), json!({}));
+}
+
+/// A recursive derived type: each node is one object level of its JSON.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Node {
+    value: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    child: Option<Box<Node>>,
+}
+
+/// A chain of `levels` nodes (`levels` nested objects), built and dropped
+/// without recursion.
+fn chain(levels: usize, leaf: i64) -> Node {
+    let mut node = Node { value: leaf, child: None };
+    for _ in 1..levels {
+        node = Node { value: 0, child: Some(Box::new(node)) };
+    }
+    node
+}
+
+fn drop_chain(node: Node) {
+    let mut next = node.child;
+    while let Some(mut n) = next {
+        next = n.child.take();
+    }
+}
+
+fn is_too_deep<T: std::fmt::Debug>(r: smp_core::Result<T>) -> bool {
+    matches!(r, Err(e) if e.kind == ErrorKind::TooDeep(MAX_DEPTH))
+}
+
+/// Runs `f` on a thread with the default 2 MiB stack of spawned threads.
+fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+    let handle = std::thread::Builder::new().stack_size(2 * 1024 * 1024).spawn(f).unwrap();
+    handle.join().expect("no stack overflow");
+}
+
+#[test]
+fn typed_entry_points_refuse_ten_thousand_levels() {
+    on_small_stack(|| {
+        let (a, b) = (chain(10_000, 1), chain(10_000, 2));
+        assert!(is_too_deep(a.diff(&b)));
+        assert!(is_too_deep(a.three_way(&a, &b, Default::default())));
+        assert!(is_too_deep(a.apply(&json!({"value": 3}))));
+        let mut c = copy_chain(&a);
+        assert!(is_too_deep(c.apply_in_place(&json!({"value": 3}))));
+        drop_chain(c);
+        drop_chain(a);
+        drop_chain(b);
+        // Arbitrary JSON as a typed value.
+        let (x, y) = (nested(10_000, json!(1)), nested(10_000, json!(2)));
+        assert!(is_too_deep(x.diff(&y)));
+        assert!(is_too_deep(x.three_way(&x, &y, Default::default())));
+        dismantle(x);
+        dismantle(y);
+    });
+}
+
+/// A copy of a chain, made without recursion (a derived `clone` recurses).
+fn copy_chain(node: &Node) -> Node {
+    let mut values = Vec::new();
+    let mut cur = Some(node);
+    while let Some(n) = cur {
+        values.push(n.value);
+        cur = n.child.as_deref();
+    }
+    let mut copy = Node { value: values.pop().unwrap_or_default(), child: None };
+    while let Some(v) = values.pop() {
+        copy = Node { value: v, child: Some(Box::new(copy)) };
+    }
+    copy
+}
+
+#[test]
+fn typed_diff_accepts_exactly_what_the_engine_accepts() {
+    on_small_stack(|| {
+        // MAX_DEPTH nested objects are accepted everywhere; one more level
+        // is refused everywhere, typed or not.
+        for levels in [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
+            let (a, b) = (chain(levels, 1), chain(levels, 2));
+            let (ja, jb) = (serde_json::to_value(&a).unwrap(), serde_json::to_value(&b).unwrap());
+            let engine = diff(&ja, &jb, Schema::Static(Node::shape()));
+            let typed = a.diff(&b);
+            assert_eq!(typed.is_ok(), engine.is_ok(), "{levels} levels: typed {typed:?}");
+            assert_eq!(typed.is_ok(), levels <= MAX_DEPTH, "{levels} levels");
+            if let Ok(patch) = typed {
+                assert_eq!(patch, engine.unwrap());
+                assert_eq!(a.apply(&patch).unwrap(), b, "{levels} levels: apply refuses what diff gave");
+            } else {
+                assert!(is_too_deep(typed), "{levels} levels");
+                assert!(is_too_deep(a.apply(&json!({}))), "{levels} levels");
+            }
+            drop_chain(a);
+            drop_chain(b);
+        }
+    });
 }

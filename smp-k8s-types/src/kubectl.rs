@@ -5,9 +5,11 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use smp_core::typed::check_depth;
 use smp_core::value::{normalize_numbers, to_go_json};
 use smp_core::{
-    ErrorKind, Precondition, Result, Schema, StrategicMerge, ThreeWayOptions, decode, merge_patch, three_way,
+    ErrorKind, Precondition, Result, Schema, StrategicMerge, ThreeWayOptions, check_nesting, decode, merge_patch,
+    three_way,
 };
 
 /// The annotation in which kubectl keeps the last applied configuration.
@@ -62,6 +64,9 @@ pub fn last_applied(live: &Value) -> Result<Value> {
 /// assert!(patch["metadata"]["annotations"][LAST_APPLIED].as_str().unwrap().ends_with("}\n"));
 /// ```
 pub fn apply_patch(live: &Value, desired: &Value, schema: Schema<'_>, overwrite: bool) -> Result<Value> {
+    // The inputs are copied and printed below: refuse deep ones first.
+    check_nesting(live)?;
+    check_nesting(desired)?;
     let original = last_applied(live)?;
     let modified = with_last_applied(desired);
     three_way(&original, &modified, live, schema, ThreeWayOptions { overwrite, ..Default::default() })
@@ -84,6 +89,8 @@ pub fn apply_patch(live: &Value, desired: &Value, schema: Schema<'_>, overwrite:
 /// assert_eq!(patch["spec"], json!({"ports": [80, 443]}));
 /// ```
 pub fn merge_apply_patch(live: &Value, desired: &Value) -> Result<Value> {
+    check_nesting(live)?;
+    check_nesting(desired)?;
     let original = last_applied(live)?;
     merge_patch::three_way(&original, &with_last_applied(desired), live, &Precondition::KUBECTL)
 }
@@ -103,6 +110,8 @@ pub fn merge_apply_patch(live: &Value, desired: &Value) -> Result<Value> {
 /// assert!(patch["metadata"]["annotations"][LAST_APPLIED].is_string());
 /// ```
 pub fn typed_apply_patch<T: StrategicMerge>(live: &T, desired: &T, overwrite: bool) -> Result<Value> {
+    check_depth(live)?;
+    check_depth(desired)?;
     apply_patch(&to_json(live)?, &to_json(desired)?, Schema::Static(T::shape()), overwrite)
 }
 

@@ -19,17 +19,19 @@ pub(crate) const RETAIN_KEYS: &str = "$retainKeys";
 pub(crate) const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 
-/// Nesting deeper than this is refused rather than risking the stack.
-/// (serde_json's parser already stops at 128 levels.)
-pub(crate) const MAX_DEPTH: usize = 256;
+/// Documents nested deeper than this (objects and lists counted) are refused
+/// on every entry point, typed ones included, rather than risking the
+/// stack. (serde_json's parser already stops at 128 levels.)
+pub const MAX_DEPTH: usize = 256;
 
 pub(crate) fn check_depth(depth: usize) -> Result<()> {
     if depth > MAX_DEPTH { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) } else { Ok(()) }
 }
 
 /// Refuses documents nested deeper than [`MAX_DEPTH`], without recursing,
-/// before any recursive step (cloning included) touches them.
-pub(crate) fn check_nesting(v: &Value) -> Result<()> {
+/// before any recursive step (cloning included) touches them: the check
+/// every entry point makes, for callers that copy or print a document first.
+pub fn check_nesting(v: &Value) -> Result<()> {
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
     let nested = |c: &&Value| c.is_object() || c.is_array();
     while let Some((v, depth)) = stack.pop() {

@@ -31,12 +31,14 @@
 //!   (custom `Serialize` impls, scalars such as `Quantity`): their type
 //!   carries no structure to walk.
 
+mod depth;
 mod fallback;
 mod foreign;
 mod impls;
 mod keyed;
 mod sets;
 
+pub use depth::check_depth;
 pub use fallback::{FieldPatch, Outcome};
 pub use foreign::shapes;
 
@@ -134,7 +136,12 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
 
     /// The two-way patch from `self` to `desired` (`{}` when equal), as the
     /// JSON engine computes it from the serialised values.
+    ///
+    /// Values nested deeper than the JSON engine accepts are refused with
+    /// its error ([`check_depth`]), as for every method here.
     fn diff(&self, desired: &Self) -> Result<Value> {
+        check_depth(self)?;
+        check_depth(desired)?;
         let opts = Opts::new(DiffOptions { set_element_order: true, ..Default::default() });
         self.__diff_object(desired, opts).map(Value::Object)
     }
@@ -171,8 +178,10 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
 
     /// `self` with `patch` applied.
     fn apply(&self, patch: &Value) -> Result<Self> {
+        check_depth(self)?;
+        let patch = crate::engine::document(patch)?;
         let mut out = self.clone();
-        out.__apply_object(crate::engine::document(patch)?)?;
+        out.__apply_object(patch)?;
         Ok(out)
     }
 
@@ -185,6 +194,9 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// The three-way patch of `kubectl apply`: from `last_applied` and the
     /// live object `self` to `desired`.
     fn three_way(&self, last_applied: &Self, desired: &Self, options: ThreeWayOptions<'_>) -> Result<Value> {
+        check_depth(self)?;
+        check_depth(last_applied)?;
+        check_depth(desired)?;
         let delta = self.__diff_object(
             desired,
             Opts::new(DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() }),
