@@ -166,8 +166,10 @@ fn special_types() {
     assert!(matches!(MicroTime::shape(), Shape::Scalar));
     assert!(matches!(IntOrString::shape(), Shape::Scalar));
     assert!(matches!(k8s_openapi::ByteString::shape(), Shape::Scalar));
-    assert!(matches!(RawExtension::shape(), Shape::Any));
-    assert!(matches!(k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON::shape(), Shape::Any));
+    // Go structs without JSON fields of their own.
+    assert!(matches!(RawExtension::shape(), Shape::Struct(s) if s.name == "RawExtension" && s.fields.is_empty()));
+    let json = k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON::shape();
+    assert!(matches!(json, Shape::Struct(s) if s.name == "JSON" && s.fields.is_empty()));
     assert!(matches!(
         smp_core::k8s::shape_of_definition("io.k8s.apimachinery.pkg.api.resource.Quantity"),
         Some(Shape::Scalar)

@@ -6,7 +6,7 @@
 //! The values are written as JSON, as some fields are `Option`s in one
 //! version and not in another (`Deployment.spec`).
 
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::apps::v1::{ControllerRevision, Deployment};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
 use serde_json::{Value, json};
 use smp_core::{ErrorKind, MAX_DEPTH, Schema, StrategicMerge};
@@ -217,4 +217,69 @@ fn a_custom_resource_schema_at_the_depth_limit_is_diffed_and_applied() {
         })
         .unwrap();
     handle.join().expect("no stack overflow");
+}
+
+fn controller_revision(data: Value) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "r"}, "revision": 1, "data": data})
+}
+
+/// A `ControllerRevision`'s `data` is a `RawExtension`, a Go struct without
+/// JSON fields: kubectl (`patch --local`, `edit`) merges scalars, additions
+/// and removals below it, and fails on objects or lists on both sides.
+#[test]
+fn below_a_raw_extension_the_reference_finds_no_field() {
+    let live = json!({"a": {"b": 1}, "x": 1, "l": [1], "s": "t"});
+    let no_field =
+        |k: &str| Err(format!("data.{k}: unable to find api field in struct RawExtension for the json field \"{k}\""));
+    let cases = [
+        (json!({"a": {"b": 2}}), no_field("a")),
+        (json!({"x": 2, "s": null}), Ok(json!({"a": {"b": 1}, "l": [1], "x": 2}))),
+        (json!({"l": [2]}), no_field("l")),
+        (json!({"n": {"b": 2}}), Ok(json!({"a": {"b": 1}, "l": [1], "n": {"b": 2}, "s": "t", "x": 1}))),
+        (json!({"a": "flat"}), Ok(json!({"a": "flat", "l": [1], "s": "t", "x": 1}))),
+        (json!({"$patch": "replace", "z": 1}), Ok(json!({"z": 1}))),
+        (json!({"a": {"$patch": "delete"}}), no_field("a")),
+    ];
+    let schema = Schema::Static(smp_core::k8s::shape_of_kind("apps/v1", "ControllerRevision").unwrap());
+    let typed_live: ControllerRevision = serde_json::from_value(controller_revision(live.clone())).unwrap();
+    for (patch, want) in cases {
+        let patch = json!({"data": patch});
+        let got = smp_core::apply(&controller_revision(live.clone()), &patch, schema);
+        let got = got.map(|o| o["data"].clone()).map_err(|e| e.to_string());
+        assert_eq!(got, want, "patch {patch}");
+        let typed = typed_live.apply(&patch).map(|o| serde_json::to_value(o.data).unwrap()).map_err(|e| e.to_string());
+        assert_eq!(typed, want, "typed, patch {patch}");
+    }
+    // Two-way: a changed object below the extension cannot be diffed; an
+    // equal one, a scalar or an addition can.
+    let diff = |a: Value, b: Value| {
+        smp_core::diff(&controller_revision(a), &controller_revision(b), schema).map_err(|e| e.to_string())
+    };
+    assert_eq!(diff(json!({"a": {"b": 1}, "x": 1}), json!({"a": {"b": 2}, "x": 1})), no_field("a"));
+    assert_eq!(diff(json!({"a": {"b": 1}, "x": 1}), json!({"a": {"b": 1}, "x": 2})), Ok(json!({"data": {"x": 2}})));
+    assert_eq!(
+        diff(json!({"a": {"b": 1}}), json!({"a": {"b": 1}, "n": {"c": 1}})),
+        Ok(json!({"data": {"n": {"c": 1}}}))
+    );
+    assert_eq!(diff(json!({"l": [1]}), json!({"l": [2]})), no_field("l"));
+}
+
+/// The apiextensions types holding arbitrary JSON have the Go fields of
+/// their structs (untagged, so named as in Go) and nothing else.
+#[test]
+fn below_custom_resource_schema_json_the_go_struct_fields_apply() {
+    let schema = Schema::Static(JSONSchemaProps::shape());
+    let props = json!({"type": "object", "default": {"a": {"b": 1}}, "items": {"type": "object", "properties": {"x": {"type": "string"}}}});
+    let patch = json!({"default": {"a": {"b": 2}}});
+    let err = smp_core::apply(&props, &patch, schema).unwrap_err().to_string();
+    assert_eq!(err, "default.a: unable to find api field in struct JSON for the json field \"a\"");
+    let patch = json!({"items": {"properties": {"x": {"type": "integer"}}}});
+    let err = smp_core::apply(&props, &patch, schema).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "items.properties: unable to find api field in struct JSONSchemaPropsOrArray for the json field \"properties\""
+    );
+    // Scalars below them merge.
+    let merged = smp_core::apply(&props, &json!({"items": {"type": "array"}}), schema).unwrap();
+    assert_eq!(merged["items"]["type"], "array");
 }

@@ -43,13 +43,57 @@ smp_derive::__foreign_impls! {
     k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime as "MicroTime" = scalar;
     k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as "IntOrString" = scalar;
     k8s_openapi::ByteString as "ByteString" = scalar;
-    k8s_openapi::apimachinery::pkg::runtime::RawExtension as "RawExtension" = any;
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON as "JSON" = any;
-    // A schema or a list of schemas, a schema or a boolean, a schema or a
-    // list of strings.
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray as "JSONSchemaPropsOrArray" = any;
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool as "JSONSchemaPropsOrBool" = any;
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray as "JSONSchemaPropsOrStringArray" = any;
+}
+
+/// Types whose JSON is arbitrary (an embedded object, any JSON value, a
+/// schema or a list of them...) but whose Go types, which the reference's
+/// struct metadata reads, have no JSON fields (`json:"-"`) or only untagged
+/// Go fields. Below them the reference finds no field: merging or diffing
+/// objects or lists under such a value fails with `unable to find api field
+/// in struct RawExtension for the json field "a"` (kubectl answers exactly
+/// that for a `ControllerRevision`'s `data`), while scalars, additions and
+/// removals go through. The OpenAPI v3 documents describe them as objects
+/// without properties, on which lookups fail too.
+mod arbitrary_json {
+    use crate::schema::{FieldSchema, Shape, Strategy, StructSchema};
+    use crate::typed::StrategicMerge;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
+
+    /// A Go field without a json tag: named as in Go.
+    const fn go_field(name: &'static str, pointer: bool, shape: fn() -> Shape) -> FieldSchema {
+        FieldSchema { pointer, ..FieldSchema::new(name, Strategy::NONE, None, shape) }
+    }
+
+    fn schema_props() -> Shape {
+        <apiextensions::JSONSchemaProps as StrategicMerge>::shape()
+    }
+
+    macro_rules! go_struct {
+        ($($ty:ty as $name:literal { $($field:expr),* $(,)? })*) => {$(
+            impl StrategicMerge for $ty {
+                fn shape() -> Shape {
+                    Shape::Struct(const { &StructSchema { name: $name, fields: &[$($field),*] } })
+                }
+            }
+        )*};
+    }
+
+    go_struct! {
+        k8s_openapi::apimachinery::pkg::runtime::RawExtension as "RawExtension" {}
+        apiextensions::JSON as "JSON" {}
+        apiextensions::JSONSchemaPropsOrArray as "JSONSchemaPropsOrArray" {
+            go_field("Schema", true, schema_props),
+            go_field("JSONSchemas", false, || Shape::List(schema_props)),
+        }
+        apiextensions::JSONSchemaPropsOrBool as "JSONSchemaPropsOrBool" {
+            go_field("Allows", false, || Shape::Scalar),
+            go_field("Schema", true, schema_props),
+        }
+        apiextensions::JSONSchemaPropsOrStringArray as "JSONSchemaPropsOrStringArray" {
+            go_field("Schema", true, schema_props),
+            go_field("Property", false, || Shape::List(|| Shape::Scalar)),
+        }
+    }
 }
 
 /// An OpenAPI definition name and the schema of its type.
