@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Writes the fuzz targets' seed corpus from the project's fixtures.
+
+Every case of tests/fixtures/*.smp becomes one input per target: a selector
+byte (schema and flags) and the case's JSON documents, one per line, in the
+order the case gives them (original, patch or modified, current; the
+documents of `patches` one by one). Run from anywhere:
+
+    python3 fuzz/seeds.py        # writes fuzz/corpus/<target>/<hash>
+"""
+import hashlib
+import json
+import pathlib
+
+FUZZ = pathlib.Path(__file__).resolve().parent
+FIXTURES = FUZZ.parent / "tests" / "fixtures"
+TARGETS = {"apply": 2, "diff": 2, "three_way": 3, "typed": 3}
+INPUT_KEYS = ("original", "patch", "modified", "current", "left", "right")
+# Selector bytes: the schema is `(selector & 0x0f) % 3` (untyped, item, pod); the
+# high bits set options.
+SCHEMA_OF = {"untyped": 0, "merge-item": 1, "pod": 2}
+
+
+def cases(path):
+    """The JSON documents and the schema of each case in a fixture file."""
+    docs, schema = [], "merge-item"
+    for line in path.read_text(encoding="utf-8").splitlines() + [""]:
+        if not line.strip():
+            if docs:
+                yield docs, schema
+            docs, schema = [], "merge-item"
+            continue
+        key, _, value = line.partition(":")
+        value = value.strip()
+        if key == "schema":
+            schema = value
+        elif key in INPUT_KEYS:
+            try:
+                docs.append(json.loads(value))
+            except ValueError:
+                pass
+        elif key == "patches":
+            try:
+                docs.extend(json.loads(value))
+            except ValueError:
+                pass
+
+
+def main():
+    written = 0
+    for path in sorted(FIXTURES.glob("*.smp")):
+        for docs, schema in cases(path):
+            base = SCHEMA_OF.get(schema, 0)
+            for target, n in TARGETS.items():
+                lines = [json.dumps(d, separators=(",", ":")) for d in docs]
+                while len(lines) < n:
+                    lines.append(lines[-1] if lines else "{}")
+                text = "\n".join(lines).encode()
+                for flags in (0x00, 0x90, 0xE0):
+                    data = bytes([base + flags]) + text
+                    out = FUZZ / "corpus" / target / hashlib.sha1(data).hexdigest()
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(data)
+                    written += 1
+    print(f"{written} seed inputs written under {FUZZ / 'corpus'}")
+
+
+if __name__ == "__main__":
+    main()
