@@ -1,9 +1,11 @@
 //! Code generation from the model.
 
+use crate::assertions;
 use crate::internals::model::{self, Body, Container, Field, Missing};
+use crate::internals::strategy::Strategy;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::{DeriveInput, Ident, LitStr};
+use quote::{format_ident, quote};
+use syn::{DeriveInput, Ident};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let (container, result) = model::from_input(input);
@@ -20,7 +22,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 }
 
 /// The implementing type as written in `impl ... for <type>`.
-fn self_ty(c: &Container) -> TokenStream {
+pub fn self_ty(c: &Container) -> TokenStream {
     match &c.foreign {
         Some(path) => quote!(#path),
         None => {
@@ -48,12 +50,9 @@ pub fn implementation(c: &Container) -> TokenStream {
         Body::Scalar => scalar_methods(&p),
         _ => quote!(),
     };
-    let fields_impl = match &c.body {
-        Body::Fields(fields) | Body::JsonStruct(fields) => fields_witness(c, fields, &p),
-        _ => quote!(),
-    };
+    let facts = assertions::facts(c, &p);
     let checks = match &c.body {
-        Body::Fields(fields) | Body::JsonStruct(fields) => checks(c, fields, &p),
+        Body::Fields(fields) | Body::JsonStruct(fields) => assertions::checks(c, fields, &p),
         _ => quote!(),
     };
     quote! {
@@ -62,7 +61,7 @@ pub fn implementation(c: &Container) -> TokenStream {
             #shape
             #methods
         }
-        #fields_impl
+        #facts
         #checks
     }
 }
@@ -132,14 +131,12 @@ fn field_desc(f: &Field, p: &TokenStream) -> TokenStream {
     }
 }
 
-/// The field's strategy as a constant, parsed here once (the attribute
-/// model has already refused words outside the vocabulary).
+/// The field's strategy as a constant, from the attribute model's.
 fn strategy_const(f: &Field, p: &TokenStream) -> TokenStream {
-    let text = f.strategy();
-    let words: Vec<&str> = text.split(',').filter(|w| !w.is_empty()).collect();
-    let merge = words.contains(&"merge");
-    let replace = words.contains(&"replace");
-    let retain_keys = words.contains(&"retainKeys");
+    let strategy = f.strategy.map(|s| s.value);
+    let merge = strategy.is_some_and(Strategy::merges);
+    let replace = strategy == Some(Strategy::Replace);
+    let retain_keys = strategy.is_some_and(Strategy::retains_keys);
     quote!(#p::Strategy { merge: #merge, replace: #replace, retain_keys: #retain_keys })
 }
 
@@ -365,122 +362,4 @@ pub fn field_ident(json: &str, span: Span) -> Ident {
     }
     let hex: String = json.bytes().map(|b| format!("{b:02x}")).collect();
     format_ident!("__smp_field_{}", hex, span = span)
-}
-
-/// One field per JSON field name, `()` when serde writes it and
-/// `SkippedBySerde` when it skips it: `merge_key` is checked against it.
-/// It lives in an anonymous block, out of the user's namespace, under a
-/// name that reads well in the errors of misspelt merge keys.
-fn fields_witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
-    let self_ty = self_ty(c);
-    let vis = &c.vis;
-    let witness = format_ident!("{}Fields", c.ident);
-    let mut seen = std::collections::HashSet::new();
-    let serialized = fields.iter().filter(|f| !f.flatten).map(|f| (&f.json, quote!(())));
-    let skipped = c.skipped.iter().map(|json| (json, quote!(SkippedBySerde)));
-    let members = serialized.chain(skipped).filter(|(json, _)| seen.insert(*json)).map(|(json, ty)| {
-        let name = field_ident(json, Span::call_site());
-        quote!(pub #name: #ty)
-    });
-    let mut bounded = c.generics.clone();
-    for tp in bounded.type_params_mut() {
-        tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
-    }
-    let (impl_generics_b, _, where_b) = bounded.split_for_impl();
-    let skipped_marker = (!c.skipped.is_empty()).then(|| {
-        quote! {
-            #[doc(hidden)]
-            #[allow(dead_code)]
-            #vis struct SkippedBySerde;
-        }
-    });
-    quote! {
-        const _: () = {
-            #[doc(hidden)]
-            #[allow(non_camel_case_types, non_snake_case, dead_code)]
-            #vis struct #witness {
-                #(#members,)*
-            }
-
-            #skipped_marker
-
-            impl #impl_generics_b #p::StructFields for #self_ty #where_b {
-                type Fields = #witness;
-            }
-        };
-    }
-}
-
-/// Type-level checks of the attributes, each spanned at its attribute, and
-/// each failing with one error: a check that needs a list of structs stops
-/// at the first unmet requirement.
-fn checks(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
-    let generic_names: Vec<String> = c.generics.type_params().map(|t| t.ident.to_string()).collect();
-    let mentions_generic = |ty: &syn::Type| {
-        let text = quote!(#ty).to_string();
-        text.split(|ch: char| !ch.is_alphanumeric() && ch != '_').any(|w| generic_names.iter().any(|g| g == w))
-    };
-    let mut out = Vec::new();
-    for f in fields.iter().filter(|f| !mentions_generic(&f.ty) && f.with.is_none()) {
-        let retain_keys = f.strategy.as_ref().filter(|s| s.value().contains("retainKeys"));
-        // A merge key requires a list of structs, which `retainKeys` accepts.
-        if let Some(mk) = &f.merge_key {
-            out.push(merge_key_check(mk, &f.ty, p));
-        } else if let Some(s) = retain_keys {
-            out.push(retain_keys_check(s, &f.ty, p));
-        }
-    }
-    if out.is_empty() {
-        return quote!();
-    }
-    quote! {
-        const _: () = {
-            #[allow(dead_code, clippy::all)]
-            fn __smp_attribute_checks() {
-                #(#out)*
-            }
-        };
-    }
-}
-
-/// The field's type is a list of structs that have a serialised field
-/// named by the merge key. The element's fields are reached through
-/// inferred type parameters, so that a field type that is no list (or a
-/// list of scalars) gives that one error and no follow-up.
-fn merge_key_check(lit: &LitStr, ty: &syn::Type, p: &TokenStream) -> TokenStream {
-    let key = lit.value();
-    // Spanned at the literal, so that rustc names the field a misspelt key
-    // is close to.
-    let name = field_ident(&key, lit.span());
-    let escaped = key.replace('{', "{{").replace('}', "}}");
-    let message = format!("`{escaped}` is skipped by serde in the list's elements, so it cannot be a merge key");
-    quote_spanned! {lit.span()=>
-        {
-            fn merge_key_list<L, E, F>(_: ::core::marker::PhantomData<L>) -> F
-            where
-                L: #p::ListField<Elem = E> + ?Sized,
-                E: #p::StructFields<Fields = F>,
-            {
-                ::core::unreachable!()
-            }
-            #[diagnostic::on_unimplemented(message = #message, label = "skipped by serde")]
-            trait SerializedField {}
-            impl SerializedField for () {}
-            fn serialized_field<T: SerializedField>(_: &T) {}
-            let list = ::core::marker::PhantomData::<#ty>;
-            let fields = merge_key_list(list);
-            let key = &fields.#name;
-            serialized_field(key);
-        }
-    }
-}
-
-fn retain_keys_check(lit: &LitStr, ty: &syn::Type, p: &TokenStream) -> TokenStream {
-    quote_spanned! {lit.span()=>
-        {
-            fn retain_keys_field<T: #p::RetainKeysField + ?Sized>(_: ::core::marker::PhantomData<T>) {}
-            let field = ::core::marker::PhantomData::<#ty>;
-            retain_keys_field(field);
-        }
-    }
 }

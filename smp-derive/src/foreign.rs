@@ -21,7 +21,9 @@
 //! written, and an error when missing), `strategy = "..."`,
 //! `merge_key = "..."`.
 
+use crate::internals::attr::Attr;
 use crate::internals::model::{Body, Container, Field, Missing};
+use crate::internals::strategy::Strategy;
 use proc_macro2::TokenStream;
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitStr, Member, Path, Token, Type, braced};
@@ -126,7 +128,9 @@ fn parse_field(input: ParseStream<'_>) -> syn::Result<Field> {
         } else if look.peek(kw::strategy) {
             input.parse::<kw::strategy>()?;
             input.parse::<Token![=]>()?;
-            strategy = Some(input.parse::<LitStr>()?);
+            let lit = input.parse::<LitStr>()?;
+            let value = Strategy::parse(&lit.value()).map_err(|message| syn::Error::new(lit.span(), message))?;
+            strategy = Some(Attr { value, span: lit.span() });
         } else if look.peek(kw::merge_key) {
             input.parse::<kw::merge_key>()?;
             input.parse::<Token![=]>()?;
@@ -143,6 +147,7 @@ fn parse_field(input: ParseStream<'_>) -> syn::Result<Field> {
         strategy,
         merge_key,
         with: None,
+        refused: false,
         skip_if: optional.then(|| syn::parse_quote!(::core::option::Option::is_none)),
         deserialized: true,
         flatten: false,

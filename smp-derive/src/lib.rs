@@ -9,6 +9,7 @@
 
 extern crate proc_macro;
 
+mod assertions;
 mod engine_path;
 mod expand;
 mod foreign;
@@ -273,6 +274,15 @@ use syn::{DeriveInput, parse_macro_input};
 /// assert_eq!(patched.memory, Quantity("2Gi".into()));
 /// assert_eq!(patched.settings.0.len(), 2, "the JSON object was merged");
 /// ```
+///
+/// # Misuses are compile errors
+///
+/// Each at the offending token: a `merge_key` without `strategy = "merge"`
+/// (the list would be replaced and the key never read); `strategy =
+/// "merge"` on a field that is no list, or on a list of structs without a
+/// `merge_key`; a merge key that is not a scalar field every element
+/// writes (skipped by serde, or `skip_serializing_if`); `#[patch]` on
+/// tuple struct fields or enum variants, where it is never read.
 ///
 /// # Container attribute
 ///

@@ -29,6 +29,8 @@ macro_rules! foreign_scalar {
                 apply_scalar(slot, patch, field)
             }
         }
+        $(#[$cfg])*
+        impl super::checks::Scalar for $t {}
     )*};
 }
 

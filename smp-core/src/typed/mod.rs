@@ -31,6 +31,7 @@
 //!   (custom `Serialize` impls, scalars such as `Quantity`): their type
 //!   carries no structure to walk.
 
+mod checks;
 mod depth;
 mod fallback;
 mod foreign;
@@ -339,6 +340,9 @@ pub mod __private {
         to_value,
     };
     pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
+    pub use super::checks::{
+        Always, MaybeAbsent, MergeList, Scalar, Serialized, SerializedOf, SetElement, Unchecked,
+    };
     pub use super::{Field, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
     pub use crate::engine::diff::Opts;
     pub use crate::error::{Error, Result};

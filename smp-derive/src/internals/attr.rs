@@ -1,20 +1,28 @@
 //! Parsing `#[patch(...)]` attributes, with every error at its token.
 
+use super::strategy::Strategy;
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, LitStr, Path};
 
-/// The patch strategies a field may declare.
-const STRATEGIES: &[&str] = &["merge", "replace", "retainKeys", "merge,retainKeys", "retainKeys,merge"];
+/// A value read from an attribute, with the span of the token that gave it.
+#[derive(Clone, Copy)]
+pub struct Attr<T> {
+    pub value: T,
+    pub span: Span,
+}
 
 /// `#[patch(...)]` on a field.
 #[derive(Default)]
 pub struct FieldAttrs {
-    pub strategy: Option<LitStr>,
+    pub strategy: Option<Attr<Strategy>>,
     pub merge_key: Option<LitStr>,
     pub with: Option<Path>,
     /// `scalar` or `json`: the shorthand for a `with` of smp-core's own
     /// schemas (`typed::shapes::scalar`, `typed::shapes::json`).
     pub shape: Option<syn::Ident>,
+    /// Some of them were refused: checks that build on them are skipped.
+    pub refused: bool,
 }
 
 /// `#[patch(...)]` on a struct or enum.
@@ -24,14 +32,21 @@ pub struct ContainerAttrs {
 }
 
 /// Collects errors so that each mistake is reported once, at its token.
+/// It must be consumed by [`Errors::check`]: dropping it unchecked is a
+/// bug of the derive (errors would be lost), and panics.
 #[derive(Default)]
-pub struct Errors(Option<syn::Error>);
+pub struct Errors {
+    errors: Option<syn::Error>,
+    count: usize,
+    checked: bool,
+}
 
 impl Errors {
     pub fn push(&mut self, e: syn::Error) {
-        match &mut self.0 {
+        self.count += 1;
+        match &mut self.errors {
             Some(all) => all.combine(e),
-            None => self.0 = Some(e),
+            None => self.errors = Some(e),
         }
     }
 
@@ -39,8 +54,18 @@ impl Errors {
         self.push(syn::Error::new(span.span(), msg));
     }
 
-    pub fn into_result(self) -> Result<(), syn::Error> {
-        self.0.map_or(Ok(()), Err)
+    /// The errors collected, all combined.
+    pub fn check(mut self) -> Result<(), syn::Error> {
+        self.checked = true;
+        self.errors.take().map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Errors {
+    fn drop(&mut self) {
+        if !self.checked && !std::thread::panicking() {
+            panic!("the derive dropped its errors without checking them");
+        }
     }
 }
 
@@ -77,22 +102,18 @@ pub fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
 }
 
 pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
+    let before = errors.count;
     let mut out = FieldAttrs::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("patch")) {
         let result = attr.parse_nested_meta(|meta| {
             let span = meta.path.span();
             if meta.path.is_ident("strategy") {
                 let lit = string_value(&meta)?;
-                if STRATEGIES.contains(&lit.value().as_str()) {
-                    set_once(&mut out.strategy, lit, "strategy", span, errors);
-                } else {
-                    errors.at(
-                        &lit,
-                        format!(
-                            "unknown strategy \"{}\"; expected \"merge\", \"replace\", \"retainKeys\" or \"merge,retainKeys\"",
-                            lit.value()
-                        ),
-                    );
+                match Strategy::parse(&lit.value()) {
+                    Ok(value) => {
+                        set_once(&mut out.strategy, Attr { value, span: lit.span() }, "strategy", span, errors)
+                    }
+                    Err(message) => errors.at(&lit, message),
                 }
             } else if meta.path.is_ident("merge_key") {
                 let lit = string_value(&meta)?;
@@ -120,7 +141,9 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 let name = meta.path.get_ident().map_or_else(|| "?".to_string(), |i| i.to_string());
                 errors.at(
                     &meta.path,
-                    format!("unknown patch attribute `{name}`; expected `strategy`, `merge_key`, `with`, `scalar` or `json`"),
+                    format!(
+                        "unknown patch attribute `{name}`; expected `strategy`, `merge_key`, `with`, `scalar` or `json`"
+                    ),
                 );
                 skip_value(&meta)?;
             }
@@ -133,6 +156,7 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
     if let (Some(_), Some(shape)) = (&out.with, &out.shape) {
         errors.at(shape, format!("`{shape}` and `with` both give the field's schema; keep one"));
     }
+    out.refused = errors.count > before;
     out
 }
 

@@ -1,5 +1,8 @@
 //! The attribute model: what a type's patch behaviour is, read from
-//! `#[patch(...)]` and serde's attributes. No code generation here.
+//! `#[patch(...)]` and serde's attributes, and checked. No code generation
+//! here.
 
 pub mod attr;
+pub mod check;
 pub mod model;
+pub mod strategy;

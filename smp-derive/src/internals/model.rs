@@ -1,7 +1,9 @@
 //! The model the code generator reads: one entry per JSON field, with its
 //! name, presence rule and patch metadata.
 
-use super::attr::{self, Errors};
+use super::attr::{self, Attr, Errors};
+use super::check;
+use super::strategy::Strategy;
 use serde_derive_internals::{Ctxt, Derive, ast, attr as serde_attr};
 use syn::{DeriveInput, ExprPath, Generics, Ident, LitStr, Member, Path, Type, Visibility};
 
@@ -48,9 +50,12 @@ pub struct Field {
     pub ty: Type,
     /// The JSON name.
     pub json: String,
-    pub strategy: Option<LitStr>,
+    pub strategy: Option<Attr<Strategy>>,
     pub merge_key: Option<LitStr>,
     pub with: Option<Path>,
+    /// Some `#[patch]` attribute of the field was refused: the checks
+    /// that build on the others are skipped.
+    pub refused: bool,
     pub skip_if: Option<ExprPath>,
     /// A patch may set this field directly (serde reads it back).
     pub deserialized: bool,
@@ -75,17 +80,13 @@ pub struct Variant {
 }
 
 impl Field {
-    pub fn strategy(&self) -> String {
-        self.strategy.as_ref().map(LitStr::value).unwrap_or_default()
-    }
-
     pub fn merge_key(&self) -> String {
         self.merge_key.as_ref().map(LitStr::value).unwrap_or_default()
     }
 }
 
-/// Builds the model, or the errors of our own attributes. serde's own
-/// attribute errors are left for serde's derive to report.
+/// Builds the model, and checks it: the errors of our own attributes.
+/// serde's own attribute errors are left for serde's derive to report.
 pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
     let mut errors = Errors::default();
     let cattrs = attr::container_attrs(&input.attrs, &mut errors);
@@ -103,7 +104,8 @@ pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
         body,
         skipped,
     };
-    (container, errors.into_result())
+    check::check(input, &container, &mut errors);
+    (container, errors.check())
 }
 
 fn body(input: &DeriveInput, krate: &Path, skipped: &mut Vec<String>, errors: &mut Errors) -> Body {
@@ -175,6 +177,7 @@ fn struct_body(
             strategy: pattrs.strategy,
             merge_key: pattrs.merge_key,
             with: pattrs.with.or_else(|| pattrs.shape.map(|shape| syn::parse_quote!(#krate::typed::shapes::#shape))),
+            refused: pattrs.refused,
             skip_if: f.attrs.skip_serializing_if().cloned(),
             deserialized: !f.attrs.skip_deserializing(),
             flatten: f.attrs.flatten(),
