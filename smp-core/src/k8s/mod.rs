@@ -2,11 +2,11 @@
 //! `k8s-openapi`), with the patch metadata that the API server uses (the
 //! `patchStrategy` and `patchMergeKey` tags of the Go types).
 //!
-//! The structs of the Kubernetes version that k8s-openapi is built for are
-//! described in a generated file per version (`v1_NN.rs`, written by
-//! `cargo run -p smp-k8s-gen` from k8s-openapi's sources and
-//! `smp-k8s-types/generator/patch_metadata.txt`); the types that are not
-//! plain structs are implemented here by hand.
+//! The structs of k8s-openapi are described in one generated file
+//! (`generated.rs`, written by `cargo run -p smp-k8s-gen` from
+//! k8s-openapi's sources and `smp-k8s-types/generator/patch_metadata.txt`),
+//! each under the gates of the Kubernetes versions that have it; the types
+//! that are not plain structs are implemented here by hand.
 //!
 //! ```
 //! use k8s_openapi::api::core::v1::{Container, PodSpec};
@@ -29,11 +29,9 @@ use crate::typed::StrategicMerge;
 
 pub use k8s_openapi;
 
-k8s_openapi::k8s_if_1_33! { mod v1_33; use self::v1_33 as generated; }
-k8s_openapi::k8s_if_1_34! { mod v1_34; use self::v1_34 as generated; }
-k8s_openapi::k8s_if_1_35! { mod v1_35; use self::v1_35 as generated; }
-k8s_openapi::k8s_if_1_36! { mod v1_36; use self::v1_36 as generated; }
-k8s_openapi::k8s_if_1_37! { mod v1_37; use self::v1_37 as generated; }
+// Written by the generator as it is, not by rustfmt.
+#[rustfmt::skip]
+mod generated;
 
 // Strings, numbers or either in JSON, and arbitrary JSON.
 smp_derive::__foreign_impls! {
@@ -173,8 +171,10 @@ const fn constant_field(name: &'static str) -> FieldSchema {
 /// `io.k8s.api.core.v1.PodSpec`, in the Kubernetes version k8s-openapi is
 /// built for.
 pub fn shape_of_definition(name: &str) -> Option<Shape> {
-    [generated::DEFINITIONS, HAND_WRITTEN]
-        .into_iter()
+    generated::DEFINITIONS
+        .iter()
+        .copied()
+        .chain([HAND_WRITTEN])
         .find_map(|table| table.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| (table[i].1)()))
 }
 
@@ -182,17 +182,22 @@ pub fn shape_of_definition(name: &str) -> Option<Shape> {
 /// (e.g. `apps/v1`, `Deployment`), in the Kubernetes version k8s-openapi is
 /// built for.
 pub fn shape_of_kind(api_version: &str, kind: &str) -> Option<Shape> {
-    generated::RESOURCES.iter().find(|(a, k, _)| *a == api_version && *k == kind).map(|(_, _, shape)| shape())
+    generated::RESOURCES
+        .iter()
+        .copied()
+        .flatten()
+        .find(|(a, k, _)| *a == api_version && *k == kind)
+        .map(|(_, _, shape)| shape())
 }
 
 /// Every built-in resource type, as `(apiVersion, kind, schema)`, in the
 /// Kubernetes version k8s-openapi is built for.
 pub fn resources() -> impl Iterator<Item = (&'static str, &'static str, Shape)> {
-    generated::RESOURCES.iter().map(|(api_version, kind, shape)| (*api_version, *kind, shape()))
+    generated::RESOURCES.iter().copied().flatten().map(|(api_version, kind, shape)| (*api_version, *kind, shape()))
 }
 
 /// Every type with an OpenAPI definition, by definition name, in the
 /// Kubernetes version k8s-openapi is built for.
 pub fn definitions() -> impl Iterator<Item = (&'static str, Shape)> {
-    generated::DEFINITIONS.iter().chain(HAND_WRITTEN).map(|(name, shape)| (*name, shape()))
+    generated::DEFINITIONS.iter().copied().flatten().chain(HAND_WRITTEN).map(|(name, shape)| (*name, shape()))
 }

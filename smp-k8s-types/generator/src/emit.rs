@@ -1,7 +1,9 @@
-//! Writing one version file: `__foreign_impls!` descriptions of every
-//! struct, one invocation per module, and the lookup tables.
+//! Writing the generated file: `__foreign_impls!` descriptions of every
+//! struct, each under the gates of the Kubernetes versions in which
+//! k8s-openapi has it in that form, and the lookup tables.
 
 use crate::parse::{Kind, Presence, TypeDef};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// The first line of every generated file.
@@ -15,69 +17,205 @@ pub struct Described<'a> {
     pub meta: Vec<(&'a str, &'a str)>,
 }
 
-/// The text of `smp-core/src/k8s/v1_NN.rs`. `unmapped` lists the patch
-/// metadata rows (`definition field`) that have no field in this version.
-pub fn version_file(minor: u32, types: &[Described<'_>], unmapped: &[String]) -> String {
-    let mut out = String::new();
-    let w = &mut out;
-    line(w, HEADER);
-    line(w, "//");
-    line(w, &format!("// `StrategicMerge` for the types of k8s-openapi under its `v1_{minor}` feature"));
-    line(w, &format!("// (Kubernetes 1.{minor}), with the patch metadata of"));
-    line(w, "// smp-k8s-types/generator/patch_metadata.txt. Refresh with");
-    line(w, "// `cargo run -p smp-k8s-gen`.");
-    if !unmapped.is_empty() {
-        line(w, "//");
-        line(w, "// Patch metadata rows with no field in this version:");
+/// A contiguous run of Kubernetes minor versions, `first..=last`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Versions {
+    pub first: u32,
+    pub last: u32,
+}
+
+/// One form of a type: its description, the same in `versions`.
+struct Form {
+    definition: String,
+    path: String,
+    text: String,
+    resource: bool,
+}
+
+/// The generated file, built one version at a time.
+pub struct File {
+    /// Every version, oldest first.
+    versions: Vec<u32>,
+    /// The versions in which each form of a type is found.
+    forms: BTreeMap<(String, String), (Form, Vec<u32>)>,
+    /// The patch metadata rows with no field in some versions, and those
+    /// versions.
+    unmapped: BTreeMap<String, Vec<u32>>,
+}
+
+impl File {
+    pub fn new(versions: Vec<u32>) -> File {
+        File { versions, forms: BTreeMap::new(), unmapped: BTreeMap::new() }
+    }
+
+    /// Adds the types of one version. `unmapped` lists the patch metadata
+    /// rows (`definition field`) that have no field in this version.
+    pub fn add_version(&mut self, minor: u32, types: &[Described<'_>], unmapped: Vec<String>) {
+        for t in types {
+            let mut text = String::new();
+            describe(&mut text, t);
+            let resource = matches!(&t.def.kind, Kind::Struct { constants, .. } if !constants.is_empty());
+            let form = Form { definition: t.def.definition.clone(), path: t.def.path.clone(), text, resource };
+            let key = (form.path.clone(), form.text.clone());
+            self.forms.entry(key).or_insert((form, Vec::new())).1.push(minor);
+        }
         for row in unmapped {
-            line(w, &format!("//     {row}"));
+            self.unmapped.entry(row).or_default().push(minor);
         }
     }
 
-    let mut module = None;
-    for t in types {
-        let this_module = t.def.path.rsplit_once("::").map(|(m, _)| m);
-        if module != this_module {
-            if module.is_some() {
-                line(w, "}");
+    /// The runs of consecutive versions in `found`.
+    fn runs(&self, found: &[u32]) -> Vec<Versions> {
+        let mut runs: Vec<Versions> = Vec::new();
+        for (i, v) in self.versions.iter().enumerate() {
+            if !found.contains(v) {
+                continue;
             }
+            match runs.last_mut() {
+                Some(run) if i > 0 && self.versions[i - 1] == run.last => run.last = *v,
+                _ => runs.push(Versions { first: *v, last: *v }),
+            }
+        }
+        runs
+    }
+
+    /// The text of the file.
+    pub fn text(&self) -> String {
+        let mut by_run: BTreeMap<Versions, Vec<&Form>> = BTreeMap::new();
+        for (form, found) in self.forms.values() {
+            for run in self.runs(found) {
+                by_run.entry(run).or_default().push(form);
+            }
+        }
+        let everywhere = Versions { first: self.versions[0], last: *self.versions.last().expect("a version") };
+
+        let mut out = String::new();
+        let w = &mut out;
+        line(w, HEADER);
+        line(w, "//");
+        line(w, "// `StrategicMerge` for the types of k8s-openapi, with the patch metadata of");
+        line(w, "// smp-k8s-types/generator/patch_metadata.txt. Each type is described in");
+        line(w, "// the Kubernetes versions in which k8s-openapi has it in that form; the");
+        line(w, "// other versions' descriptions are left out by k8s-openapi's");
+        line(w, "// `k8s_if_ge_1_NN!` and `k8s_if_le_1_NN!`. Refresh with");
+        line(w, "// `cargo run -p smp-k8s-gen`.");
+        if !self.unmapped.is_empty() {
+            line(w, "//");
+            line(w, "// Patch metadata rows with no field in some versions:");
+            for (row, versions) in &self.unmapped {
+                let versions: Vec<String> = versions.iter().map(|v| format!("1.{v}")).collect();
+                line(w, &format!("//     {row} (not in {})", versions.join(", ")));
+            }
+        }
+
+        // Ungated first, then oldest first.
+        let mut runs: Vec<Versions> = by_run.keys().copied().collect();
+        runs.sort_by_key(|r| (*r != everywhere, *r));
+        for run in &runs {
+            let forms = &by_run[run];
             line(w, "");
+            let (open, close) = gates(*run, everywhere);
+            optional_line(w, &open);
             line(w, "smp_derive::__foreign_impls! {");
             line(w, "    krate = crate;");
-            module = this_module;
+            for form in forms {
+                w.push_str(&form.text);
+            }
+            line(w, "}");
+            optional_line(w, &close);
         }
-        describe(w, t);
-    }
-    if module.is_some() {
-        line(w, "}");
+
+        line(w, "");
+        line(w, "/// The schema of each type above by OpenAPI definition name: one table");
+        line(w, "/// per run of versions, each sorted by name.");
+        self.table(w, "DEFINITIONS", "super::Definition", &runs, &by_run, |f| {
+            Some(format!("    ({:?}, <{} as crate::StrategicMerge>::shape),", f.definition, f.path))
+        });
+        line(w, "");
+        line(w, "/// The schema of each resource type above (one with a constant");
+        line(w, "/// `apiVersion` and `kind`): one table per run of versions.");
+        self.table(w, "RESOURCES", "super::Resource", &runs, &by_run, |f| {
+            let path = &f.path;
+            f.resource.then(|| {
+                format!(
+                    "    (\n        <{path} as k8s_openapi::Resource>::API_VERSION,\n        <{path} as \
+                     k8s_openapi::Resource>::KIND,\n        <{path} as crate::StrategicMerge>::shape,\n    ),"
+                )
+            })
+        });
+        out
     }
 
-    let mut definitions: Vec<&TypeDef> = types.iter().map(|t| t.def).collect();
-    definitions.sort_by(|a, b| a.definition.cmp(&b.definition));
-    line(w, "");
-    line(w, "/// The schema of each type above by OpenAPI definition name, sorted by name.");
-    line(w, "pub(super) static DEFINITIONS: &[super::Definition] = &[");
-    for def in definitions {
-        line(w, &format!("    ({:?}, <{} as crate::StrategicMerge>::shape),", def.definition, def.path));
-    }
-    line(w, "];");
-
-    line(w, "");
-    line(w, "/// The schema of each resource type above (one with a constant `apiVersion`");
-    line(w, "/// and `kind`).");
-    line(w, "pub(super) static RESOURCES: &[super::Resource] = &[");
-    for t in types {
-        if matches!(&t.def.kind, Kind::Struct { constants, .. } if !constants.is_empty()) {
-            let path = &t.def.path;
-            line(w, "    (");
-            line(w, &format!("        <{path} as k8s_openapi::Resource>::API_VERSION,"));
-            line(w, &format!("        <{path} as k8s_openapi::Resource>::KIND,"));
-            line(w, &format!("        <{path} as crate::StrategicMerge>::shape,"));
-            line(w, "    ),");
+    /// A table with one constant per run of versions (empty in the other
+    /// versions), each sorted by definition name, and the list of them.
+    fn table(
+        &self,
+        w: &mut String,
+        table: &str,
+        entry_type: &str,
+        runs: &[Versions],
+        by_run: &BTreeMap<Versions, Vec<&Form>>,
+        entry: impl Fn(&Form) -> Option<String>,
+    ) {
+        let everywhere = Versions { first: self.versions[0], last: *self.versions.last().expect("a version") };
+        let names: Vec<String> = runs.iter().map(|r| table_name(table, *r, everywhere)).collect();
+        line(w, &format!("pub(super) static {table}: &[&[{entry_type}]] = &[{}];", names.join(", ")));
+        for (run, name) in runs.iter().zip(&names) {
+            let mut forms = by_run[run].clone();
+            forms.sort_by(|a, b| a.definition.cmp(&b.definition));
+            line(w, "");
+            let (open, close) = gates(*run, everywhere);
+            optional_line(w, &open);
+            line(w, &format!("const {name}: &[{entry_type}] = &["));
+            for form in forms {
+                if let Some(text) = entry(form) {
+                    line(w, &text);
+                }
+            }
+            line(w, "];");
+            optional_line(w, &close);
+            // The same table, empty, in the other versions.
+            for gate in complement(*run, everywhere) {
+                line(w, &format!("{gate} {{ const {name}: &[{entry_type}] = &[]; }}"));
+            }
         }
     }
-    line(w, "];");
+}
+
+/// The gates that keep a run of versions (opening and closing text, empty
+/// when the run is every version).
+fn gates(run: Versions, everywhere: Versions) -> (String, String) {
+    let mut open = Vec::new();
+    if run.first > everywhere.first {
+        open.push(format!("k8s_openapi::k8s_if_ge_1_{}! {{", run.first));
+    }
+    if run.last < everywhere.last {
+        open.push(format!("k8s_openapi::k8s_if_le_1_{}! {{", run.last));
+    }
+    let close = "}".repeat(open.len());
+    (open.join(" "), close)
+}
+
+/// Gates of the versions outside a run (each opening a block).
+fn complement(run: Versions, everywhere: Versions) -> Vec<String> {
+    let mut out = Vec::new();
+    if run.first > everywhere.first {
+        out.push(format!("k8s_openapi::k8s_if_le_1_{}!", run.first - 1));
+    }
+    if run.last < everywhere.last {
+        out.push(format!("k8s_openapi::k8s_if_ge_1_{}!", run.last + 1));
+    }
     out
+}
+
+fn table_name(table: &str, run: Versions, everywhere: Versions) -> String {
+    match (run.first > everywhere.first, run.last < everywhere.last) {
+        (false, false) => format!("{table}_ALL"),
+        (true, false) => format!("{table}_FROM_1_{}", run.first),
+        (false, true) => format!("{table}_UNTIL_1_{}", run.last),
+        (true, true) if run.first == run.last => format!("{table}_ONLY_1_{}", run.first),
+        (true, true) => format!("{table}_1_{}_TO_1_{}", run.first, run.last),
+    }
 }
 
 /// One type in the `__foreign_impls!` syntax.
@@ -112,7 +250,43 @@ fn describe(w: &mut String, t: &Described<'_>) {
     }
 }
 
+fn optional_line(w: &mut String, text: &str) {
+    if !text.is_empty() {
+        line(w, text);
+    }
+}
+
 fn line(w: &mut String, text: &str) {
     w.push_str(text);
     w.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVERYWHERE: Versions = Versions { first: 33, last: 37 };
+
+    #[test]
+    fn runs_are_consecutive_known_versions() {
+        let file = File::new(vec![33, 34, 35, 36, 37]);
+        assert_eq!(file.runs(&[33, 34, 35, 36, 37]), [EVERYWHERE]);
+        assert_eq!(file.runs(&[33, 35, 36]), [Versions { first: 33, last: 33 }, Versions { first: 35, last: 36 }]);
+    }
+
+    #[test]
+    fn gates_keep_the_run_and_their_complement_the_rest() {
+        assert_eq!(gates(EVERYWHERE, EVERYWHERE), (String::new(), String::new()));
+        let (open, close) = gates(Versions { first: 34, last: 36 }, EVERYWHERE);
+        assert_eq!(open, "k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_36! {");
+        assert_eq!(close, "}}");
+        assert_eq!(
+            complement(Versions { first: 34, last: 36 }, EVERYWHERE),
+            ["k8s_openapi::k8s_if_le_1_33!", "k8s_openapi::k8s_if_ge_1_37!"]
+        );
+        // The newest run stays open to later versions.
+        assert_eq!(complement(Versions { first: 35, last: 37 }, EVERYWHERE), ["k8s_openapi::k8s_if_le_1_34!"]);
+        assert_eq!(table_name("T", Versions { first: 34, last: 34 }, EVERYWHERE), "T_ONLY_1_34");
+        assert_eq!(table_name("T", Versions { first: 33, last: 35 }, EVERYWHERE), "T_UNTIL_1_35");
+    }
 }

@@ -1,12 +1,12 @@
 //! Generates smp-core's `StrategicMerge` implementations for the types of
-//! k8s-openapi (`smp-core/src/k8s/v1_NN.rs`, one file per Kubernetes
-//! version), from k8s-openapi's sources and the patch metadata table
-//! `patch_metadata.txt`.
+//! k8s-openapi (`smp-core/src/k8s/generated.rs`, one file for every
+//! Kubernetes version, gated by k8s-openapi's version macros), from
+//! k8s-openapi's sources and the patch metadata table `patch_metadata.txt`.
 //!
 //! - [`locate`] finds the workspace, k8s-openapi's sources and the output;
 //! - [`parse`] reads every public type of a version directory;
 //! - [`metadata`] reads the patch metadata table;
-//! - [`emit`] writes a version file.
+//! - [`emit`] writes the file.
 //!
 //! The few types that are not plain structs are implemented by hand in
 //! `smp-core/src/k8s/mod.rs` ([`HAND_WRITTEN`]) or not at all
@@ -47,7 +47,7 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
 
 /// The generated files and what the generator has to say about them.
 pub struct Output {
-    /// `(path, contents)` of each version file.
+    /// `(path, contents)` of each generated file.
     pub files: Vec<(PathBuf, String)>,
     /// The Kubernetes minor versions, oldest first.
     pub versions: Vec<u32>,
@@ -56,7 +56,7 @@ pub struct Output {
     pub mapped: BTreeMap<String, Vec<u32>>,
 }
 
-/// Generates every version file.
+/// Generates the file.
 pub fn generate(workspace_root: &Path) -> Result<Output> {
     let rows = metadata::parse(&std::fs::read_to_string(locate::metadata_file())?)?;
     let by_definition = metadata::index(&rows);
@@ -68,8 +68,11 @@ pub fn generate(workspace_root: &Path) -> Result<Output> {
     for row in &rows {
         output.mapped.insert(row_name(&row.definition, &row.field), Vec::new());
     }
+    check_hand_module(&hand_module)?;
+    let version_dirs = locate::version_dirs(&src)?;
+    let mut file = emit::File::new(version_dirs.iter().map(|(minor, _)| *minor).collect());
     let mut seen_definitions = BTreeSet::new();
-    for (minor, dir) in locate::version_dirs(&src)? {
+    for (minor, dir) in version_dirs {
         let types = parse::version(&dir)?;
         let mut described = Vec::new();
         let mut hand_written = BTreeSet::new();
@@ -116,7 +119,6 @@ pub fn generate(workspace_root: &Path) -> Result<Output> {
                 return Err(format!("1.{minor}: the hand-written {path} is no longer in k8s-openapi").into());
             }
         }
-        check_hand_module(&hand_module, minor)?;
 
         // Rows whose type is in this version but whose field is not.
         let unmapped: Vec<String> = rows
@@ -125,8 +127,7 @@ pub fn generate(workspace_root: &Path) -> Result<Output> {
             .map(|r| row_name(&r.definition, &r.field))
             .filter(|name| !output.mapped[name].contains(&minor))
             .collect();
-        let text = emit::version_file(minor, &described, &unmapped);
-        output.files.push((out_dir.join(format!("v1_{minor}.rs")), text));
+        file.add_version(minor, &described, unmapped);
         output.versions.push(minor);
         seen_definitions.extend(definitions.into_iter().map(str::to_string));
     }
@@ -145,6 +146,7 @@ pub fn generate(workspace_root: &Path) -> Result<Output> {
             .into());
         }
     }
+    output.files.push((out_dir.join("generated.rs"), file.text()));
     Ok(output)
 }
 
@@ -153,15 +155,15 @@ fn row_name(definition: &str, field: &str) -> String {
 }
 
 /// The hand-written module implements [`HAND_WRITTEN`] and includes the
-/// version file.
-fn check_hand_module(text: &str, minor: u32) -> Result<()> {
+/// generated file.
+fn check_hand_module(text: &str) -> Result<()> {
     for path in HAND_WRITTEN {
         if !text.contains(path) {
             return Err(format!("smp-core/src/k8s/mod.rs does not implement {path}").into());
         }
     }
-    if !text.contains(&format!("k8s_openapi::k8s_if_1_{minor}! {{ mod v1_{minor};")) {
-        return Err(format!("smp-core/src/k8s/mod.rs does not include v1_{minor}.rs").into());
+    if !text.contains("#[rustfmt::skip]\nmod generated;") {
+        return Err("smp-core/src/k8s/mod.rs does not include generated.rs (`#[rustfmt::skip] mod generated;`)".into());
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
-//! `cargo run -p smp-k8s-gen`: regenerates `smp-core/src/k8s/v1_NN.rs`.
+//! `cargo run -p smp-k8s-gen`: regenerates `smp-core/src/k8s/generated.rs`.
 //! With `--check`, writes nothing and fails when a file is out of date.
 
-use smp_k8s_gen::{Result, generate, locate};
+use smp_k8s_gen::{Result, emit, generate, locate};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -34,14 +34,15 @@ fn run(check: bool) -> Result<bool> {
         }
     }
 
-    // Version files of versions k8s-openapi no longer has.
+    // Generated files that the generator no longer writes.
     let generated: Vec<_> = output.files.iter().map(|(p, _)| p.clone()).collect();
     for entry in std::fs::read_dir(locate::output_dir(&root))? {
         let path = entry?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if name.starts_with("v1_") && name.ends_with(".rs") && !generated.contains(&path) {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if text.starts_with(emit::HEADER) && !generated.contains(&path) {
             if check {
-                println!("{name}: STALE (no such version in k8s-openapi)");
+                println!("{name}: STALE (no longer generated)");
                 up_to_date = false;
             } else {
                 std::fs::remove_file(&path)?;

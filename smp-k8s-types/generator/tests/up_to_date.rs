@@ -1,4 +1,4 @@
-//! The checked-in `smp-core/src/k8s/v1_NN.rs` are what the generator
+//! The checked-in `smp-core/src/k8s/generated.rs` is what the generator
 //! writes from the current k8s-openapi sources and patch metadata table.
 
 use smp_k8s_gen::{emit, generate, locate};
@@ -14,7 +14,7 @@ fn generated_files_are_up_to_date() {
             stale.push(path.strip_prefix(&root).unwrap_or(path).display().to_string());
         }
     }
-    // Version files that the generator no longer writes.
+    // Generated files that the generator no longer writes.
     for entry in std::fs::read_dir(locate::output_dir(&root)).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap_or_default();
