@@ -335,14 +335,12 @@ impl RetainKeysField for Value {}
 /// Helpers for generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use super::checks::{Always, MaybeAbsent, MergeList, Scalar, Serialized, SerializedOf, SetElement, Unchecked};
     pub use super::fallback::{
         Grouped, apply_field_json, apply_object_fallback, diff_field_json, finish_diff, group_patch, missing_json,
         to_value,
     };
     pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
-    pub use super::checks::{
-        Always, MaybeAbsent, MergeList, Scalar, Serialized, SerializedOf, SetElement, Unchecked,
-    };
     pub use super::{Field, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
     pub use crate::engine::diff::Opts;
     pub use crate::error::{Error, Result};
