@@ -210,6 +210,24 @@ pub struct SchemaArgs {
     /// Merge without a schema: maps merge, lists are replaced.
     #[arg(long, conflicts_with_all = ["kind", "openapi", "definition"])]
     pub untyped: bool,
+    /// The kind of patch, as `kubectl patch --type`: `strategic`; `merge`
+    /// (RFC 7386 JSON merge patch, what custom resources take; three-way is
+    /// what `kubectl apply` sends for them); `json` (RFC 6902, diff only:
+    /// a changed list is replaced whole). `merge` and `json` need no
+    /// schema.
+    #[arg(long = "type", value_enum, value_name = "TYPE", default_value_t = PatchType::Strategic)]
+    pub patch_type: PatchType,
+}
+
+/// `--type`: which patch format the command reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PatchType {
+    /// Strategic merge patch.
+    Strategic,
+    /// JSON merge patch (RFC 7386), as the Go reference computes it.
+    Merge,
+    /// JSON patch (RFC 6902).
+    Json,
 }
 
 /// How results are printed.

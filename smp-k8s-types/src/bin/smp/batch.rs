@@ -194,7 +194,7 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 
 /// Computes one line's answer and writes it.
 fn answer(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> io::Result<()> {
-    let (op, overwrite) = (batch.op, batch.overwrite);
+    let (op, overwrite, patch_type) = (batch.op, batch.overwrite, batch.schema.patch_type);
     let can_conflict = (op == Op::ThreeWay).then_some(false);
     let (docs, overwrite) = match parse_case(op, line, overwrite) {
         Ok(case) => case,
@@ -204,7 +204,7 @@ fn answer(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut R
         Ok(schema) => schema,
         Err(message) => return write_error_line(out, &message, can_conflict),
     };
-    match op.run(&docs, overwrite, schema) {
+    match op.run(&docs, overwrite, schema, patch_type) {
         Ok(value) => write_answer_line(out, op.output_key(), &value),
         Err(e) => write_error_line(out, &e.to_string(), can_conflict.map(|_| e.is_conflict())),
     }

@@ -86,8 +86,12 @@ impl From<Command> for Invocation {
 }
 
 impl Invocation {
-    fn run(self) -> Result<ExitCode, Failure> {
+    fn run(mut self) -> Result<ExitCode, Failure> {
         output::check_stdout()?;
+        // Merge and JSON patches take no patch metadata.
+        if self.common.schema.patch_type != args::PatchType::Strategic {
+            self.common.schema.untyped = true;
+        }
         let docs = schema::load_documents(&self.common.schema.openapi)?;
         let mut resolver = schema::Resolver::new(&self.common.schema, &docs)?;
         if let Some(source) = &self.common.jsonl {
@@ -114,6 +118,7 @@ impl Invocation {
             diff: self.files.diff,
             format: self.common.output,
             exit_code: self.exit_code,
+            patch_type: self.common.schema.patch_type,
         };
         request.run(&mut resolver)
     }

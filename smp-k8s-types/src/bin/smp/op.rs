@@ -1,7 +1,8 @@
 //! The three operations, shared by the single-case and batch modes.
 
+use crate::args::PatchType;
 use serde_json::Value;
-use smp_core::{Schema, ThreeWayOptions};
+use smp_core::{ErrorKind, Schema, ThreeWayOptions, json_patch, merge_patch};
 
 /// What a command computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,16 +31,48 @@ impl Op {
         }
     }
 
-    /// Runs the operation on `docs`, given in the order of [`Op::inputs`].
-    pub fn run(self, docs: &[Value], overwrite: bool, schema: Schema<'_>) -> smp_core::Result<Value> {
-        match (self, docs) {
-            (Op::Apply, [original, patch]) => smp_core::apply(original, patch, schema),
-            (Op::Diff, [original, modified]) => smp_core::diff(original, modified, schema),
-            (Op::ThreeWay, [original, modified, current]) => {
+    /// Runs the operation on `docs`, given in the order of [`Op::inputs`],
+    /// with patches of the given type (the schema serves `strategic` only).
+    pub fn run(
+        self,
+        docs: &[Value],
+        overwrite: bool,
+        schema: Schema<'_>,
+        patch_type: PatchType,
+    ) -> smp_core::Result<Value> {
+        match (self, docs, patch_type) {
+            (Op::Apply, [original, patch], _) => apply_as(patch_type, original, patch, schema),
+            (Op::Diff, [original, modified], PatchType::Strategic) => smp_core::diff(original, modified, schema),
+            (Op::Diff, [original, modified], PatchType::Merge) => merge_patch::create(original, modified),
+            (Op::Diff, [original, modified], PatchType::Json) => {
+                let patch = json_patch::diff(original, modified)?;
+                serde_json::to_value(patch).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
+            }
+            (Op::ThreeWay, [original, modified, current], PatchType::Strategic) => {
                 let options = ThreeWayOptions { overwrite, preconditions: &[] };
                 smp_core::three_way(original, modified, current, schema, options)
             }
+            (Op::ThreeWay, [original, modified, current], PatchType::Merge) => {
+                merge_patch::three_way(original, modified, current, &[])
+            }
+            (Op::ThreeWay, _, PatchType::Json) => Err(ErrorKind::Unsupported(
+                "a JSON patch (--type json) has no three-way form; kubectl apply sends --type merge for kinds without patch metadata".into(),
+            )
+            .into()),
             _ => unreachable!("{self:?} takes {} documents, got {}", self.inputs().len(), docs.len()),
+        }
+    }
+}
+
+/// `patch` applied to `original` as a patch of the given type.
+pub fn apply_as(patch_type: PatchType, original: &Value, patch: &Value, schema: Schema<'_>) -> smp_core::Result<Value> {
+    match patch_type {
+        PatchType::Strategic => smp_core::apply(original, patch, schema),
+        PatchType::Merge => merge_patch::apply(original, patch),
+        PatchType::Json => {
+            let ops: json_patch::Patch = serde_json::from_value(patch.clone())
+                .map_err(|e| ErrorKind::JsonPatch(format!("not a JSON patch (a list of operations): {e}")))?;
+            json_patch::apply(original, &ops)
         }
     }
 }

@@ -2,9 +2,9 @@
 //! the schema of its kind, print the documents, their names, or a diff of
 //! each object, and optionally an account of what each patch did.
 
-use crate::args::{Format, Source};
+use crate::args::{Format, PatchType, Source};
 use crate::documents::{self, Document};
-use crate::op::Op;
+use crate::op::{Op, apply_as};
 use crate::output::{self, Failure};
 use crate::schema::Resolver;
 use crate::{explain, input, textdiff};
@@ -30,6 +30,8 @@ pub struct Request<'a> {
     pub diff: bool,
     pub format: Format,
     pub exit_code: bool,
+    /// `--type`.
+    pub patch_type: PatchType,
 }
 
 /// One object's documents, in the order of [`Op::inputs`], and where it
@@ -61,9 +63,11 @@ impl Request<'_> {
                 }
             };
             let schema = resolver.schema_for(&case.docs, names).map_err(within)?;
-            let answer = self.op.run(&case.docs, self.overwrite, schema).map_err(|e| match Failure::from(e) {
-                Failure::Error(message) => Failure::Error(within(message)),
-                other => other,
+            let answer = self.op.run(&case.docs, self.overwrite, schema, self.patch_type).map_err(|e| {
+                match Failure::from(e) {
+                    Failure::Error(message) => Failure::Error(within(message)),
+                    other => other,
+                }
             })?;
             if self.explain || self.diff {
                 let (before, patch, after) = self.before_after(&case.docs, &answer, schema)?;
@@ -149,8 +153,8 @@ impl Request<'_> {
     ) -> Result<(Value, Value, Value), Failure> {
         Ok(match self.op {
             Op::Apply => (docs[0].clone(), docs[1].clone(), answer.clone()),
-            Op::Diff => (docs[0].clone(), answer.clone(), smp_core::apply(&docs[0], answer, schema)?),
-            Op::ThreeWay => (docs[2].clone(), answer.clone(), smp_core::apply(&docs[2], answer, schema)?),
+            Op::Diff => (docs[0].clone(), answer.clone(), apply_as(self.patch_type, &docs[0], answer, schema)?),
+            Op::ThreeWay => (docs[2].clone(), answer.clone(), apply_as(self.patch_type, &docs[2], answer, schema)?),
         })
     }
 
