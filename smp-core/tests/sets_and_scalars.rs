@@ -15,12 +15,13 @@ use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct Doc {
-    #[patch(strategy = "merge")]
+    /// A set of scalars merges without any attribute.
     tags: BTreeSet<String>,
     /// Numbers: the reference orders them by text (`10` before `9`).
     #[patch(strategy = "merge")]
     ids: HashSet<i32>,
-    /// No strategy: replaced whole, as any list.
+    /// Replaced whole, as the attribute asks.
+    #[patch(strategy = "replace")]
     plain: BTreeSet<u8>,
     ports: BTreeMap<u16, String>,
     #[serde(default, skip_serializing_if = "HashMap::is_empty")]
@@ -203,11 +204,67 @@ fn a_merged_set_changes_single_elements_and_keeps_what_others_added() {
 }
 
 #[test]
-fn a_set_without_a_strategy_is_replaced_whole() {
+fn a_set_with_the_replace_strategy_is_replaced_whole() {
     let live = sample();
     let mut desired = live.clone();
     desired.plain.insert(2);
     assert_eq!(live.diff(&desired).unwrap(), json!({"plain": [1, 2]}));
+}
+
+/// Sets behind `Option` and shared pointers, and sets of elements that are
+/// not scalars.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Wrapped {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maybe: Option<HashSet<u16>>,
+    boxed: Box<BTreeSet<char>>,
+    shared: Arc<BTreeSet<String>>,
+    /// Objects as elements: not a set of scalars, replaced whole.
+    objects: BTreeSet<Point>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]
+struct Point {
+    x: u8,
+}
+
+#[test]
+fn sets_of_scalars_merge_by_default_in_the_schema_and_the_typed_layer() {
+    let smp_core::schema::Shape::Struct(fields) = Wrapped::shape() else { panic!("a struct") };
+    let merged: Vec<(&str, bool)> = fields.fields.iter().map(|f| (f.name, f.strategy.merge)).collect();
+    assert_eq!(merged, [("maybe", true), ("boxed", true), ("shared", true), ("objects", false)]);
+
+    let live = Wrapped {
+        maybe: Some(HashSet::from([80, 443])),
+        boxed: Box::new(BTreeSet::from(['a'])),
+        shared: Arc::new(BTreeSet::from(["x".into()])),
+        objects: BTreeSet::from([Point { x: 1 }]),
+    };
+    let mut desired = live.clone();
+    desired.maybe.as_mut().unwrap().remove(&80);
+    Arc::make_mut(&mut desired.shared).insert("y".into());
+    desired.objects.insert(Point { x: 2 });
+    let patch = live.diff(&desired).unwrap();
+    assert_eq!(
+        patch,
+        json!({
+            "$deleteFromPrimitiveList/maybe": [80],
+            "$setElementOrder/maybe": [443],
+            "$setElementOrder/shared": ["x", "y"],
+            "shared": ["y"],
+            "objects": [{"x": 1}, {"x": 2}]
+        })
+    );
+    let as_json = |w: &Wrapped| {
+        let mut v = serde_json::to_value(w).unwrap();
+        if let Some(Value::Array(items)) = v.get_mut("maybe") {
+            items.sort_by_key(smp_core::value::fmt_v);
+        }
+        v
+    };
+    let schema = Schema::Static(Wrapped::shape());
+    assert_eq!(smp_core::diff(&as_json(&live), &as_json(&desired), schema).unwrap(), patch);
+    assert_eq!(live.apply(&patch).unwrap(), desired);
 }
 
 #[test]

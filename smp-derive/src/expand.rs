@@ -131,9 +131,15 @@ fn field_desc(f: &Field, p: &TokenStream) -> TokenStream {
     }
 }
 
-/// The field's strategy as a constant, from the attribute model's.
+/// The field's strategy as a constant, from the attribute model's. A
+/// field without a strategy whose type is a set of scalars merges.
 fn strategy_const(f: &Field, p: &TokenStream) -> TokenStream {
     let strategy = f.strategy.map(|s| s.value);
+    if strategy.is_none() && f.with.is_none() {
+        let ty = &f.ty;
+        let merge = quote!(<#ty as #p::StrategicMerge>::__MERGED_SET);
+        return quote!(#p::Strategy { merge: #merge, replace: false, retain_keys: false });
+    }
     let merge = strategy.is_some_and(Strategy::merges);
     let replace = strategy == Some(Strategy::Replace);
     let retain_keys = strategy.is_some_and(Strategy::retains_keys);
@@ -163,6 +169,8 @@ fn presence(f: &Field, value: TokenStream) -> TokenStream {
 
 fn scalar_methods(p: &TokenStream) -> TokenStream {
     quote! {
+        const __SCALAR: bool = true;
+
         fn __diff_field(
             old: ::core::option::Option<&Self>,
             new: ::core::option::Option<&Self>,

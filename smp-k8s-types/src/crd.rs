@@ -38,7 +38,7 @@
 //! | `#[patch(...)]` | server-side apply | patch extensions |
 //! |---|---|---|
 //! | `strategy = "merge", merge_key = "k"` (list of objects) | `x-kubernetes-list-type: map`, `x-kubernetes-list-map-keys: [k]` (all the fields of a multi-field key) | `x-kubernetes-patch-strategy: merge`, `x-kubernetes-patch-merge-key: k` |
-//! | `strategy = "merge"` (list of scalars) | `x-kubernetes-list-type: set` | `x-kubernetes-patch-strategy: merge` |
+//! | `strategy = "merge"` (list of scalars), or none on a set of scalars | `x-kubernetes-list-type: set` | `x-kubernetes-patch-strategy: merge` |
 //! | none or `strategy = "replace"` (list) | `x-kubernetes-list-type: atomic` | `x-kubernetes-patch-strategy: replace` when written |
 //! | `strategy = "replace"` (object or map) | `x-kubernetes-map-type: atomic` | `x-kubernetes-patch-strategy: replace` |
 //! | `retainKeys` (alone or with `merge`) | as without it | the strategy with `retainKeys` |

@@ -19,6 +19,7 @@ macro_rules! foreign_scalar {
     ($($(#[$cfg:meta])* $t:ty),* $(,)?) => {$(
         $(#[$cfg])*
         impl StrategicMerge for $t {
+            const __SCALAR: bool = true;
             fn shape() -> Shape {
                 Shape::Scalar
             }

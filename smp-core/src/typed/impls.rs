@@ -60,6 +60,7 @@ pub fn apply_scalar<T: StrategicMerge>(
 macro_rules! scalar_impl {
     ($($t:ty => |$s:ident| $key:expr),* $(,)?) => {$(
         impl StrategicMerge for $t {
+            const __SCALAR: bool = true;
             fn shape() -> Shape {
                 Shape::Scalar
             }
@@ -107,6 +108,8 @@ scalar_impl! {
 
 impl<T: StrategicMerge> StrategicMerge for Option<T> {
     const __POINTER: bool = true;
+    const __SCALAR: bool = T::__SCALAR;
+    const __MERGED_SET: bool = T::__MERGED_SET;
 
     fn shape() -> Shape {
         T::shape()
@@ -158,6 +161,8 @@ impl<T: StrategicMerge> StrategicMerge for Option<T> {
 }
 
 impl<T: StrategicMerge> StrategicMerge for Box<T> {
+    const __SCALAR: bool = T::__SCALAR;
+    const __MERGED_SET: bool = T::__MERGED_SET;
     fn shape() -> Shape {
         T::shape()
     }

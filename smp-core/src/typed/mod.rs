@@ -86,7 +86,9 @@ impl Field {
 /// Derive it for structs; it is implemented for strings, numbers, booleans,
 /// `char`, `Option`, `Vec`, `Box`, `Rc`, `Arc`, maps with string, integer,
 /// `char` or `bool` keys, sets (`BTreeSet`, `HashSet`: lists in the
-/// reference's order of scalars, merged with `#[patch(strategy = "merge")]`),
+/// reference's order of scalars; a set of scalars merges as with
+/// `#[patch(strategy = "merge")]` unless its field says `strategy =
+/// "replace"`),
 /// the `std::net` addresses, `serde_json::Value`, and with smp-core's
 /// features `url`, `chrono` and `jiff`, those crates' scalar types. A field
 /// of any other type takes `#[patch(scalar)]`, `#[patch(json)]` or
@@ -226,6 +228,15 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     /// A Go pointer: the reference also accepts a list under such a field.
     #[doc(hidden)]
     const __POINTER: bool = false;
+
+    /// A string, number, boolean or other scalar.
+    #[doc(hidden)]
+    const __SCALAR: bool = false;
+
+    /// A set of scalars: merged as with `strategy = "merge"` when the field
+    /// names no strategy.
+    #[doc(hidden)]
+    const __MERGED_SET: bool = false;
 
     /// The value as a merge key, when it is a scalar.
     #[doc(hidden)]

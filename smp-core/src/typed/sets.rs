@@ -5,9 +5,11 @@
 //! Its JSON form, as the engine sees it, is in the order the reference
 //! sorts lists of scalars (by their `%v` text), so that a `HashSet` gives
 //! the same patch whatever its iteration order, and two equal sets give
-//! `{}` rather than a `$setElementOrder`. With `#[patch(strategy =
-//! "merge")]` a set is merged (a patch adds and removes single elements);
-//! without it, it is replaced whole, as any list.
+//! `{}` rather than a `$setElementOrder`. A set of scalars is merged (a
+//! patch adds and removes single elements) unless its field says
+//! `#[patch(strategy = "replace")]`: without a strategy it merges as with
+//! `strategy = "merge"`, in the derived schema too. A set of other
+//! elements is replaced whole, as any list.
 //!
 //! Maps with integer, `char` or `bool` keys are JSON objects whose keys
 //! are the keys' text (serde_json's rule); they go through the engine on
@@ -80,6 +82,7 @@ where
 macro_rules! set_impl {
     ($set:ident, $($bound:path),+) => {
         impl<T: StrategicMerge $(+ $bound)+> StrategicMerge for $set<T> {
+            const __MERGED_SET: bool = T::__SCALAR;
             fn shape() -> Shape {
                 Shape::List(T::shape)
             }
@@ -153,6 +156,8 @@ scalar_key_map_impl!(HashMap, Eq, Hash);
 macro_rules! shared_impl {
     ($ptr:ident) => {
         impl<T: StrategicMerge> StrategicMerge for $ptr<T> {
+            const __SCALAR: bool = T::__SCALAR;
+            const __MERGED_SET: bool = T::__MERGED_SET;
             fn shape() -> Shape {
                 T::shape()
             }
