@@ -217,6 +217,7 @@ fn a_set_with_the_replace_strategy_is_replaced_whole() {
 struct Wrapped {
     #[serde(skip_serializing_if = "Option::is_none")]
     maybe: Option<HashSet<u16>>,
+    #[allow(clippy::box_collection)]
     boxed: Box<BTreeSet<char>>,
     shared: Arc<BTreeSet<String>>,
     /// Objects as elements: not a set of scalars, replaced whole.

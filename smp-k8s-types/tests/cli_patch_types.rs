@@ -62,11 +62,10 @@ fn merge_and_json_patches_apply_from_files() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["spec"], json!({"ports": [443]}));
 
-    // Applying a JSON patch (a list of operations) is left to kubectl for
-    // now: the reader takes objects only, and says so.
     let ops = r#"[{"op":"add","path":"/spec/ports/-","value":443}]"#;
-    let (code, _, err) = smp(&["apply", "--type", "json", path, "-p", ops], "");
-    assert_eq!(code, 1, "{err}");
+    let (code, out, err) = smp(&["apply", "--type", "json", path, "-p", ops], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["spec"], json!({"size": 1, "ports": [80, 443]}));
 
     let modified = dir.join("m.json");
     std::fs::write(&modified, widget(json!({"size": 1, "ports": [80, 8080]})).to_string()).unwrap();
@@ -79,5 +78,114 @@ fn merge_and_json_patches_apply_from_files() {
     let (code, _, err) = smp(&["three-way", "--type", "json", path, path, path], "");
     assert_eq!(code, 1, "no three-way JSON patch: {err}");
     assert!(err.contains("--type merge"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `kubectl` offline (an empty kubeconfig); `None`, said loudly, when
+/// it is not on PATH.
+fn kubectl(args: &[&str]) -> Option<(i32, String, String)> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let Some(kubectl) = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|p| p.is_file()) else {
+        eprintln!("SKIPPED: kubectl is not on PATH; smp was not compared with kubectl");
+        return None;
+    };
+    let out = Command::new(kubectl)
+        .args(args)
+        .env("KUBECONFIG", "/dev/null")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .output()
+        .expect("kubectl runs");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8");
+    Some((out.status.code().unwrap_or(-1), text(out.stdout), text(out.stderr)))
+}
+
+/// A scratch directory of this test process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("smp-cli-types-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn json_patches_apply_as_kubectl_applies_them() {
+    let dir = scratch("json-apply");
+    let object = dir.join("w.json");
+    let widget = widget(json!({"size": 1, "ports": [80, 443, 8080], "m": {"a": 1, "b/c": {"d~e": 2}}, "f": 1.5}));
+    std::fs::write(&object, widget.to_string()).unwrap();
+    let path = object.to_str().unwrap();
+    let cases = [
+        r#"[{"op":"add","path":"/spec/ports/-","value":9090}]"#,
+        r#"[{"op":"add","path":"/spec/ports/1","value":81},{"op":"remove","path":"/spec/ports/0"}]"#,
+        r#"[{"op":"remove","path":"/spec/m/b~1c/d~0e"},{"op":"add","path":"/spec/m/x~1y","value":null}]"#,
+        r#"[{"op":"replace","path":"/spec/size","value":2.0},{"op":"add","path":"/spec/big","value":1e3}]"#,
+        r#"[{"op":"move","from":"/spec/m","path":"/spec/n"},{"op":"copy","from":"/spec/n","path":"/spec/o"}]"#,
+        r#"[{"op":"test","path":"/spec/size","value":1.0},{"op":"test","path":"/spec/f","value":1.5}]"#,
+        r#"[{"op":"test","path":"/spec/nothing","value":null},{"op":"add","path":"/spec/t","value":true}]"#,
+        // Where the server's library departs from RFC 6902.
+        r#"[{"op":"replace","path":"/spec/absent","value":1}]"#,
+        r#"[{"op":"remove","path":"/spec/ports/-1"},{"op":"replace","path":"/spec/ports/-2","value":1}]"#,
+        r#"[{"op":"add","path":"/spec/ports/-3","value":7},{"op":"add","path":"/spec/ports/+1","value":8}]"#,
+        r#"[{"op":"replace","path":"/spec/ports/01","value":5}]"#,
+        r#"[]"#,
+        // Failures: both refuse, nothing is printed.
+        r#"[{"op":"remove","path":"/spec/absent"}]"#,
+        r#"[{"op":"add","path":"/spec/x/y","value":1}]"#,
+        r#"[{"op":"add","path":"/spec/ports/9","value":1}]"#,
+        r#"[{"op":"remove","path":"/spec/ports/-9"}]"#,
+        r#"[{"op":"test","path":"/spec/size","value":2}]"#,
+        r#"[{"op":"test","path":"/spec/size","value":"1"}]"#,
+        r#"[{"op":"move","from":"/spec/absent","path":"/spec/n"}]"#,
+        r#"[{"op":"add","path":"/spec/t","value":1},{"op":"bogus","path":"/a"}]"#,
+        r#"{"op":"add","path":"/spec/t","value":1}"#,
+    ];
+    let mut compared = 0;
+    for ops in cases {
+        let (code, out, err) = smp(&["apply", "--type", "json", path, "-p", ops], "");
+        let Some((kcode, kout, kerr)) =
+            kubectl(&["patch", "--local", "-f", path, "--type", "json", "-o", "json", "-p", ops])
+        else {
+            return;
+        };
+        assert_eq!(code == 0, kcode == 0, "{ops}: smp {code} {err}; kubectl {kcode} {kerr}");
+        if code == 0 {
+            let ours: Value = serde_json::from_str(&out).unwrap();
+            let theirs: Value = serde_json::from_str(&kout).unwrap();
+            assert_eq!(ours, theirs, "{ops}");
+        } else {
+            assert!(out.is_empty(), "{ops}: a failed patch prints nothing: {out}");
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, cases.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_failed_json_patch_names_the_operation_and_its_path() {
+    let dir = scratch("json-errors");
+    let object = dir.join("w.yaml");
+    std::fs::write(&object, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1}\n")
+        .unwrap();
+    let path = object.to_str().unwrap();
+    let ops = dir.join("ops.yaml");
+    std::fs::write(&ops, "- {op: add, path: /spec/ports, value: [80]}\n- {op: remove, path: /spec/gone}\n").unwrap();
+    let (code, out, err) = smp(&["apply", "--type", "json", path, ops.to_str().unwrap()], "");
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("operation 1 (remove /spec/gone): path is invalid"), "{err}");
+    let (code, _, err) = smp(&["apply", "--type", "json", path, "-p", r#"[{"op":"add","path":"/a"}]"#], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("operation 0: missing field `value`"), "{err}");
+    let (code, _, err) = smp(&["apply", "--type", "json", path, "-p", r#"{"op":"add"}"#], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("a JSON patch is a list of operations, not an object"), "{err}");
+
+    // Batch mode takes the list of operations as the case's patch.
+    let good = json!({"original": {"a": [1]}, "patch": [{"op": "add", "path": "/a/-", "value": 2}]});
+    let bad = json!({"original": {"a": [1]}, "patch": [{"op": "test", "path": "/a/0", "value": 2}]});
+    let (code, out, err) = smp(&["apply", "--type", "json", "--jsonl"], &format!("{good}\n{bad}\n"));
+    assert_eq!(code, 0, "{err}");
+    let answers = lines(&out);
+    assert_eq!(answers[0], json!({"result": {"a": [1, 2]}}));
+    assert_eq!(answers[1], json!({"error": "operation 0 (test /a/0): value did not match"}));
     let _ = std::fs::remove_dir_all(&dir);
 }

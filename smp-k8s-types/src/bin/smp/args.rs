@@ -38,6 +38,7 @@ pub enum Command {
   smp apply deploy.yaml patch.yaml
   smp apply deploy.yaml -p '{\"spec\":{\"replicas\":3}}' -o yaml
   smp apply -R manifests/ -p 'metadata: {labels: {team: web}}' --diff
+  smp apply --type json cr.yaml -p '[{\"op\":\"add\",\"path\":\"/spec/ports/-\",\"value\":443}]'
   kubectl get deploy web -o json | smp apply - patch.json --explain
 
 ", "Exit status: 0 on success, 1 on an error."
@@ -50,7 +51,7 @@ pub enum Command {
         /// The object(s) to patch: a file, a directory, or `-` for stdin.
         #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
         original: Option<Source>,
-        /// The strategic merge patch: a file, or `-` for stdin.
+        /// The patch (of the --type given): a file, or `-` for stdin.
         #[arg(required_unless_present_any = ["jsonl", "inline_patch"], conflicts_with = "inline_patch")]
         patch: Option<Source>,
         /// The patch itself, as JSON or YAML text (like kubectl's -p).
@@ -212,9 +213,10 @@ pub struct SchemaArgs {
     pub untyped: bool,
     /// The kind of patch, as `kubectl patch --type`: `strategic`; `merge`
     /// (RFC 7386 JSON merge patch, what custom resources take; three-way is
-    /// what `kubectl apply` sends for them); `json` (RFC 6902, diff only:
-    /// a changed list is replaced whole). `merge` and `json` need no
-    /// schema.
+    /// what `kubectl apply` sends for them); `json` (RFC 6902: apply takes
+    /// a list of operations and applies them as the API server does, all
+    /// or nothing; diff replaces a changed list whole; no three-way).
+    /// `merge` and `json` need no schema.
     #[arg(long = "type", value_enum, value_name = "TYPE", default_value_t = PatchType::Strategic)]
     pub patch_type: PatchType,
 }

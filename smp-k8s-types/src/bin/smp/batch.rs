@@ -1,7 +1,7 @@
 //! `--jsonl`: one case per input line, one answer per output line, in order.
 
-use crate::args::SchemaArgs;
 use crate::args::Source;
+use crate::args::{PatchType, SchemaArgs};
 use crate::input::{self, JsonError, describe, type_name};
 use crate::op::Op;
 use crate::output::{Failure, output_error, write_answer_line, write_error_line};
@@ -196,7 +196,7 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 fn answer(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> io::Result<()> {
     let (op, overwrite, patch_type) = (batch.op, batch.overwrite, batch.schema.patch_type);
     let can_conflict = (op == Op::ThreeWay).then_some(false);
-    let (docs, overwrite) = match parse_case(op, line, overwrite) {
+    let (docs, overwrite) = match parse_case(op, line, overwrite, patch_type) {
         Ok(case) => case,
         Err(message) => return write_error_line(out, &message, can_conflict),
     };
@@ -223,7 +223,7 @@ fn parse_json(line: &[u8]) -> Result<Value, String> {
 
 /// The documents of a case line, in the order of [`Op::inputs`], and its
 /// `overwrite` switch (`default` when absent).
-fn parse_case(op: Op, line: &[u8], default: bool) -> Result<(Vec<Value>, bool), String> {
+fn parse_case(op: Op, line: &[u8], default: bool, patch_type: PatchType) -> Result<(Vec<Value>, bool), String> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Err("empty line: expected a JSON object".into());
     }
@@ -234,7 +234,9 @@ fn parse_case(op: Op, line: &[u8], default: bool) -> Result<(Vec<Value>, bool), 
     let mut docs = Vec::with_capacity(op.inputs().len());
     for name in op.inputs() {
         let doc = fields.remove(*name).ok_or_else(|| format!("missing field {name:?}"))?;
-        if !matches!(doc, Value::Object(_) | Value::Null) {
+        // A JSON patch to apply is a list of operations.
+        let operations = *name == "patch" && patch_type == PatchType::Json && doc.is_array();
+        if !matches!(doc, Value::Object(_) | Value::Null) && !operations {
             return Err(format!("{name:?} must be an object, not {}", type_name(&doc)));
         }
         docs.push(doc);
@@ -255,26 +257,26 @@ mod tests {
     #[test]
     fn a_case_line_gives_its_documents_in_order() {
         let line = br#"{"current": {"c": 1}, "original": {"o": 1}, "modified": null, "overwrite": true, "id": 7}"#;
-        let (docs, overwrite) = parse_case(Op::ThreeWay, line, false).unwrap();
+        let (docs, overwrite) = parse_case(Op::ThreeWay, line, false, PatchType::Strategic).unwrap();
         assert_eq!(docs, [json!({"o": 1}), Value::Null, json!({"c": 1})]);
         assert!(overwrite);
     }
 
     #[test]
     fn bad_case_lines_say_why() {
-        let err = |line: &[u8]| parse_case(Op::Apply, line, false).unwrap_err();
+        let err = |line: &[u8]| parse_case(Op::Apply, line, false, PatchType::Strategic).unwrap_err();
         assert!(err(b"  ").starts_with("empty line"));
         assert!(err(b"{").starts_with("invalid JSON"));
         assert_eq!(err(b"[]"), "a case must be a JSON object, not a list");
         assert_eq!(err(br#"{"original": {}}"#), "missing field \"patch\"");
         let bad_overwrite = br#"{"original": {}, "modified": {}, "current": {}, "overwrite": "yes"}"#;
-        let err = parse_case(Op::ThreeWay, bad_overwrite, false).unwrap_err();
+        let err = parse_case(Op::ThreeWay, bad_overwrite, false, PatchType::Strategic).unwrap_err();
         assert_eq!(err, "overwrite must be a boolean, not a string");
     }
 
     #[test]
     fn errors_name_the_document() {
-        let err = |line: &[u8]| parse_case(Op::Apply, line, false).unwrap_err();
+        let err = |line: &[u8]| parse_case(Op::Apply, line, false, PatchType::Strategic).unwrap_err();
         assert_eq!(err(br#"{"original": {}, "patch": [1]}"#), "\"patch\" must be an object, not a list");
         let message = err(br#"{"original": {"a": 1}, "patch": {"b": 1e309}}"#);
         assert!(message.starts_with("invalid JSON: in \"patch\": number out of range"), "{message}");

@@ -69,10 +69,6 @@ pub fn apply_as(patch_type: PatchType, original: &Value, patch: &Value, schema: 
     match patch_type {
         PatchType::Strategic => smp_core::apply(original, patch, schema),
         PatchType::Merge => merge_patch::apply(original, patch),
-        PatchType::Json => {
-            let ops: json_patch::Patch = serde_json::from_value(patch.clone())
-                .map_err(|e| ErrorKind::JsonPatch(format!("not a JSON patch (a list of operations): {e}")))?;
-            json_patch::apply(original, &ops)
-        }
+        PatchType::Json => json_patch::apply(original, &json_patch::parse(patch)?),
     }
 }

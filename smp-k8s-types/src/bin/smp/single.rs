@@ -131,6 +131,9 @@ impl Request<'_> {
 
     /// apply's patch: `-p` text or one document from a file.
     fn patch(&self) -> Result<Value, String> {
+        if self.patch_type == PatchType::Json {
+            return self.operations();
+        }
         if let Some(text) = self.inline_patch {
             return input::parse_document(text.as_bytes()).map_err(|e| format!("patch (-p): {e}"));
         }
@@ -139,6 +142,18 @@ impl Request<'_> {
         match (values.len(), values.pop().map(|d| d.body)) {
             (1, Some(documents::Body::Object(patch))) => Ok(patch),
             _ => Err(format!("{}: a patch is one object", input::describe(source, "patch"))),
+        }
+    }
+
+    /// apply's JSON patch: a list of operations, in JSON or YAML.
+    fn operations(&self) -> Result<Value, String> {
+        let (bytes, what) = match self.inline_patch {
+            Some(text) => (text.as_bytes().to_vec(), "patch (-p)".to_string()),
+            None => (input::read(self.inputs[1], "patch")?, input::describe(self.inputs[1], "patch")),
+        };
+        match input::parse_any(&bytes).map_err(|e| format!("{what}: {e}"))? {
+            ops @ Value::Array(_) => Ok(ops),
+            other => Err(format!("{what}: a JSON patch is a list of operations, not {}", input::type_name(&other))),
         }
     }
 
@@ -151,11 +166,18 @@ impl Request<'_> {
         answer: &Value,
         schema: smp_core::Schema<'_>,
     ) -> Result<(Value, Value, Value), Failure> {
-        Ok(match self.op {
+        let (before, patch, after) = match self.op {
             Op::Apply => (docs[0].clone(), docs[1].clone(), answer.clone()),
             Op::Diff => (docs[0].clone(), answer.clone(), apply_as(self.patch_type, &docs[0], answer, schema)?),
             Op::ThreeWay => (docs[2].clone(), answer.clone(), apply_as(self.patch_type, &docs[2], answer, schema)?),
-        })
+        };
+        // A JSON patch is a list of operations: its account is that of the
+        // merge patch with the same effect.
+        let patch = match self.patch_type {
+            PatchType::Json => smp_core::merge_patch::create(&before, &after)?,
+            _ => patch,
+        };
+        Ok((before, patch, after))
     }
 
     fn print_explanation(
