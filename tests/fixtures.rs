@@ -548,6 +548,7 @@ fn run_case(case: &Case) -> Result<(), String> {
                 set_element_order: flag("set-element-order", true)?,
                 ignore_changes_and_additions: flag("ignore-changes-and-additions", false)?,
                 ignore_deletions: flag("ignore-deletions", false)?,
+                ..Default::default()
             };
             let pre = preconditions(case)?;
             let (original, modified) = (input_doc(case, "original")?, input_doc(case, "modified")?);

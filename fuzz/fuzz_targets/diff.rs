@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
         set_element_order: input.selector & 0x10 != 0,
         ignore_changes_and_additions: input.selector & 0x20 != 0,
         ignore_deletions: input.selector & 0x40 != 0,
+        patch_merge_key: input.selector & 0x80 != 0,
     };
     let _ = smp_core::diff_with(original, modified, schema, options);
 });

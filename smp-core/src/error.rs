@@ -30,6 +30,11 @@ impl Path {
         &self.0
     }
 
+    /// A path from its steps, outermost first.
+    pub fn from_segments(segments: Vec<Segment>) -> Self {
+        Path(segments)
+    }
+
     /// Whether the path is empty: the error concerns the whole document.
     pub fn is_root(&self) -> bool {
         self.0.is_empty()
@@ -200,6 +205,27 @@ pub enum ErrorKind {
     /// A JSON patch (RFC 6902) that does not apply.
     #[error("{0}")]
     JsonPatch(String),
+    /// A `$patchMergeKey` directive that cannot be read (with the option
+    /// on): not a list of distinct field names, or a listed key set to null.
+    #[error("invalid $patchMergeKey: {0}")]
+    BadPatchMergeKey(String),
+    /// A list element whose key fields match several elements of the live
+    /// list (with `$patchMergeKey` on): the patch is refused rather than
+    /// guessed.
+    #[error("{key} matches {count} elements of the list; name more key fields in $patchMergeKey to tell them apart")]
+    AmbiguousPatchMergeKey {
+        /// The key fields and values, e.g. `port=53`.
+        key: String,
+        /// How many elements they match.
+        count: usize,
+    },
+    /// Strict apply: the patch names a field the schema does not have.
+    #[error("unknown field {0:?}")]
+    StrictUnknownField(String),
+    /// Checked diff: the patch would not turn the live object into the
+    /// desired one (why, and where the result differs).
+    #[error("the patch would not give the desired object: {0}")]
+    UncheckedPatch(String),
 }
 
 /// An error with the place it happened.

@@ -15,6 +15,7 @@
 
 #![deny(missing_docs)]
 
+mod check;
 mod engine;
 pub mod error;
 pub mod json_patch;
@@ -23,12 +24,14 @@ pub mod k8s;
 mod lists;
 pub mod merge_patch;
 pub mod schema;
+mod strict;
 /// The Go reference's view of JSON values (`%v` text, Go-encoded JSON,
 /// number kinds): shared with smp-k8s-types and the tests, not an API.
 #[doc(hidden)]
 pub mod value;
 
-pub use engine::apply::{apply, apply_in_place, decode, merge_patches};
+pub use check::{Finding, Problem, check, diff_checked};
+pub use engine::apply::{ApplyOptions, apply, apply_in_place, apply_with, decode, merge_patches};
 pub use engine::conflicts::{has_conflicts, merging_maps_have_conflicts};
 pub use engine::diff::{DiffOptions, diff, diff_with};
 pub use engine::preconditions::{Precondition, check_preconditions};
@@ -37,6 +40,8 @@ pub use engine::{MAX_DEPTH, check_nesting};
 pub use error::{Error, ErrorKind, Path, Result, Segment};
 pub use schema::{FieldSchema, OpenApi, PatchMeta, Schema, Shape, StructSchema};
 pub mod typed;
+mod typed_options;
+pub use typed_options::WithOptions;
 
 #[cfg(feature = "derive")]
 pub use smp_derive::StrategicMerge;

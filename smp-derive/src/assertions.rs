@@ -127,8 +127,14 @@ pub fn checks(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
     for f in fields.iter().filter(|f| !f.refused && !mentions_generic(c, &f.ty) && f.with.is_none()) {
         let retain_keys = f.strategy.filter(|s| s.value.retains_keys());
         if let Some(key) = &f.merge_key {
-            // A list of structs, which `retainKeys` accepts too.
-            out.push(merge_key_check(key, &f.ty, p));
+            // A list of structs, which `retainKeys` accepts too. The first
+            // field is the default key; the others (recommended keys) may
+            // be absent from an element.
+            let text = key.value();
+            let fields = crate::internals::attr::merge_key_fields(&text).unwrap_or_default();
+            for (i, field) in fields.into_iter().enumerate() {
+                out.push(merge_key_check(key, field, i == 0, &f.ty, p));
+            }
         } else {
             if let Some(s) = f.strategy.filter(|s| s.value.merges()) {
                 out.push(set_check(s.span, &f.ty, p));
@@ -155,16 +161,29 @@ pub fn checks(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
 /// by the merge key. The element's fields are reached through inferred
 /// type parameters, so that a field type that is no list (or a list of
 /// scalars) gives that one error and no follow-up.
-fn merge_key_check(lit: &LitStr, ty: &syn::Type, p: &TokenStream) -> TokenStream {
-    let key = lit.value();
+fn merge_key_check(lit: &LitStr, key: &str, default_key: bool, ty: &syn::Type, p: &TokenStream) -> TokenStream {
     // Spanned at the literal, so that rustc names the field a misspelt key
     // is close to.
-    let name = field_ident(&key, lit.span());
+    let name = field_ident(key, lit.span());
     let key = key.replace('{', "{{").replace('}', "}}");
     let skipped = format!("`{key}` is skipped by serde in the list's elements, so it cannot be a merge key");
     let absent =
         format!("`{key}` may be left out of the list's elements (`skip_serializing_if`), so it cannot be a merge key");
     let scalar = format!("`{key}` is `{{Self}}` in the list's elements, not a scalar, so it cannot be a merge key");
+    // A recommended key after the first may be left out of an element.
+    let written = if default_key {
+        quote_spanned!(lit.span()=> scalar(always_written(serialized(&fields.#name)));)
+    } else {
+        let not_scalar = format!("`{key}` is not a scalar in the list's elements, so it cannot be a merge key");
+        quote_spanned! {lit.span()=>
+            #[diagnostic::on_unimplemented(message = #not_scalar, label = "a merge key is a string, a number or a boolean")]
+            trait MaybeWritten {}
+            impl<T: ScalarKey + ?Sized> MaybeWritten for #p::Always<T> {}
+            impl MaybeWritten for #p::MaybeAbsent {}
+            fn maybe_written<F: MaybeWritten>(_: ::core::marker::PhantomData<F>) {}
+            maybe_written(serialized(&fields.#name));
+        }
+    };
     quote_spanned! {lit.span()=>
         {
             fn merge_key_list<L, E>(_: ::core::marker::PhantomData<L>) -> <E as #p::SerializedOf>::Serialized
@@ -206,7 +225,7 @@ fn merge_key_check(lit: &LitStr, ty: &syn::Type, p: &TokenStream) -> TokenStream
             }
             fn scalar<V: ScalarKey + ?Sized>(_: ::core::marker::PhantomData<V>) {}
             let fields = merge_key_list(::core::marker::PhantomData::<#ty>);
-            scalar(always_written(serialized(&fields.#name)));
+            #written
         }
     }
 }

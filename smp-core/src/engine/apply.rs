@@ -6,6 +6,7 @@ use super::*;
 use crate::error::{bad_arg, no_merge_key};
 use crate::lists::index::ListIndex;
 use crate::lists::order::{normalize_element_order, server_order_view, validate_patch_with_order};
+use crate::lists::patch_merge_key;
 use crate::lists::sets::merge_scalar_sets;
 use crate::schema::{PatchMeta, Schema};
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_map};
@@ -26,9 +27,32 @@ use serde_json::{Map, Value};
 /// assert_eq!(result, json!({"name": "web", "labels": {"app": "web", "env": "prod"}}));
 /// ```
 pub fn apply(original: &Value, patch: &Value, schema: Schema<'_>) -> Result<Value> {
+    apply_with(original, patch, schema, ApplyOptions::default())
+}
+
+/// Switches of [`apply_with`], all off by default (the reference).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ApplyOptions {
+    /// Honour the `$patchMergeKey` directive: list elements carrying it are
+    /// matched by the fields it names (see `README.md`, multi-field merge
+    /// keys). Off, the directive is plain data, as in the reference. Turn
+    /// it on only where the patch is applied by smp itself: API servers do
+    /// not know the directive.
+    pub patch_merge_key: bool,
+    /// A patch naming a field the schema does not have is an error at that
+    /// field's path, as the API server's `fieldValidation=Strict`.
+    pub strict: bool,
+}
+
+/// [`apply`] with options.
+pub fn apply_with(original: &Value, patch: &Value, schema: Schema<'_>, options: ApplyOptions) -> Result<Value> {
     let original = document(original)?.clone();
-    let patch = document(patch)?.clone();
-    Merger { mode: Mode::Apply }.merge_map(original, patch, schema, 0).map(Value::Object)
+    let patch = document(patch)?;
+    if options.strict {
+        crate::strict::check_known_fields(patch, schema, options.patch_merge_key)?;
+    }
+    let merger = Merger { mode: Mode::Apply, patch_merge_key: options.patch_merge_key };
+    merger.merge_map(original, patch.clone(), schema, 0).map(Value::Object)
 }
 
 /// Applies a patch in place. On error `target` is left exactly as it was.
@@ -40,7 +64,7 @@ pub fn apply_in_place(target: &mut Value, patch: &Value, schema: Schema<'_>) -> 
 /// Merges patches into one that does what applying them in turn does, keeping
 /// nulls and directives (the reference's `MergeStrategicMergeMapPatch`).
 pub fn merge_patches(patches: &[Value], schema: Schema<'_>) -> Result<Value> {
-    let merger = Merger { mode: Mode::MergePatches };
+    let merger = Merger::new(Mode::MergePatches);
     let mut acc = Map::new();
     for p in patches {
         acc = merger.merge_map(acc, document(p)?.clone(), schema, 0)?;
@@ -78,11 +102,32 @@ pub(crate) enum Mode {
 
 pub(crate) struct Merger {
     pub(crate) mode: Mode,
+    /// `$patchMergeKey` is a directive (see `lists::patch_merge_key`).
+    pub(crate) patch_merge_key: bool,
 }
 
 impl Merger {
+    /// A merger that behaves as the reference.
+    pub(crate) fn new(mode: Mode) -> Self {
+        Merger { mode, patch_merge_key: false }
+    }
+
     fn apply_mode(&self) -> bool {
         self.mode == Mode::Apply
+    }
+
+    /// A patch value taken as it is: without `$patch` objects, and without
+    /// `$patchMergeKey` when that is a directive.
+    fn take_patch_value(&self, v: Value) -> Option<Value> {
+        if self.patch_merge_key && !self.apply_mode() {
+            // Patches merged into one keep their directives for the receiver.
+            return Some(v);
+        }
+        let mut v = remove_directives(v)?;
+        if self.patch_merge_key {
+            patch_merge_key::strip(&mut v);
+        }
+        Some(v)
     }
 
     /// `mergeMap`.
@@ -152,7 +197,7 @@ impl Merger {
                 if self.apply_mode() {
                     discard_nulls(&mut v);
                 }
-                match remove_directives(v) {
+                match self.take_patch_value(v) {
                     Some(v) => original.insert(key, v),
                     None => original.remove(&key),
                 };
@@ -201,6 +246,12 @@ impl Merger {
     ) -> Result<()> {
         let (elem, meta) = schema.lookup_slice(key)?;
         let strategy = meta.strategy()?;
+        if self.patch_merge_key && !is_delete_list && patch_merge_key::in_use(&patch, None) {
+            // The directive makes any list a merged one.
+            let Value::Array(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
+            *slot = Value::Array(self.merge_by_directive(orig, patch, None, elem, meta, depth + 1)?);
+            return Ok(());
+        }
         if !(strategy.merge || is_delete_list) {
             *slot = Value::Array(patch);
             return Ok(());
@@ -313,6 +364,10 @@ impl Merger {
         depth: usize,
     ) -> Result<Option<Vec<Value>>> {
         let (elem, meta) = schema.lookup_slice(field)?;
+        if self.patch_merge_key && patch_merge_key::in_use(patch.as_deref().unwrap_or(&[]), Some(order)) {
+            let (orig, patch) = (orig.unwrap_or_default(), patch.unwrap_or_default());
+            return self.merge_by_directive(orig, patch, Some(order), elem, meta, depth + 1).map(Some);
+        }
         let strategy = meta.strategy()?;
         let mk = meta.key_name();
         validate_patch_with_order(patch.as_deref().unwrap_or(&[]), order, mk)?;
@@ -327,7 +382,7 @@ impl Merger {
                 (o, view)
             }
             (None, Some(p)) => {
-                let merged = remove_directives(Value::Array(p)).and_then(|v| match v {
+                let merged = self.take_patch_value(Value::Array(p)).and_then(|v| match v {
                     Value::Array(a) => Some(a),
                     _ => None,
                 });
@@ -460,6 +515,28 @@ impl Merger {
         Ok(MergedList { merged, live_view: None })
     }
 
+    /// A list whose patch uses `$patchMergeKey`: elements matched by the
+    /// fields the directive names (`lists::patch_merge_key`), each matched
+    /// pair merged as any object.
+    fn merge_by_directive(
+        &self,
+        original: Vec<Value>,
+        patch: Vec<Value>,
+        order: Option<&[Value]>,
+        elem: Schema<'_>,
+        meta: PatchMeta<'_>,
+        depth: usize,
+    ) -> Result<Vec<Value>> {
+        check_depth(depth)?;
+        let list = patch_merge_key::ListPatch { default_key: meta.merge_key.map(|k| k.primary()), order };
+        let merge = |orig: Map<String, Value>, patch: Map<String, Value>| self.merge_map(orig, patch, elem, depth + 1);
+        let take = |v: Value| self.take_patch_value(v);
+        match self.mode {
+            Mode::Apply => list.apply(original, patch, merge, take),
+            Mode::MergePatches => list.merge_patches(original, patch, merge),
+        }
+    }
+
     /// `mergeSliceWithoutSpecialElements`: merges each patch element into the
     /// first element with the same key, or appends it.
     fn merge_plain_elements(
@@ -483,7 +560,11 @@ impl Merger {
                 }
                 None => {
                     index.push(kv, work.len());
-                    work.push(p.clone());
+                    let mut p = p.clone();
+                    if self.patch_merge_key && self.apply_mode() {
+                        patch_merge_key::strip(&mut p);
+                    }
+                    work.push(p);
                 }
             }
         }

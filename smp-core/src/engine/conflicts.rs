@@ -2,6 +2,7 @@
 
 use super::{PATCH, RETAIN_KEYS, dedup_scalars_in_place, slice_element_type};
 use crate::error::{ErrorKind, Result};
+use crate::lists::patch_merge_key::{self, PATCH_MERGE_KEY};
 use crate::schema::Schema;
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_list, fmt_v_map};
 use serde_json::{Map, Value};
@@ -25,10 +26,26 @@ pub fn merging_maps_have_conflicts(left: &Value, right: &Value, schema: Schema<'
 /// (`["y","x","x"]` becomes `["x","y","x"]`). The three-way patch is the
 /// left side, so it is sent that way.
 pub(crate) fn conflicts_in_place(left: &mut Value, right: &mut Value, schema: Schema<'_>) -> Result<bool> {
+    conflicts_in_place_with(left, right, schema, false)
+}
+
+/// [`conflicts_in_place`] where `$patchMergeKey` may be a directive: then
+/// it is not compared as a field, and elements carrying it pair by all
+/// their key fields.
+pub(crate) fn conflicts_in_place_with(
+    left: &mut Value,
+    right: &mut Value,
+    schema: Schema<'_>,
+    patch_merge_key: bool,
+) -> Result<bool> {
     super::check_nesting(left)?;
     super::check_nesting(right)?;
-    field_conflicts(left, right, schema, "", "", 0)
+    field_conflicts(left, right, schema, "", "", Pmk(patch_merge_key), 0)
 }
+
+/// Whether `$patchMergeKey` is a directive.
+#[derive(Clone, Copy)]
+struct Pmk(bool);
 
 /// `mergingMapFieldsHaveConflicts`.
 fn field_conflicts(
@@ -37,6 +54,7 @@ fn field_conflicts(
     schema: Schema<'_>,
     strategy: &str,
     mk: &str,
+    pmk: Pmk,
     depth: usize,
 ) -> Result<bool> {
     super::check_depth(depth)?;
@@ -53,13 +71,13 @@ fn field_conflicts(
             if strategy == "replace" {
                 return Ok(false);
             }
-            maps_conflict(l, r, schema, depth)
+            maps_conflict(l, r, schema, pmk, depth)
         }
         Value::Array(l) => {
             let Value::Array(r) = right else {
                 return Ok(true);
             };
-            slices_conflict(l, r, schema, strategy, mk, depth)
+            slices_conflict(l, r, schema, strategy, mk, pmk, depth)
         }
         _ => Ok(!deep_eq(left, right)),
     }
@@ -70,10 +88,11 @@ fn maps_conflict(
     l: &mut Map<String, Value>,
     r: &mut Map<String, Value>,
     schema: Schema<'_>,
+    pmk: Pmk,
     depth: usize,
 ) -> Result<bool> {
     for (key, lv) in l.iter_mut() {
-        if key == PATCH || key == RETAIN_KEYS {
+        if key == PATCH || key == RETAIN_KEYS || (pmk.0 && key == PATCH_MERGE_KEY) {
             continue;
         }
         let Some(rv) = r.get_mut(key) else { continue };
@@ -90,7 +109,7 @@ fn maps_conflict(
         } else {
             ""
         };
-        if field_conflicts(lv, rv, sub, strategy, meta.key_name(), depth + 1).map_err(|e| e.at_key(key))? {
+        if field_conflicts(lv, rv, sub, strategy, meta.key_name(), pmk, depth + 1).map_err(|e| e.at_key(key))? {
             return Ok(true);
         }
     }
@@ -104,6 +123,7 @@ fn slices_conflict(
     schema: Schema<'_>,
     strategy: &str,
     mk: &str,
+    pmk: Pmk,
     depth: usize,
 ) -> Result<bool> {
     let kind = slice_element_type(&[l, r])?;
@@ -111,11 +131,11 @@ fn slices_conflict(
         if kind != GoKind::Object {
             return Ok(false);
         }
-        let lm = by_merge_key_text(l, mk)?;
-        let rm = by_merge_key_text(r, mk)?;
+        let lm = by_merge_key_text(l, mk, pmk)?;
+        let rm = by_merge_key_text(r, mk, pmk)?;
         for (k, &i) in &lm {
             if let Some(&j) = rm.get(k)
-                && field_conflicts(&mut l[i], &mut r[j], schema, "", "", depth + 1)?
+                && field_conflicts(&mut l[i], &mut r[j], schema, "", "", pmk, depth + 1)?
             {
                 return Ok(true);
             }
@@ -136,7 +156,7 @@ fn slices_conflict(
             ))
             .into());
         }
-        if field_conflicts(&mut l[i], &mut r[i], schema, "", "", depth + 1)? {
+        if field_conflicts(&mut l[i], &mut r[i], schema, "", "", pmk, depth + 1)? {
             return Ok(true);
         }
     }
@@ -145,10 +165,17 @@ fn slices_conflict(
 
 /// `sliceOfMapsToMapOfMaps`: positions by the `%s` text of the merge key;
 /// the last duplicate wins.
-fn by_merge_key_text(list: &[Value], mk: &str) -> Result<BTreeMap<String, usize>> {
+fn by_merge_key_text(list: &[Value], mk: &str, pmk: Pmk) -> Result<BTreeMap<String, usize>> {
     let mut out = BTreeMap::new();
     for (i, e) in list.iter().enumerate() {
         let m = e.as_object().ok_or_else(|| ErrorKind::BadMergingListElement(fmt_v_list(list)))?;
+        // Elements carrying the directive pair by all their key fields.
+        if pmk.0
+            && let Some(key) = patch_merge_key::conflict_key(e)
+        {
+            out.insert(key, i);
+            continue;
+        }
         let kv =
             m.get(mk).ok_or_else(|| ErrorKind::NoMergeKeyInElement { key: mk.to_string(), element: fmt_v_map(m) })?;
         out.insert(fmt_s(kv), i);

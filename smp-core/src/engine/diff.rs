@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::error::{bad_arg, no_merge_key};
+use crate::lists::patch_merge_key;
 use crate::schema::Schema;
 use crate::value::{GoKind, deep_eq, fmt_v};
 use serde_json::{Map, Value};
@@ -18,6 +19,11 @@ pub struct DiffOptions {
     pub ignore_changes_and_additions: bool,
     /// Emit no deletions.
     pub ignore_deletions: bool,
+    /// Lists with recommended merge keys get elements identified by all of
+    /// them, carrying `$patchMergeKey`; keyed lists whose keys cannot tell
+    /// elements apart are sent whole (`$patch: replace`). Only for
+    /// receivers that know the directive (smp's apply with the option on).
+    pub patch_merge_key: bool,
 }
 
 /// The two-way patch from `original` to `modified`, as
@@ -219,6 +225,17 @@ fn diff_list_field(
         return Ok(());
     }
     let opts = Opts { retain_keys: strategy.retain_keys, ..opts };
+    if opts.diff.patch_merge_key
+        && let Some(lists) = diff_by_key_fields(o, m, elem, meta, opts, depth + 1)?
+    {
+        if !lists.patch.is_empty() {
+            patch.insert(key.to_string(), Value::Array(lists.patch));
+        }
+        if !lists.order.is_empty() {
+            patch.insert(format!("{SET_ELEMENT_ORDER}/{key}"), Value::Array(lists.order));
+        }
+        return Ok(());
+    }
     let lists = diff_lists(o, m, elem, meta.key_name(), opts, depth + 1)?;
     if !lists.patch.is_empty() {
         patch.insert(key.to_string(), Value::Array(lists.patch));
@@ -230,6 +247,33 @@ fn diff_list_field(
         patch.insert(format!("{SET_ELEMENT_ORDER}/{key}"), Value::Array(lists.order));
     }
     Ok(())
+}
+
+/// The diff of a keyed list with `$patchMergeKey` on: identified by the
+/// recommended merge keys (or the default key alone, when elements share
+/// it). `None` where the reference's diff is exact.
+fn diff_by_key_fields(
+    o: &[Value],
+    m: &[Value],
+    elem: Schema<'_>,
+    meta: crate::schema::PatchMeta<'_>,
+    opts: Opts,
+    depth: usize,
+) -> Result<Option<patch_merge_key::ListDiff>> {
+    let keys = match meta.recommended()? {
+        Some(keys) => keys.to_vec(),
+        None if !meta.key_name().is_empty() => vec![meta.key_name()],
+        None => return Ok(None),
+    };
+    let emit = patch_merge_key::Emit {
+        additions: opts.additions(),
+        deletions: opts.deletions(),
+        set_element_order: opts.set_element_order(),
+    };
+    let diff_elem = |a: &Map<String, Value>, b: &Map<String, Value>, j: usize| {
+        diff_maps(a, b, elem, opts, depth).map_err(|e| e.within(crate::error::Segment::Index(j)))
+    };
+    patch_merge_key::diff(o, m, &keys, emit, diff_elem)
 }
 
 #[derive(Default)]

@@ -1,7 +1,7 @@
 //! The three-way patch of `kubectl apply` (`CreateThreeWayMergePatch`).
 
 use super::apply::{Merger, Mode};
-use super::conflicts::conflicts_in_place;
+use super::conflicts::conflicts_in_place_with;
 use super::diff::{DiffOptions, Opts, diff_maps};
 use super::document;
 use super::preconditions::{Precondition, check_preconditions};
@@ -16,6 +16,8 @@ pub struct ThreeWayOptions<'a> {
     pub overwrite: bool,
     /// Checked on the patch before the conflict check.
     pub preconditions: &'a [Precondition<'a>],
+    /// `$patchMergeKey` in the patch, as [`DiffOptions::patch_merge_key`].
+    pub patch_merge_key: bool,
 }
 
 /// The patch that brings `current` (the live object) to `modified` (the
@@ -44,26 +46,39 @@ pub fn three_way(
     options: ThreeWayOptions<'_>,
 ) -> Result<Value> {
     let (original, modified, current) = (document(original)?, document(modified)?, document(current)?);
+    let pmk = options.patch_merge_key;
     let delta = diff_maps(
         current,
         modified,
         schema,
-        Opts::new(DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() }),
+        Opts::new(DiffOptions {
+            ignore_deletions: true,
+            set_element_order: true,
+            patch_merge_key: pmk,
+            ..Default::default()
+        }),
         0,
     )?;
     let deletions = diff_maps(
         original,
         modified,
         schema,
-        Opts::new(DiffOptions { ignore_changes_and_additions: true, set_element_order: true, ..Default::default() }),
+        Opts::new(DiffOptions {
+            ignore_changes_and_additions: true,
+            set_element_order: true,
+            patch_merge_key: pmk,
+            ..Default::default()
+        }),
         0,
     )?;
-    let mut patch = Value::Object(Merger { mode: Mode::MergePatches }.merge_map(deletions, delta, schema, 0)?);
+    let merger = Merger { patch_merge_key: pmk, ..Merger::new(Mode::MergePatches) };
+    let mut patch = Value::Object(merger.merge_map(deletions, delta, schema, 0)?);
     check_preconditions(&patch, options.preconditions)?;
     if !options.overwrite {
-        let changed = diff_maps(original, current, schema, Opts::new(DiffOptions::default()), 0)?;
+        let opts = DiffOptions { patch_merge_key: pmk, ..Default::default() };
+        let changed = diff_maps(original, current, schema, Opts::new(opts), 0)?;
         let mut changed = Value::Object(changed);
-        if conflicts_in_place(&mut patch, &mut changed, schema)? {
+        if conflicts_in_place_with(&mut patch, &mut changed, schema, pmk)? {
             return Err(ErrorKind::Conflict { patch, changed }.into());
         }
     }

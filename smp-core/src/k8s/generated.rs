@@ -1695,7 +1695,7 @@ smp_derive::__foreign_impls! {
         load_balancer_class: Option<std::string::String> = "loadBalancerClass" optional;
         load_balancer_ip: Option<std::string::String> = "loadBalancerIP" optional;
         load_balancer_source_ranges: Option<std::vec::Vec<std::string::String>> = "loadBalancerSourceRanges" optional;
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ServicePort>> = "ports" optional strategy = "merge" merge_key = "port";
+        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ServicePort>> = "ports" optional strategy = "merge" merge_key = "port,protocol";
         publish_not_ready_addresses: Option<bool> = "publishNotReadyAddresses" optional;
         selector: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "selector" optional;
         session_affinity: Option<std::string::String> = "sessionAffinity" optional;
@@ -2801,7 +2801,7 @@ smp_derive::__foreign_impls! {
         lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
         liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
         name: std::string::String = "name";
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort";
+        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
         readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
         resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
         resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
@@ -2833,7 +2833,7 @@ smp_derive::__foreign_impls! {
         lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
         liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
         name: std::string::String = "name";
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort";
+        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
         readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
         resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
         resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
@@ -2889,7 +2889,7 @@ smp_derive::__foreign_impls! {
         subdomain: Option<std::string::String> = "subdomain" optional;
         termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
         tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey";
+        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
         volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
     }
     k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
@@ -3887,7 +3887,7 @@ smp_derive::__foreign_impls! {
         subdomain: Option<std::string::String> = "subdomain" optional;
         termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
         tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey";
+        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
         volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
     }
     k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
@@ -4151,7 +4151,7 @@ smp_derive::__foreign_impls! {
         lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
         liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
         name: std::string::String = "name";
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort";
+        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
         readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
         resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
         resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
@@ -4198,7 +4198,7 @@ smp_derive::__foreign_impls! {
         lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
         liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
         name: std::string::String = "name";
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort";
+        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
         readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
         resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
         resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
@@ -4509,7 +4509,7 @@ smp_derive::__foreign_impls! {
         subdomain: Option<std::string::String> = "subdomain" optional;
         termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
         tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey";
+        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
         volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
         workload_ref: Option<k8s_openapi::api::core::v1::WorkloadReference> = "workloadRef" optional;
     }
@@ -4738,7 +4738,7 @@ smp_derive::__foreign_impls! {
         subdomain: Option<std::string::String> = "subdomain" optional;
         termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
         tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey";
+        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
         volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
     }
     k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
@@ -5494,7 +5494,7 @@ smp_derive::__foreign_impls! {
         subdomain: Option<std::string::String> = "subdomain" optional;
         termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
         tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey";
+        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
         volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
     }
     k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
@@ -5522,7 +5522,7 @@ smp_derive::__foreign_impls! {
         volume_health: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodVolumeHealth>> = "volumeHealth" optional;
     }
     k8s_openapi::api::core::v1::PodVolumeHealth as "PodVolumeHealth" {
-        health_conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeHealthCondition>> = "healthConditions" optional strategy = "merge" merge_key = "status";
+        health_conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeHealthCondition>> = "healthConditions" optional strategy = "merge" merge_key = "status,reason";
         last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
         name: std::string::String = "name";
     }
@@ -5550,7 +5550,7 @@ smp_derive::__foreign_impls! {
         status: std::string::String = "status";
     }
     k8s_openapi::api::core::v1::VolumeHealthStatus as "VolumeHealthStatus" {
-        health_conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeHealthCondition>> = "healthConditions" optional strategy = "merge" merge_key = "status";
+        health_conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeHealthCondition>> = "healthConditions" optional strategy = "merge" merge_key = "status,reason";
         last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
     }
     k8s_openapi::api::core::v1::VolumeMount as "VolumeMount" {

@@ -9,10 +9,11 @@
 //!   with the `x-kubernetes-patch-*` extensions, as kubectl reads them.
 
 mod openapi;
+pub mod recommended;
 mod strategy;
 
-pub use openapi::{OpenApi, OpenApiError, OpenApiNode};
-pub use strategy::{MergeKey, PatchMeta, Strategy};
+pub use openapi::{OpenApi, OpenApiError, OpenApiNode, RECOMMENDED_MERGE_KEY_EXT};
+pub use strategy::{KeyFields, MergeKey, PatchMeta, Strategy};
 
 use crate::error::{ErrorKind, Result};
 
@@ -154,6 +155,18 @@ impl<'a> Schema<'a> {
                 Ok((Schema::Static(elem), field.meta()))
             }
             Schema::OpenApi(node) => node.lookup_slice(key),
+        }
+    }
+
+    /// Whether an object here has a field `key`: `None` where the schema
+    /// cannot tell (untyped values, maps, arbitrary JSON). Strict apply
+    /// refuses the fields known to be absent.
+    pub fn knows_field(self, key: &str) -> Option<bool> {
+        match self {
+            Schema::Untyped => None,
+            Schema::Static(Shape::Struct(s)) => Some(s.field(key).is_some()),
+            Schema::Static(_) => None,
+            Schema::OpenApi(node) => node.knows_field(key),
         }
     }
 

@@ -21,6 +21,9 @@ use std::fmt;
 
 const STRATEGY_EXT: &str = "x-kubernetes-patch-strategy";
 const MERGE_KEY_EXT: &str = "x-kubernetes-patch-merge-key";
+/// smp's extension: the recommended merge keys, comma-separated, the
+/// default key first (read only when `$patchMergeKey` is turned on).
+pub const RECOMMENDED_MERGE_KEY_EXT: &str = "x-smp-recommended-patch-merge-key";
 const GVK_EXT: &str = "x-kubernetes-group-version-kind";
 const V2_REF_PREFIX: &str = "#/definitions/";
 const V3_REF_PREFIX: &str = "#/components/schemas/";
@@ -188,6 +191,24 @@ impl<'a> OpenApiNode<'a> {
             Flavour::V2 => v2_name(self.schema),
             Flavour::V3 => v3_name(self.schema),
         }
+    }
+
+    /// Whether the object here has property `key` (`None`: a map, or
+    /// anything without properties).
+    pub(crate) fn knows_field(self, key: &str) -> Option<bool> {
+        let mut node = self;
+        for _ in 0..MAX_STEPS {
+            let schema = node.schema;
+            let schema = schema.get("allOf").and_then(Value::as_array).and_then(|all| all.first()).unwrap_or(schema);
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                return Some(props.contains_key(key));
+            }
+            let r = schema.get("$ref").and_then(Value::as_str).filter(|r| !r.is_empty())?;
+            let name = r.strip_prefix(V2_REF_PREFIX).or_else(|| r.strip_prefix(V3_REF_PREFIX))?;
+            let (def, schema) = self.api.defs.get_key_value(name)?;
+            node = OpenApiNode { api: self.api, def, schema };
+        }
+        None
     }
 
     /// Another node in the same definition.
@@ -435,7 +456,14 @@ fn patch_meta(prop: &Value) -> Result<PatchMeta<'_>> {
         Some(Value::String(s)) => Ok(s.as_str()),
         Some(other) => Err(bad_arg(GoKind::String, other)),
     };
-    Ok(PatchMeta::parse(ext(STRATEGY_EXT)?, ext(MERGE_KEY_EXT)?))
+    let meta = PatchMeta::parse(ext(STRATEGY_EXT)?, ext(MERGE_KEY_EXT)?);
+    // The reference never reads smp's extension: a value that is not a
+    // string is reported only when the recommended keys are read.
+    Ok(match prop.get(RECOMMENDED_MERGE_KEY_EXT) {
+        None => meta,
+        Some(Value::String(s)) => meta.with_recommended(s),
+        Some(_) => meta.with_recommended(""),
+    })
 }
 
 fn schema_err(msg: &str) -> crate::error::Error {
@@ -662,6 +690,27 @@ mod tests {
         .unwrap();
         let a = v3.definition("a").unwrap();
         assert_eq!(err_text(a.lookup_struct("r")), "unable to resolve #/components/schemas/missing in OpenAPI V3");
+    }
+
+    #[test]
+    fn openapi_recommended_merge_keys() {
+        let ports = serde_json::json!({"type": "array", "items": {"$ref": "#/definitions/port"},
+            "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "port",
+            "x-smp-recommended-patch-merge-key": "port,protocol"});
+        let v2 = OpenApi::from_value(serde_json::json!({"swagger": "2.0", "definitions": {
+            "spec": {"properties": {"ports": ports, "bad": {"type": "array", "x-smp-recommended-patch-merge-key": 1},
+                "plain": {"type": "array", "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "name"}}},
+            "port": {"properties": {"port": {"type": "integer"}, "protocol": {"type": "string"}}},
+        }}))
+        .unwrap();
+        let spec = v2.definition("spec").unwrap();
+        let (_, m) = spec.lookup_slice("ports").unwrap();
+        assert_eq!(m.key_name(), "port");
+        assert_eq!(m.recommended().unwrap().unwrap().to_vec(), ["port", "protocol"]);
+        // Lookups that do not read the extension still work.
+        let (_, m) = spec.lookup_slice("bad").unwrap();
+        assert!(m.recommended().is_err());
+        assert_eq!(spec.lookup_slice("plain").unwrap().1.recommended().unwrap(), None);
     }
 
     #[test]

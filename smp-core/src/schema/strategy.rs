@@ -135,6 +135,47 @@ const fn const_eq(a: &str, b: &str) -> bool {
     true
 }
 
+/// The recommended merge keys of a list (the opt-in extension of
+/// multi-field merge keys): the fields that together identify an element,
+/// the default merge key first when the list has one. Only read when
+/// `$patchMergeKey` is turned on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyFields<'a> {
+    /// The fields of a static schema (`merge_key = "port,protocol"`).
+    Fields(&'a [&'a str]),
+    /// The comma-separated text of an OpenAPI document's
+    /// `x-smp-recommended-patch-merge-key`, already checked.
+    Text(&'a str),
+}
+
+impl<'a> KeyFields<'a> {
+    /// The field names, in order.
+    pub fn to_vec(self) -> Vec<&'a str> {
+        match self {
+            KeyFields::Fields(fs) => fs.to_vec(),
+            KeyFields::Text(t) => t.split(',').collect(),
+        }
+    }
+
+    /// Reads comma-separated field names: none empty, none repeated, the
+    /// default key (when the list has one) first.
+    pub fn parse(text: &'a str, default_key: Option<&str>) -> std::result::Result<KeyFields<'a>, String> {
+        let fields: Vec<&str> = text.split(',').collect();
+        if fields.iter().any(|f| f.is_empty() || f.trim() != *f) {
+            return Err("field names are separated by commas, without spaces or empty names".into());
+        }
+        if let Some((i, f)) = fields.iter().enumerate().find(|(i, f)| fields[..*i].contains(f)) {
+            return Err(format!("{f:?} is named twice (field {})", i + 1));
+        }
+        match default_key {
+            Some(d) if fields[0] != d => {
+                Err(format!("the first field must be the default merge key {d:?} (x-kubernetes-patch-merge-key)"))
+            }
+            _ => Ok(KeyFields::Text(text)),
+        }
+    }
+}
+
 /// The patch metadata the engine looks up for a field: its strategy and
 /// merge key. A strategy that cannot be read (possible only in OpenAPI
 /// documents) is kept as its text and reported where the reference reports
@@ -144,6 +185,9 @@ pub struct PatchMeta<'a> {
     strategy: std::result::Result<Strategy, &'a str>,
     /// The merge key of a list of objects.
     pub merge_key: Option<MergeKey<'a>>,
+    /// The recommended merge keys; an unreadable extension is kept as its
+    /// text and reported when `$patchMergeKey` reads it.
+    recommended: std::result::Result<Option<KeyFields<'a>>, &'a str>,
 }
 
 impl Default for PatchMeta<'_> {
@@ -155,7 +199,11 @@ impl Default for PatchMeta<'_> {
 impl<'a> PatchMeta<'a> {
     /// Metadata with a known strategy.
     pub const fn new(strategy: Strategy, merge_key: Option<MergeKey<'a>>) -> Self {
-        PatchMeta { strategy: Ok(strategy), merge_key }
+        let recommended = match merge_key {
+            Some(MergeKey::Several(fields)) => Some(KeyFields::Fields(fields)),
+            _ => None,
+        };
+        PatchMeta { strategy: Ok(strategy), merge_key, recommended: Ok(recommended) }
     }
 
     /// Metadata read from the reference's texts (OpenAPI extensions).
@@ -163,6 +211,28 @@ impl<'a> PatchMeta<'a> {
         PatchMeta {
             strategy: Strategy::parse(strategy).map_err(|_| strategy),
             merge_key: MergeKey::from_text(merge_key),
+            recommended: Ok(None),
+        }
+    }
+
+    /// The same metadata with recommended merge keys read from their
+    /// comma-separated text (`x-smp-recommended-patch-merge-key`).
+    pub fn with_recommended(self, text: &'a str) -> Self {
+        let default_key = self.merge_key.map(MergeKey::primary);
+        let recommended = KeyFields::parse(text, default_key).map(Some).map_err(|_| text);
+        PatchMeta { recommended, ..self }
+    }
+
+    /// The recommended merge keys, when the list has some; an error for an
+    /// extension that cannot be read.
+    pub fn recommended(&self) -> Result<Option<KeyFields<'a>>> {
+        match self.recommended {
+            Ok(r) => Ok(r),
+            Err(text) => {
+                let default_key = self.merge_key.map(MergeKey::primary);
+                let why = KeyFields::parse(text, default_key).err().unwrap_or_default();
+                Err(ErrorKind::Schema(format!("invalid x-smp-recommended-patch-merge-key {text:?}: {why}")).into())
+            }
         }
     }
 
@@ -211,6 +281,26 @@ mod tests {
         assert_eq!(meta.strategy().unwrap_err().to_string(), "unexpected patch strategy: [merge replace]");
         assert_eq!(meta.key_name(), "name");
         assert_eq!(PatchMeta::parse("merge", "").merge_key, None);
+    }
+
+    #[test]
+    fn recommended_keys_start_with_the_default_key() {
+        let meta = PatchMeta::parse("merge", "port").with_recommended("port,protocol");
+        assert_eq!(meta.recommended().unwrap().unwrap().to_vec(), ["port", "protocol"]);
+        assert_eq!(meta.key_name(), "port");
+        // A replace list may name recommended keys without a default key.
+        let meta = PatchMeta::parse("", "").with_recommended("key,effect");
+        assert_eq!(meta.recommended().unwrap().unwrap().to_vec(), ["key", "effect"]);
+        for bad in ["protocol,port", "port,,protocol", "port, protocol", "port,port", ""] {
+            let meta = PatchMeta::parse("merge", "port").with_recommended(bad);
+            let e = meta.recommended().unwrap_err().to_string();
+            assert!(e.starts_with("invalid x-smp-recommended-patch-merge-key"), "{bad}: {e}");
+            // The reference's reading is untouched.
+            assert_eq!(meta.key_name(), "port");
+        }
+        let several = PatchMeta::new(Strategy::MERGE, Some(MergeKey::Several(&["port", "protocol"])));
+        assert_eq!(several.recommended().unwrap(), Some(KeyFields::Fields(&["port", "protocol"])));
+        assert_eq!(PatchMeta::parse("merge", "name").recommended().unwrap(), None);
     }
 
     #[test]

@@ -213,7 +213,7 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
             }),
         )?;
         let schema = Schema::Static(Self::shape());
-        let merger = crate::engine::apply::Merger { mode: crate::engine::apply::Mode::MergePatches };
+        let merger = crate::engine::apply::Merger::new(crate::engine::apply::Mode::MergePatches);
         let mut patch = Value::Object(merger.merge_map(deletions, delta, schema, 0)?);
         check_preconditions(&patch, options.preconditions)?;
         if !options.overwrite {

@@ -117,12 +117,9 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 }
             } else if meta.path.is_ident("merge_key") {
                 let lit = string_value(&meta)?;
-                if lit.value().is_empty() {
-                    errors.at(&lit, "`merge_key` must name a field of the list's elements");
-                } else if lit.value().contains(',') {
-                    errors.at(&lit, "multi-field merge keys are not supported; name one field");
-                } else {
-                    set_once(&mut out.merge_key, lit, "merge_key", span, errors);
+                match merge_key_fields(&lit.value()) {
+                    Ok(_) => set_once(&mut out.merge_key, lit, "merge_key", span, errors),
+                    Err(message) => errors.at(&lit, message),
                 }
             } else if meta.path.is_ident("with") {
                 let lit = string_value(&meta)?;
@@ -158,6 +155,23 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
     }
     out.refused = errors.count > before;
     out
+}
+
+/// The fields of a `merge_key`: one field, or several separated by commas
+/// (the recommended merge keys, the first being the default key the
+/// reference merges by).
+pub fn merge_key_fields(text: &str) -> Result<Vec<&str>, String> {
+    if text.is_empty() {
+        return Err("`merge_key` must name a field of the list's elements".into());
+    }
+    let fields: Vec<&str> = text.split(',').collect();
+    if fields.iter().any(|f| f.is_empty() || f.trim() != *f) {
+        return Err("`merge_key` names fields separated by commas, without spaces: \"port,protocol\"".into());
+    }
+    if let Some(f) = fields.iter().enumerate().find_map(|(i, f)| fields[..i].contains(f).then_some(f)) {
+        return Err(format!("`merge_key` names `{f}` twice"));
+    }
+    Ok(fields)
 }
 
 /// The string after `key =`; a key without a value is reported at the key.

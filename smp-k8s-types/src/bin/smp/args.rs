@@ -13,10 +13,12 @@ use std::path::PathBuf;
   smp diff live.yaml desired.yaml --exit-code
   smp three-way --from-annotation desired.yaml live.yaml
   smp apply --jsonl cases.jsonl --jobs 2
+  smp check service.yaml
 
 Run `smp help COMMAND` for each command's options and examples.
 
-Exit status: 0 on success, 1 on an error, 2 on a three-way conflict.
+Exit status: 0 on success, 1 on an error (check: on findings), 2 on a
+three-way conflict.
 With --exit-code (diff, three-way), as diff(1): 0 when the patch is empty,
 1 when it is not, 2 on an error or a conflict."
 )]
@@ -48,6 +50,12 @@ pub enum Command {
         common: Common,
         #[command(flatten)]
         files: FileArgs,
+        #[command(flatten)]
+        keys: PatchMergeKeyArg,
+        /// Refuse a patch that names a field the schema does not have (as
+        /// the API server's fieldValidation=Strict), with the field's path.
+        #[arg(long)]
+        strict: bool,
         /// The object(s) to patch: a file, a directory, or `-` for stdin.
         #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
         original: Option<Source>,
@@ -78,6 +86,13 @@ not, 2 on an error."
         files: FileArgs,
         #[command(flatten)]
         exit: ExitCodeArg,
+        #[command(flatten)]
+        keys: PatchMergeKeyArg,
+        /// Verify the patch: applied to ORIGINAL it must give MODIFIED, or
+        /// the command fails naming the lists at fault (duplicate merge
+        /// keys) instead of printing a patch that corrupts the object.
+        #[arg(long)]
+        checked: bool,
         /// The object(s) before (`-` for stdin).
         #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
         original: Option<Source>,
@@ -109,6 +124,8 @@ not, 2 on an error or a conflict."
         files: FileArgs,
         #[command(flatten)]
         exit: ExitCodeArg,
+        #[command(flatten)]
+        keys: PatchMergeKeyArg,
         /// Send the patch even where the live object changed the same fields.
         #[arg(long)]
         overwrite: bool,
@@ -129,6 +146,46 @@ not, 2 on an error or a conflict."
         #[arg(required_unless_present_any = ["jsonl", "from_annotation"])]
         current: Option<Source>,
     },
+    /// Report the lists of FILE whose elements share their merge key.
+    ///
+    /// Strategic merge patch identifies the elements of a list by one field
+    /// (its merge key). Elements that share it (ports 53/TCP and 53/UDP,
+    /// two env vars named A) are merged, diffed and deleted as one. Each
+    /// finding is printed as `path: why`; with --jsonl, as
+    /// `{"findings": [{"path": .., "message": ..}]}` for each case line
+    /// `{"object": ..}`.
+    #[command(after_help = concat!(
+        "Examples:
+  smp check service.yaml
+  smp check --openapi crd-openapi.json --definition com.example.v1.Backend backend.yaml
+
+",
+        "Exit status: 0 when nothing is found, 1 on findings or an error."
+    ))]
+    Check {
+        #[command(flatten)]
+        common: Common,
+        /// Read the directories given, and their subdirectories.
+        #[arg(short = 'R', long)]
+        recursive: bool,
+        /// The object(s) to check (`-` for stdin).
+        #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
+        file: Option<Source>,
+    },
+}
+
+/// `--patch-merge-key`: smp's `$patchMergeKey` extension.
+#[derive(Debug, Args)]
+pub struct PatchMergeKeyArg {
+    /// Use the `$patchMergeKey` directive (off: exactly the reference).
+    /// apply honours it: list elements carrying it are matched by the
+    /// fields it names. diff and three-way emit it on lists with
+    /// recommended merge keys (`x-smp-recommended-patch-merge-key` in an
+    /// OpenAPI document, `merge_key = "port,protocol"`, the table of
+    /// built-in kinds), and send lists whose keys are not unique whole.
+    /// Only for patches that smp applies: API servers do not know it.
+    #[arg(long)]
+    pub patch_merge_key: bool,
 }
 
 /// Options shared by every command.

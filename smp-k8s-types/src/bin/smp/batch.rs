@@ -3,7 +3,7 @@
 use crate::args::Source;
 use crate::args::{PatchType, SchemaArgs};
 use crate::input::{self, JsonError, describe, type_name};
-use crate::op::Op;
+use crate::op::{Extensions, Op};
 use crate::output::{Failure, output_error, write_answer_line, write_error_line};
 use crate::prescan;
 use crate::schema::{self, Resolver};
@@ -115,6 +115,10 @@ fn write_in_order(
 pub struct Batch<'a> {
     pub op: Op,
     pub overwrite: bool,
+    /// `--patch-merge-key`, `--strict`, `--checked`.
+    pub ext: Extensions,
+    /// check found something in some case (its exit status is then 1).
+    pub found: std::sync::atomic::AtomicBool,
     pub max_line: u64,
     pub schema: &'a SchemaArgs,
     pub documents: &'a [schema::Document],
@@ -204,8 +208,13 @@ fn answer(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut R
         Ok(schema) => schema,
         Err(message) => return write_error_line(out, &message, can_conflict),
     };
-    match op.run(&docs, overwrite, schema, patch_type) {
-        Ok(value) => write_answer_line(out, op.output_key(), &value),
+    match op.run(&docs, overwrite, schema, patch_type, batch.ext) {
+        Ok(value) => {
+            if value.as_array().is_some_and(|findings| !findings.is_empty()) {
+                batch.found.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            write_answer_line(out, op.output_key(), &value)
+        }
         Err(e) => write_error_line(out, &e.to_string(), can_conflict.map(|_| e.is_conflict())),
     }
 }

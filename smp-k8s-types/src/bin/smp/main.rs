@@ -52,6 +52,7 @@ struct Invocation {
     overwrite: bool,
     from_annotation: bool,
     exit_code: bool,
+    ext: op::Extensions,
 }
 
 impl From<Command> for Invocation {
@@ -65,21 +66,42 @@ impl From<Command> for Invocation {
             overwrite: false,
             from_annotation: false,
             exit_code: false,
+            ext: op::Extensions::default(),
         };
         match command {
-            Command::Apply { common, files, original, patch, inline_patch } => {
-                Invocation { inline_patch, ..plain(Op::Apply, common, files, vec![original, patch]) }
+            Command::Apply { common, files, keys, strict, original, patch, inline_patch } => {
+                let ext = op::Extensions { patch_merge_key: keys.patch_merge_key, strict, ..Default::default() };
+                Invocation { inline_patch, ext, ..plain(Op::Apply, common, files, vec![original, patch]) }
             }
-            Command::Diff { common, files, exit, original, modified } => {
-                Invocation { exit_code: exit.exit_code, ..plain(Op::Diff, common, files, vec![original, modified]) }
-            }
-            Command::ThreeWay { common, files, exit, overwrite, from_annotation, original, modified, current } => {
+            Command::Diff { common, files, exit, keys, checked, original, modified } => {
+                let ext = op::Extensions { patch_merge_key: keys.patch_merge_key, checked, ..Default::default() };
                 Invocation {
-                    overwrite,
-                    from_annotation,
                     exit_code: exit.exit_code,
-                    ..plain(Op::ThreeWay, common, files, vec![original, modified, current])
+                    ext,
+                    ..plain(Op::Diff, common, files, vec![original, modified])
                 }
+            }
+            Command::ThreeWay {
+                common,
+                files,
+                exit,
+                keys,
+                overwrite,
+                from_annotation,
+                original,
+                modified,
+                current,
+            } => Invocation {
+                overwrite,
+                from_annotation,
+                exit_code: exit.exit_code,
+                ext: op::Extensions { patch_merge_key: keys.patch_merge_key, ..Default::default() },
+                ..plain(Op::ThreeWay, common, files, vec![original, modified, current])
+            },
+            Command::Check { common, recursive, file } => {
+                let files = FileArgs { recursive, explain: false, diff: false };
+                // Findings make the exit status 1.
+                Invocation { exit_code: true, ..plain(Op::Check, common, files, vec![file]) }
             }
         }
     }
@@ -98,6 +120,8 @@ impl Invocation {
             let batch = batch::Batch {
                 op: self.op,
                 overwrite: self.overwrite,
+                ext: self.ext,
+                found: Default::default(),
                 max_line: self.common.max_line_bytes,
                 schema: &self.common.schema,
                 documents: &docs,
@@ -105,7 +129,8 @@ impl Invocation {
             let cores = std::thread::available_parallelism().map_or(1, usize::from);
             let jobs = self.common.jobs.map_or(cores, usize::from);
             batch::run(&batch, source, jobs)?;
-            return Ok(ExitCode::SUCCESS);
+            let found = batch.found.load(std::sync::atomic::Ordering::Relaxed);
+            return Ok(if found { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
         let request = single::Request {
             op: self.op,
@@ -119,6 +144,7 @@ impl Invocation {
             format: self.common.output,
             exit_code: self.exit_code,
             patch_type: self.common.schema.patch_type,
+            ext: self.ext,
         };
         request.run(&mut resolver)
     }

@@ -2,7 +2,7 @@
 
 use crate::args::PatchType;
 use serde_json::Value;
-use smp_core::{ErrorKind, Schema, ThreeWayOptions, json_patch, merge_patch};
+use smp_core::{ApplyOptions, DiffOptions, ErrorKind, Schema, ThreeWayOptions, json_patch, merge_patch};
 
 /// What a command computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -10,6 +10,26 @@ pub enum Op {
     Apply,
     Diff,
     ThreeWay,
+    /// Duplicate merge keys in one object.
+    Check,
+}
+
+/// smp's opt-in extensions, all off by default (the reference).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Extensions {
+    /// `--patch-merge-key`: the `$patchMergeKey` directive.
+    pub patch_merge_key: bool,
+    /// `--strict` (apply): unknown fields are errors.
+    pub strict: bool,
+    /// `--checked` (diff): the patch is verified.
+    pub checked: bool,
+}
+
+impl Extensions {
+    /// The options of a strategic apply.
+    pub fn apply(self) -> ApplyOptions {
+        ApplyOptions { patch_merge_key: self.patch_merge_key, strict: self.strict }
+    }
 }
 
 impl Op {
@@ -20,6 +40,7 @@ impl Op {
             Op::Apply => &["original", "patch"],
             Op::Diff => &["original", "modified"],
             Op::ThreeWay => &["original", "modified", "current"],
+            Op::Check => &["object"],
         }
     }
 
@@ -28,6 +49,7 @@ impl Op {
         match self {
             Op::Apply => "result",
             Op::Diff | Op::ThreeWay => "patch",
+            Op::Check => "findings",
         }
     }
 
@@ -39,17 +61,26 @@ impl Op {
         overwrite: bool,
         schema: Schema<'_>,
         patch_type: PatchType,
+        ext: Extensions,
     ) -> smp_core::Result<Value> {
         match (self, docs, patch_type) {
-            (Op::Apply, [original, patch], _) => apply_as(patch_type, original, patch, schema),
-            (Op::Diff, [original, modified], PatchType::Strategic) => smp_core::diff(original, modified, schema),
+            (Op::Apply, [original, patch], _) => apply_as(patch_type, original, patch, schema, ext.apply()),
+            (Op::Diff, [original, modified], PatchType::Strategic) => {
+                let options =
+                    DiffOptions { set_element_order: true, patch_merge_key: ext.patch_merge_key, ..Default::default() };
+                if ext.checked {
+                    smp_core::diff_checked(original, modified, schema, options)
+                } else {
+                    smp_core::diff_with(original, modified, schema, options)
+                }
+            }
             (Op::Diff, [original, modified], PatchType::Merge) => merge_patch::create(original, modified),
             (Op::Diff, [original, modified], PatchType::Json) => {
                 let patch = json_patch::diff(original, modified)?;
                 serde_json::to_value(patch).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
             }
             (Op::ThreeWay, [original, modified, current], PatchType::Strategic) => {
-                let options = ThreeWayOptions { overwrite, preconditions: &[] };
+                let options = ThreeWayOptions { overwrite, preconditions: &[], patch_merge_key: ext.patch_merge_key };
                 smp_core::three_way(original, modified, current, schema, options)
             }
             (Op::ThreeWay, [original, modified, current], PatchType::Merge) => {
@@ -59,15 +90,28 @@ impl Op {
                 "a JSON patch (--type json) has no three-way form; kubectl apply sends --type merge for kinds without patch metadata".into(),
             )
             .into()),
+            (Op::Check, [object], _) => {
+                let findings = smp_core::check(object, schema);
+                let entry = |f: &smp_core::Finding| {
+                    serde_json::json!({"path": f.path.to_string(), "message": f.to_string()})
+                };
+                Ok(Value::Array(findings.iter().map(entry).collect()))
+            }
             _ => unreachable!("{self:?} takes {} documents, got {}", self.inputs().len(), docs.len()),
         }
     }
 }
 
 /// `patch` applied to `original` as a patch of the given type.
-pub fn apply_as(patch_type: PatchType, original: &Value, patch: &Value, schema: Schema<'_>) -> smp_core::Result<Value> {
+pub fn apply_as(
+    patch_type: PatchType,
+    original: &Value,
+    patch: &Value,
+    schema: Schema<'_>,
+    options: ApplyOptions,
+) -> smp_core::Result<Value> {
     match patch_type {
-        PatchType::Strategic => smp_core::apply(original, patch, schema),
+        PatchType::Strategic => smp_core::apply_with(original, patch, schema, options),
         PatchType::Merge => merge_patch::apply(original, patch),
         PatchType::Json => json_patch::apply(original, &json_patch::parse(patch)?),
     }

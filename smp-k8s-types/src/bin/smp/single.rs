@@ -4,7 +4,7 @@
 
 use crate::args::{Format, PatchType, Source};
 use crate::documents::{self, Document};
-use crate::op::{Op, apply_as};
+use crate::op::{Extensions, Op, apply_as};
 use crate::output::{self, Failure};
 use crate::schema::Resolver;
 use crate::{explain, input, textdiff};
@@ -32,6 +32,8 @@ pub struct Request<'a> {
     pub exit_code: bool,
     /// `--type`.
     pub patch_type: PatchType,
+    /// `--patch-merge-key`, `--strict`, `--checked`.
+    pub ext: Extensions,
 }
 
 /// One object's documents, in the order of [`Op::inputs`], and where it
@@ -63,7 +65,7 @@ impl Request<'_> {
                 }
             };
             let schema = resolver.schema_for(&case.docs, names).map_err(within)?;
-            let answer = self.op.run(&case.docs, self.overwrite, schema, self.patch_type).map_err(|e| {
+            let answer = self.op.run(&case.docs, self.overwrite, schema, self.patch_type, self.ext).map_err(|e| {
                 match Failure::from(e) {
                     Failure::Error(message) => Failure::Error(within(message)),
                     other => other,
@@ -80,7 +82,12 @@ impl Request<'_> {
             }
             answers.push(answer);
         }
-        let changed = self.op != Op::Apply && answers.iter().any(|a| a.as_object().is_none_or(|m| !m.is_empty()));
+        let changed = match self.op {
+            Op::Apply => false,
+            // Findings: check exits with 1 when there are some.
+            Op::Check => answers.iter().any(|a| a.as_array().is_some_and(|f| !f.is_empty())),
+            _ => answers.iter().any(|a| a.as_object().is_none_or(|m| !m.is_empty())),
+        };
         if !self.diff {
             self.print(&layout, &cases, answers)?;
         }
@@ -166,10 +173,15 @@ impl Request<'_> {
         answer: &Value,
         schema: smp_core::Schema<'_>,
     ) -> Result<(Value, Value, Value), Failure> {
+        // The computed patch is applied as its receiver would (never strict).
+        let options = smp_core::ApplyOptions { patch_merge_key: self.ext.patch_merge_key, strict: false };
+        let apply = |doc: &Value| apply_as(self.patch_type, doc, answer, schema, options);
         let (before, patch, after) = match self.op {
             Op::Apply => (docs[0].clone(), docs[1].clone(), answer.clone()),
-            Op::Diff => (docs[0].clone(), answer.clone(), apply_as(self.patch_type, &docs[0], answer, schema)?),
-            Op::ThreeWay => (docs[2].clone(), answer.clone(), apply_as(self.patch_type, &docs[2], answer, schema)?),
+            // check changes nothing.
+            Op::Check => (docs[0].clone(), json!({}), docs[0].clone()),
+            Op::Diff => (docs[0].clone(), answer.clone(), apply(&docs[0])?),
+            Op::ThreeWay => (docs[2].clone(), answer.clone(), apply(&docs[2])?),
         };
         // A JSON patch is a list of operations: its account is that of the
         // merge patch with the same effect.
@@ -211,6 +223,9 @@ impl Request<'_> {
     /// list stays a list), patches one per object; or names.
     fn print(&self, layout: &[Document], cases: &[Case], answers: Vec<Value>) -> Result<(), Failure> {
         let mut out = BufWriter::new(io::stdout().lock());
+        if self.op == Op::Check {
+            return print_findings(&mut out, cases, &answers).and_then(|()| out.flush()).map_err(output::output_error);
+        }
         let written = match self.format {
             Format::Name => {
                 let names: Vec<String> = match self.op {
@@ -236,6 +251,18 @@ impl Request<'_> {
         };
         written.and_then(|()| out.flush()).map_err(output::output_error)
     }
+}
+
+/// check's findings, one line each: `path: why`, after the object's name
+/// when there are several objects.
+fn print_findings(out: &mut impl Write, cases: &[Case], answers: &[Value]) -> io::Result<()> {
+    for (case, findings) in cases.iter().zip(answers) {
+        let name = if cases.len() > 1 { format!("{}: ", documents::name_of(&case.docs[0])) } else { String::new() };
+        for f in findings.as_array().into_iter().flatten() {
+            writeln!(out, "{name}{}", f["message"].as_str().unwrap_or_default())?;
+        }
+    }
+    Ok(())
 }
 
 /// The object a case is about: the original for apply and diff, the live

@@ -9,7 +9,7 @@ struct Port {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct Spec {
-    #[patch(strategy = "merge", merge_key = "port,protocol")]
+    #[patch(strategy = "merge", merge_key = "port,protocl")]
     ports: Vec<Port>,
 }
 

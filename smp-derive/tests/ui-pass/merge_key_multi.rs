@@ -1,0 +1,26 @@
+use serde::{Deserialize, Serialize};
+use smp_core::StrategicMerge;
+use smp_core::schema::{MergeKey, Shape};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Port {
+    port: u16,
+    // A recommended key after the first may be left out of an element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol: Option<String>,
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Spec {
+    #[patch(strategy = "merge", merge_key = "port,protocol,name")]
+    ports: Vec<Port>,
+}
+
+fn main() {
+    let Shape::Struct(spec) = Spec::shape() else { panic!("a struct") };
+    // The first field is the default key, the one the reference merges by.
+    assert_eq!(spec.fields[0].merge_key, Some(MergeKey::Several(&["port", "protocol", "name"])));
+    assert_eq!(spec.fields[0].meta().key_name(), "port");
+}
