@@ -238,6 +238,7 @@ fn diff_checks() -> Option<usize> {
                 let opts = ThreeWayOptions {
                     overwrite: c["overwrite"].as_bool().unwrap_or(false),
                     preconditions: &preconditions,
+                    ..Default::default()
                 };
                 let got = three_way(&c["original"], &c["modified"], &c["current"], schema_of(c), opts);
                 t.check(id(c), "three-way", judge(got));

@@ -573,7 +573,9 @@ fn run_case(case: &Case) -> Result<(), String> {
             let overwrite = case.get("overwrite").map_or(Ok(false), boolean)?;
             let (o, m, c) = (input_doc(case, "original")?, input_doc(case, "modified")?, input_doc(case, "current")?);
             let run = |overwrite: bool| match (&o, &m, &c) {
-                (Ok(o), Ok(m), Ok(c)) => three_way(o, m, c, schema, ThreeWayOptions { overwrite, preconditions: &pre }),
+                (Ok(o), Ok(m), Ok(c)) => {
+                    three_way(o, m, c, schema, ThreeWayOptions { overwrite, preconditions: &pre, ..Default::default() })
+                }
                 (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Err(e.clone()),
             };
             if case.has("conflict") {

@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let schema = input.schema();
     let (original, modified, current) = (&input.docs[0], &input.docs[1], &input.docs[2]);
     let preconditions = [Precondition::KeyUnchanged("kind"), Precondition::MetadataKeyUnchanged("name")];
-    let options = ThreeWayOptions { overwrite: input.flag(), preconditions: &preconditions };
+    let options = ThreeWayOptions { overwrite: input.flag(), preconditions: &preconditions, ..Default::default() };
     if let Ok(patch) = smp_core::three_way(original, modified, current, schema, options) {
         let _ = smp_core::apply(current, &patch, schema);
     }

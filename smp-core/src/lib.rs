@@ -10,6 +10,10 @@
 //! - `engine`: the JSON engine ([`apply`], [`diff`], [`three_way`], the
 //!   conflict check), the executable specification;
 //! - [`typed`]: the [`StrategicMerge`] trait on Rust values;
+//! - opt-in extensions, off by default: `$patchMergeKey` and recommended
+//!   merge keys ([`ApplyOptions`], [`DiffOptions`], [`ThreeWayOptions`]),
+//!   strict apply, the duplicate-key [`check()`] and [`diff_checked`], and
+//!   [`WithOptions`] for typed values;
 //! - [`value`]: the reference's view of JSON values; [`error`]: errors with
 //!   paths.
 

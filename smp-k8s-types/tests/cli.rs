@@ -2,6 +2,8 @@
 
 #[path = "cli/daily.rs"]
 mod daily;
+#[path = "cli/extensions.rs"]
+mod extensions;
 #[path = "cli/hostile_input.rs"]
 mod hostile_input;
 

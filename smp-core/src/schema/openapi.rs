@@ -211,6 +211,22 @@ impl<'a> OpenApiNode<'a> {
         None
     }
 
+    /// The extensions of property `key` of this node; a Kubernetes list
+    /// whose document gives no recommended merge keys gets those of the
+    /// built-in table (`schema::recommended`).
+    fn patch_meta(self, prop: &'a Value, key: &str) -> Result<PatchMeta<'a>> {
+        let meta = patch_meta(prop)?;
+        if prop.get(RECOMMENDED_MERGE_KEY_EXT).is_some() {
+            return Ok(meta);
+        }
+        match super::recommended::kubernetes(self.def, key) {
+            Some(keys) if Some(keys[0]) == meta.merge_key.map(|k| k.primary()) => {
+                Ok(meta.with_recommended_fields(keys))
+            }
+            _ => Ok(meta),
+        }
+    }
+
     /// Another node in the same definition.
     fn at(self, schema: &'a Value) -> Self {
         OpenApiNode { schema, ..self }
@@ -234,7 +250,7 @@ impl<'a> OpenApiNode<'a> {
                 V2Kind::Ref(r) => node = node.v2_follow(r)?,
                 V2Kind::Kind(props) => {
                     let prop = node.v2_property(props, key)?;
-                    return Ok((Schema::OpenApi(node.at(prop)), patch_meta(prop)?));
+                    return Ok((Schema::OpenApi(node.at(prop)), node.patch_meta(prop, key)?));
                 }
                 V2Kind::Primitive(..) => return Err(schema_err("expected kind, but got primitive")),
                 V2Kind::Array(_) => return Err(schema_err("expected kind, but got slice")),
@@ -264,7 +280,7 @@ impl<'a> OpenApiNode<'a> {
                 }
                 V2Kind::Kind(props) => {
                     let prop = node.v2_property(props, key)?;
-                    meta = Some(patch_meta(prop)?);
+                    meta = Some(node.patch_meta(prop, key)?);
                     node = node.at(prop);
                 }
                 V2Kind::Array(items) => {
@@ -340,7 +356,7 @@ impl<'a> OpenApiNode<'a> {
 
     fn v3_struct(self, key: &str) -> Result<(Schema<'a>, PatchMeta<'a>)> {
         let prop = self.v3_property(key)?;
-        let meta = patch_meta(prop)?;
+        let meta = self.patch_meta(prop, key)?;
         Ok((self.v3_resolve(prop)?, meta))
     }
 
@@ -349,7 +365,7 @@ impl<'a> OpenApiNode<'a> {
     /// schema, which is how `mergeItemPtr` works as a list.
     fn v3_slice(self, key: &str) -> Result<(Schema<'a>, PatchMeta<'a>)> {
         let prop = self.v3_property(key)?;
-        let meta = patch_meta(prop)?;
+        let meta = self.patch_meta(prop, key)?;
         let elem = match prop.get("items") {
             None | Some(Value::Null) => prop,
             Some(items @ Value::Object(_)) => items,
@@ -524,6 +540,7 @@ fn strip_trailing_commas(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::Strategy;
     use std::path::PathBuf;
 
     /// A document from the shared reference folder, or `None` (with a
@@ -714,6 +731,20 @@ mod tests {
     }
 
     #[test]
+    fn openapi_kubernetes_lists_get_the_built_in_recommended_keys() {
+        let Some(api) = load(CORE_V1) else { return };
+        let spec = api.definition("io.k8s.api.core.v1.ServiceSpec").unwrap();
+        let (_, m) = spec.lookup_slice("ports").unwrap();
+        assert_eq!(m.key_name(), "port");
+        assert_eq!(m.recommended().unwrap().unwrap().to_vec(), ["port", "protocol"]);
+        let pod = api.definition("io.k8s.api.core.v1.PodSpec").unwrap();
+        let (container, _) = pod.lookup_slice("containers").unwrap();
+        let (_, m) = container.lookup_slice("ports").unwrap();
+        assert_eq!(m.recommended().unwrap().unwrap().to_vec(), ["containerPort", "protocol"]);
+        assert_eq!(container.lookup_slice("env").unwrap().1.recommended().unwrap(), None);
+    }
+
+    #[test]
     fn openapi_v2_inline_objects_name_their_path() {
         let v2 = OpenApi::from_value(serde_json::json!({"swagger": "2.0", "definitions": {"a": {"properties": {
             "in": {"type": "object", "properties": {"deep": {"properties": {"x": {"type": "string"}}}}},
@@ -735,7 +766,8 @@ mod tests {
         let (container, m) = spec.lookup_slice("containers").unwrap();
         assert_eq!(m, meta("merge", "name"));
         assert_eq!(container.lookup_slice("env").unwrap().1, meta("merge", "name"));
-        assert_eq!(container.lookup_slice("ports").unwrap().1, meta("merge", "containerPort"));
+        let ports = container.lookup_slice("ports").unwrap().1;
+        assert_eq!((ports.strategy().unwrap(), ports.key_name()), (Strategy::MERGE, "containerPort"));
 
         let spec = api.definition("io.k8s.api.core.v1.PodSpec").unwrap();
         let (container, m) = spec.lookup_slice("containers").unwrap();

@@ -223,6 +223,11 @@ impl<'a> PatchMeta<'a> {
         PatchMeta { recommended, ..self }
     }
 
+    /// The same metadata with recommended merge keys from a table.
+    pub fn with_recommended_fields(self, fields: &'a [&'a str]) -> Self {
+        PatchMeta { recommended: Ok(Some(KeyFields::Fields(fields))), ..self }
+    }
+
     /// The recommended merge keys, when the list has some; an error for an
     /// extension that cannot be read.
     pub fn recommended(&self) -> Result<Option<KeyFields<'a>>> {
