@@ -13,6 +13,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, Time};
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use smp_core::schema::MergeKey;
 use smp_core::{FieldSchema, Shape, StrategicMerge, StructSchema};
 use std::collections::BTreeMap;
 
@@ -68,6 +69,21 @@ fn tags(f: &FieldSchema) -> (&'static str, &'static str) {
     (strategy, f.merge_key.map_or("", |k| k.primary()))
 }
 
+/// The merge key the API server uses: the first of the table's fields
+/// (the others are the recommended merge keys).
+fn primary(key: &str) -> &str {
+    key.split(',').next().unwrap_or_default()
+}
+
+/// All the merge key fields of a field, comma-separated as in the table.
+fn key_fields(f: &FieldSchema) -> String {
+    match f.merge_key {
+        None => String::new(),
+        Some(MergeKey::One(k)) => k.to_string(),
+        Some(MergeKey::Several(fs)) => fs.join(","),
+    }
+}
+
 /// `(strategy, merge key)` of a field of `T`.
 fn meta<T: StrategicMerge>(name: &str) -> (&'static str, &'static str) {
     let schema = fields(T::shape());
@@ -88,7 +104,8 @@ fn every_row_of_the_table_is_in_the_schemas() {
         };
         match field(fields(shape), name) {
             Some(f) => {
-                assert_eq!(tags(f), (strategy, merge_key), "{definition}.{name}");
+                assert_eq!(tags(f), (strategy, primary(merge_key)), "{definition}.{name}");
+                assert_eq!(key_fields(f), merge_key, "{definition}.{name}: the recommended merge keys");
                 checked += 1;
             }
             // A field added in a later version (the generator checks that
@@ -112,7 +129,7 @@ k8s_openapi::k8s_if_1_37! { const ROWS_IN_THIS_VERSION: usize = 90; }
 fn no_other_field_has_patch_metadata() {
     let mut table: BTreeMap<(&str, &str), (&str, &str)> = BTreeMap::new();
     for (definition, name, strategy, merge_key) in rows() {
-        table.insert((definition, name), (strategy, merge_key));
+        table.insert((definition, name), (strategy, primary(merge_key)));
     }
     let mut count = 0;
     for (definition, shape) in smp_core::k8s::definitions() {
@@ -141,6 +158,7 @@ fn well_known_fields() {
     assert_eq!(meta::<ObjectMeta>("finalizers"), ("merge", ""));
     assert_eq!(meta::<ObjectMeta>("ownerReferences"), ("merge", "uid"));
     assert_eq!(meta::<ServiceSpec>("ports"), ("merge", "port"));
+    assert_eq!(key_fields(field(fields(ServiceSpec::shape()), "ports").unwrap()), "port,protocol");
     assert_eq!(meta::<NodeStatus>("conditions"), ("merge", "type"));
 }
 
