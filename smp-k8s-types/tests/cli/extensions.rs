@@ -2,7 +2,7 @@
 //! `--jsonl` and an OpenAPI document carrying recommended merge keys),
 //! `smp check`, `diff --checked` and `apply --strict`.
 
-use crate::{file, json_file, lines, smp, stderr, stdout};
+use crate::{assert_ok, file, json_file, kubectl_patch, lines, smp, stderr, stdout};
 use serde_json::{Value, json};
 
 /// A Service-like definition: ports merged by `port`, recommended keys
@@ -122,4 +122,24 @@ fn strict_apply_names_the_unknown_field() {
     assert_eq!(answers[0]["error"], "replicsa: unknown field \"replicsa\"");
     let (answers, _) = batch("apply", &[], &[json!({"original": {"replicas": 1}, "patch": {"replicsa": 2}})]);
     assert_eq!(answers[0]["result"], json!({"replicas": 1, "replicsa": 2}));
+}
+
+/// Off by default, `$patchMergeKey` is plain data, exactly as kubectl (the
+/// Go reference) treats it; on, the element is matched by port and protocol.
+#[test]
+fn without_the_option_the_directive_is_data_as_for_kubectl() {
+    let svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "dns"},
+        "spec": {"ports": [{"port": 53, "protocol": "TCP", "name": "t"}, {"port": 53, "protocol": "UDP", "name": "u"}]}});
+    let patch = json!({"spec": {"ports": [{"$patchMergeKey": ["port", "protocol"], "port": 53, "protocol": "UDP", "name": "x"}]}});
+    let (object, patch_file) = (json_file("svc.json", &svc), json_file("patch.json", &patch));
+    let off = assert_ok(&smp(&["apply", &object, &patch_file], ""));
+    if let Some(want) = kubectl_patch(&svc, &patch) {
+        assert_eq!(off, want);
+    }
+    assert_eq!(off["spec"]["ports"][0]["$patchMergeKey"], json!(["port", "protocol"]));
+    let on = assert_ok(&smp(&["apply", "--patch-merge-key", &object, &patch_file], ""));
+    assert_eq!(
+        on["spec"]["ports"],
+        json!([{"port": 53, "protocol": "TCP", "name": "t"}, {"port": 53, "protocol": "UDP", "name": "x"}])
+    );
 }
