@@ -62,6 +62,7 @@
 pub mod api;
 #[cfg(feature = "kube")]
 pub mod crd;
+pub mod crd_schema;
 pub mod kubectl;
 #[cfg(feature = "kube")]
 pub mod patch;

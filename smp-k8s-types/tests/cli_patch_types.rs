@@ -189,3 +189,168 @@ fn a_failed_json_patch_names_the_operation_and_its_path() {
     assert_eq!(answers[1], json!({"error": "operation 0 (test /a/0): value did not match"}));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A CRD for `Widget` in two versions: v1 (storage) keys `ports` by
+/// `port` and `protocol`, `routes` by `name`, holds `tags` as a set; in
+/// v1alpha1 every list is atomic.
+const WIDGET_CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              routes: {type: array, items: {type: object, properties: {name: {type: string}, to: {type: string}}}}
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+              routes:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items: {type: object, required: [name], properties: {name: {type: string}, to: {type: string}}}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port, protocol]
+                items: {type: object, properties: {port: {type: integer}, protocol: {type: string}}}
+              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+"#;
+
+fn crd_widget(version: &str) -> Value {
+    json!({
+        "apiVersion": format!("example.com/{version}"), "kind": "Widget", "metadata": {"name": "w", "finalizers": ["a"]},
+        "spec": {"size": 1, "tags": ["x", "y"], "routes": [{"name": "r1", "to": "a"}, {"name": "r2", "to": "b"}],
+            "ports": [{"port": 80, "protocol": "TCP"}], "extra": {"k": {"v": 1}}}
+    })
+}
+
+#[test]
+fn with_a_crd_the_default_is_the_merge_patch_custom_resources_take() {
+    let dir = scratch("crd-merge");
+    let crd = dir.join("crd.yaml");
+    std::fs::write(&crd, WIDGET_CRD).unwrap();
+    let object = dir.join("w.json");
+    std::fs::write(&object, crd_widget("v1").to_string()).unwrap();
+    let (crd, path) = (crd.to_str().unwrap(), object.to_str().unwrap());
+    let patches = [
+        json!({"spec": {"routes": [{"name": "r1", "to": "z"}], "tags": ["q"], "size": null}}),
+        json!({"metadata": {"finalizers": ["b"], "labels": {"l": "1"}}, "spec": {"extra": {"k": {"w": 2}}}}),
+    ];
+    for patch in &patches {
+        let patch = patch.to_string();
+        let (code, out, err) = smp(&["apply", "--crd", crd, path, "-p", &patch], "");
+        assert_eq!(code, 0, "{err}");
+        assert!(err.is_empty(), "no warning on the merge route: {err}");
+        let ours: Value = serde_json::from_str(&out).unwrap();
+        let Some((kcode, kout, kerr)) =
+            kubectl(&["patch", "--local", "-f", path, "--type", "merge", "-o", "json", "-p", &patch])
+        else {
+            return;
+        };
+        assert_eq!(kcode, 0, "{kerr}");
+        assert_eq!(ours, serde_json::from_str::<Value>(&kout).unwrap(), "{patch}");
+    }
+    // diff gives the merge patch: a changed list whole.
+    let mut desired = crd_widget("v1");
+    desired["spec"]["routes"][0]["to"] = json!("z");
+    let modified = dir.join("m.json");
+    std::fs::write(&modified, desired.to_string()).unwrap();
+    let (code, out, err) = smp(&["diff", "--crd", crd, path, modified.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{err}");
+    let patch: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(patch, json!({"spec": {"routes": [{"name": "r1", "to": "z"}, {"name": "r2", "to": "b"}]}}));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn with_a_crd_and_strategic_merge_lists_merge_as_their_markers_say() {
+    let dir = scratch("crd-strategic");
+    let crd = dir.join("crd.yaml");
+    std::fs::write(&crd, WIDGET_CRD).unwrap();
+    let object = dir.join("w.json");
+    std::fs::write(&object, crd_widget("v1").to_string()).unwrap();
+    let (crd, path) = (crd.to_str().unwrap(), object.to_str().unwrap());
+    let patch = json!({
+        "metadata": {"finalizers": ["b"]},
+        "spec": {"routes": [{"name": "r1", "to": "z"}], "tags": ["q"], "ports": [{"port": 443, "protocol": "TCP"}],
+            "extra": {"k": {"w": 2}}}
+    })
+    .to_string();
+    let (code, out, err) = smp(&["apply", "--crd", crd, "--type", "strategic", path, "-p", &patch], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: Widget v1.spec.ports: x-kubernetes-list-map-keys names several fields (port, protocol)")
+            && err.contains("by the first, \"port\""),
+        "{err}"
+    );
+    let result: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(result["metadata"]["finalizers"], json!(["b", "a"]), "ObjectMeta's finalizers are a set");
+    assert_eq!(result["spec"]["routes"], json!([{"name": "r1", "to": "z"}, {"name": "r2", "to": "b"}]));
+    assert_eq!(result["spec"]["tags"], json!(["q", "x", "y"]));
+    assert_eq!(result["spec"]["ports"], json!([{"port": 443, "protocol": "TCP"}, {"port": 80, "protocol": "TCP"}]));
+    assert_eq!(result["spec"]["extra"], json!({"k": {"v": 1, "w": 2}}));
+
+    // The two-way patch keys the lists too, and applies back.
+    let mut desired = crd_widget("v1");
+    desired["spec"]["routes"][1]["to"] = json!("c");
+    let modified = dir.join("m.json");
+    std::fs::write(&modified, desired.to_string()).unwrap();
+    let (code, out, err) = smp(&["diff", "--crd", crd, "--type", "strategic", path, modified.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{err}");
+    let patch: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        patch,
+        json!({"spec": {"$setElementOrder/routes": [{"name": "r1"}, {"name": "r2"}], "routes": [{"name": "r2", "to": "c"}]}})
+    );
+
+    // The document's apiVersion picks its version: in v1alpha1 lists are atomic.
+    std::fs::write(&object, crd_widget("v1alpha1").to_string()).unwrap();
+    let routes = r#"{"spec": {"routes": [{"name": "r1", "to": "z"}]}}"#;
+    let (code, out, err) = smp(&["apply", "--crd", crd, "--type", "strategic", path, "-p", routes], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["spec"]["routes"], json!([{"name": "r1", "to": "z"}]));
+    // --version chooses the schema for every document of the kind.
+    let (code, out, err) =
+        smp(&["apply", "--crd", crd, "--type", "strategic", "--version", "v1", path, "-p", routes], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["spec"]["routes"].as_array().unwrap().len(), 2);
+    // Without apiVersion and kind, the storage version (batch mode).
+    let case = json!({"original": {"spec": {"routes": [{"name": "r1", "to": "a"}]}},
+        "patch": {"spec": {"routes": [{"name": "r2", "to": "b"}]}}});
+    let (code, out, err) = smp(&["apply", "--crd", crd, "--type", "strategic", "--jsonl"], &format!("{case}\n"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        lines(&out)[0]["result"]["spec"]["routes"],
+        json!([{"name": "r2", "to": "b"}, {"name": "r1", "to": "a"}])
+    );
+
+    let (code, _, err) = smp(&["apply", "--crd", crd, "--version", "v9", path, "-p", routes], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("no version \"v9\" (it has v1alpha1, v1)"), "{err}");
+    let (code, _, err) = smp(&["apply", "--crd", path, path, "-p", routes], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("no CustomResourceDefinition in it"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

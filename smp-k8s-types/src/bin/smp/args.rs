@@ -268,20 +268,57 @@ pub struct SchemaArgs {
     /// Merge without a schema: maps merge, lists are replaced.
     #[arg(long, conflicts_with_all = ["kind", "openapi", "definition"])]
     pub untyped: bool,
+    /// A CustomResourceDefinition manifest (YAML or JSON, every CRD of the
+    /// file; may be repeated) as the schema of its custom resources.
+    ///
+    /// With --crd, --type defaults to `merge`: the API server takes JSON
+    /// merge patches for custom resources and refuses strategic ones. With
+    /// --type strategic, lists merge as the CRD's markers say, a
+    /// client-side extension: `x-kubernetes-list-type: map` by the first
+    /// of `x-kubernetes-list-map-keys` (a warning names lists with
+    /// several), `set` as a set of scalars, `atomic` replaced;
+    /// `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`
+    /// win where present; objects without properties merge without
+    /// metadata; `metadata` is the server's ObjectMeta.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["kind", "untyped"])]
+    pub crd: Vec<PathBuf>,
+    /// With --crd: the version whose schema serves every document of the
+    /// kind. Without it, each document's apiVersion picks its version,
+    /// and a document without apiVersion and kind takes the storage
+    /// version (with one CRD).
+    #[arg(long = "version", value_name = "VERSION", requires = "crd")]
+    pub crd_version: Option<String>,
     /// The kind of patch, as `kubectl patch --type`: `strategic`; `merge`
     /// (RFC 7386 JSON merge patch, what custom resources take; three-way is
     /// what `kubectl apply` sends for them); `json` (RFC 6902: apply takes
     /// a list of operations and applies them as the API server does, all
     /// or nothing; diff replaces a changed list whole; no three-way).
-    /// `merge` and `json` need no schema.
-    #[arg(long = "type", value_enum, value_name = "TYPE", default_value_t = PatchType::Strategic)]
+    /// `merge` and `json` need no schema. Default: `strategic`, or `merge`
+    /// with --crd.
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
+    pub requested_type: Option<PatchType>,
+    /// The type in effect: --type, else the default.
+    #[arg(skip)]
     pub patch_type: PatchType,
 }
 
+impl SchemaArgs {
+    /// The patch type asked for, else the default: strategic, or merge
+    /// for custom resources described by --crd.
+    pub fn effective_type(&self) -> PatchType {
+        match self.requested_type {
+            Some(t) => t,
+            None if !self.crd.is_empty() => PatchType::Merge,
+            None => PatchType::Strategic,
+        }
+    }
+}
+
 /// `--type`: which patch format the command reads or writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum PatchType {
     /// Strategic merge patch.
+    #[default]
     Strategic,
     /// JSON merge patch (RFC 7386), as the Go reference computes it.
     Merge,

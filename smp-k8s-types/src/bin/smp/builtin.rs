@@ -174,7 +174,7 @@ fn unknown(name: &str) -> String {
 pub fn not_built_in(api_version: &str, kind: &str) -> String {
     format!(
         "kind {kind:?} of apiVersion {api_version:?} is not a built-in kind of Kubernetes {KUBERNETES}; \
-         for a custom resource pass its schema with --openapi DOC, or merge without one with --untyped"
+         for a custom resource pass its CRD with --crd FILE or its schema with --openapi DOC, or merge without one with --untyped"
     )
 }
 

@@ -110,11 +110,12 @@ impl From<Command> for Invocation {
 impl Invocation {
     fn run(mut self) -> Result<ExitCode, Failure> {
         output::check_stdout()?;
+        self.common.schema.patch_type = self.common.schema.effective_type();
+        let docs = schema::load_documents(&self.common.schema)?;
         // Merge and JSON patches take no patch metadata.
         if self.common.schema.patch_type != args::PatchType::Strategic {
             self.common.schema.untyped = true;
         }
-        let docs = schema::load_documents(&self.common.schema.openapi)?;
         let mut resolver = schema::Resolver::new(&self.common.schema, &docs)?;
         if let Some(source) = &self.common.jsonl {
             let batch = batch::Batch {

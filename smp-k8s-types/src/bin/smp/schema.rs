@@ -5,27 +5,66 @@
 //! 2. `--kind KIND`: the static schema of a built-in kind, for every case;
 //! 3. `--openapi DOC --definition NAME`: one definition for every case;
 //! 4. otherwise, each case's `apiVersion` and `kind`: its definition in the
-//!    `--openapi` documents if any has it, else the static schema of the
-//!    built-in kind (cached per kind); an unknown kind is an error.
+//!    `--crd` manifests or the `--openapi` documents if any has it, else
+//!    the static schema of the built-in kind (cached per kind); an unknown
+//!    kind is an error. A case without `apiVersion` and `kind` takes the
+//!    chosen version of the one CRD given, if there is one.
 
-use crate::args::{SchemaArgs, Source};
+use crate::args::{PatchType, SchemaArgs, Source};
 use crate::builtin;
+use crate::documents;
 use crate::input;
 use serde_json::Value;
 use smp_core::{OpenApi, Schema};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// An OpenAPI document and the file it came from.
 pub struct Document {
     /// The file name, for messages.
     pub name: String,
     pub api: OpenApi,
+    /// The definition of documents that name no kind (a CRD's chosen
+    /// version).
+    pub default: Option<String>,
 }
 
-/// Loads every `--openapi` document.
-pub fn load_documents(paths: &[PathBuf]) -> Result<Vec<Document>, String> {
-    paths.iter().map(|path| load_document(path)).collect()
+/// Loads every `--crd` manifest, then every `--openapi` document. The
+/// CRDs' warnings are printed on stderr when the patch is strategic (the
+/// only type their markers serve).
+pub fn load_documents(args: &SchemaArgs) -> Result<Vec<Document>, String> {
+    let mut docs = Vec::new();
+    for path in &args.crd {
+        let doc = load_crd(path, args.crd_version.as_deref(), args.patch_type == PatchType::Strategic)?;
+        docs.push(doc);
+    }
+    for path in &args.openapi {
+        docs.push(load_document(path)?);
+    }
+    Ok(docs)
+}
+
+/// The CRDs of a manifest file as an OpenAPI document.
+fn load_crd(path: &Path, version: Option<&str>, warn: bool) -> Result<Document, String> {
+    let source = Source::File(path.to_path_buf());
+    let what = "CRD file";
+    let files = documents::read(&source, what, false)?;
+    let crds: Vec<Value> = documents::objects(&files)
+        .into_iter()
+        .filter(|(_, object)| object.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition"))
+        .map(|(_, object)| object.clone())
+        .collect();
+    let name = input::describe(&source, what);
+    if crds.is_empty() {
+        return Err(format!("{name}: no CustomResourceDefinition in it"));
+    }
+    let schemas = smp_k8s_types::crd_schema::openapi(&crds, version).map_err(|e| format!("{name}: {e}"))?;
+    if warn {
+        for warning in &schemas.warnings {
+            eprintln!("smp: warning: {warning}");
+        }
+    }
+    Ok(Document { name: path.display().to_string(), api: schemas.api, default: schemas.default_definition })
 }
 
 fn load_document(path: &Path) -> Result<Document, String> {
@@ -33,7 +72,7 @@ fn load_document(path: &Path) -> Result<Document, String> {
     let what = "OpenAPI document";
     let bytes = input::read(&source, what)?;
     let api = parse_openapi(&bytes).map_err(|e| format!("{}: {e}", input::describe(&source, what)))?;
-    Ok(Document { name: path.display().to_string(), api })
+    Ok(Document { name: path.display().to_string(), api, default: None })
 }
 
 fn parse_openapi(bytes: &[u8]) -> Result<OpenApi, String> {
@@ -64,10 +103,16 @@ impl<'a> Resolver<'a> {
         if let Some(kind) = &args.kind {
             return builtin::by_name(kind).map(Resolver::Fixed);
         }
-        match &args.definition {
-            Some(name) => definition(docs, name).map(Resolver::Fixed),
-            None => Ok(Resolver::ByKind(KindLookup { docs, cache: HashMap::new() })),
+        if let Some(name) = &args.definition {
+            return definition(docs, name).map(Resolver::Fixed);
         }
+        let defaults: Vec<(&Document, &str)> =
+            docs.iter().filter_map(|doc| Some((doc, doc.default.as_deref()?))).collect();
+        let fallback = match defaults.as_slice() {
+            [(doc, name)] => Some(doc.api.definition(name).map_err(|e| format!("{}: {e}", doc.name))?),
+            _ => None,
+        };
+        Ok(Resolver::ByKind(KindLookup { docs, cache: HashMap::new(), fallback }))
     }
 
     /// The schema of one case. `docs` are its documents, original first;
@@ -76,10 +121,11 @@ impl<'a> Resolver<'a> {
         match self {
             Resolver::Untyped => Ok(Schema::Untyped),
             Resolver::Fixed(schema) => Ok(*schema),
-            Resolver::ByKind(lookup) => {
-                let (api_version, kind) = type_meta(docs, names)?;
-                lookup.get(api_version, kind)
-            }
+            Resolver::ByKind(lookup) => match (type_meta(docs, names), lookup.fallback) {
+                (Ok((api_version, kind)), _) => lookup.get(api_version, kind),
+                (Err(_), Some(schema)) => Ok(schema),
+                (Err(e), None) => Err(e),
+            },
         }
     }
 }
@@ -119,6 +165,8 @@ pub struct KindLookup<'a> {
     docs: &'a [Document],
     /// apiVersion → kind → the schema, or why there is none.
     cache: HashMap<String, HashMap<String, Result<Schema<'a>, String>>>,
+    /// The schema of cases that name no kind.
+    fallback: Option<Schema<'a>>,
 }
 
 impl<'a> KindLookup<'a> {
@@ -149,7 +197,7 @@ impl<'a> KindLookup<'a> {
         let names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
         Err(format!(
             "kind {kind:?} of apiVersion {api_version:?} is neither built in nor in the OpenAPI documents ({}); \
-             pass the document that defines it with --openapi, or --definition NAME",
+             pass the CRD with --crd or the document that defines it with --openapi, or --definition NAME",
             names.join(", ")
         ))
     }
