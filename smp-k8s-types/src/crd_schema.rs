@@ -25,6 +25,7 @@
 
 use serde_json::{Map, Value, json};
 use smp_core::OpenApi;
+use smp_core::schema::RECOMMENDED_MERGE_KEY_EXT;
 
 /// The name of the definition that stands for "no metadata below here".
 const UNTYPED: &str = "smp.untyped";
@@ -261,10 +262,11 @@ fn add_list_strategy(node: &mut Map<String, Value>, path: &str, warnings: &mut V
                 node.insert("x-kubernetes-patch-merge-key".into(), first.clone().into());
             }
             if keys.len() > 1 {
-                node.insert("x-smp-recommended-patch-merge-key".into(), keys.join(",").into());
+                node.insert(RECOMMENDED_MERGE_KEY_EXT.into(), keys.join(",").into());
                 warnings.push(format!(
                     "{path}: x-kubernetes-list-map-keys names several fields ({}); \
-                     the strategic merge pairs elements by the first, {first:?}",
+                     the strategic merge pairs elements by the first, {first:?} \
+                     (by all of them with the $patchMergeKey extension)",
                     keys.join(", ")
                 ));
             }

@@ -305,6 +305,24 @@ fn with_a_crd_and_strategic_merge_lists_merge_as_their_markers_say() {
             && err.contains("by the first, \"port\""),
         "{err}"
     );
+    // With the $patchMergeKey extension, elements pair by every map key.
+    let mut dns = crd_widget("v1");
+    dns["spec"]["ports"] = json!([{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]);
+    let mut udp_only = dns.clone();
+    udp_only["spec"]["ports"].as_array_mut().unwrap().remove(0);
+    let (both, one) = (dir.join("dns.json"), dir.join("udp.json"));
+    std::fs::write(&both, dns.to_string()).unwrap();
+    std::fs::write(&one, udp_only.to_string()).unwrap();
+    let (both, one) = (both.to_str().unwrap(), one.to_str().unwrap());
+    let keyed = |command: &str, args: &[&str]| {
+        let options = [command, "--crd", crd, "--type", "strategic", "--patch-merge-key"];
+        let (code, out, err) = smp(&[&options[..], args].concat(), "");
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<Value>(&out).unwrap()
+    };
+    let dns_patch = keyed("diff", &[both, one]).to_string();
+    let merged = keyed("apply", &[both, "-p", &dns_patch]);
+    assert_eq!(merged["spec"]["ports"], json!([{"port": 53, "protocol": "UDP"}]), "{dns_patch}");
     let result: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(result["metadata"]["finalizers"], json!(["b", "a"]), "ObjectMeta's finalizers are a set");
     assert_eq!(result["spec"]["routes"], json!([{"name": "r1", "to": "z"}, {"name": "r2", "to": "b"}]));
