@@ -9,6 +9,8 @@ use crate::{
 use serde_json::{Value, json};
 use std::path::Path;
 
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
 fn config_map(name: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}})
 }
@@ -160,24 +162,55 @@ fn kind_names_as_kubectl_accepts_them() {
     assert!(stderr(&out).contains("did you mean apps/v1/Deployment?"), "{}", stderr(&out));
 }
 
+/// The patch `kubectl apply` sends for (last applied, desired, live), as
+/// the kubectl oracle captures it; `None`, said loudly, without it.
+fn kubectl_apply_oracle(last: &str, desired: &str, live: &str) -> Option<Value> {
+    let shared = std::env::var_os("SMP_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    let script = shared.join("oracle/smp_threeway.py");
+    if !script.is_file() || kubectl(&["version", "--client"]).is_none() {
+        eprintln!("SKIPPED: {} or kubectl is missing; smp was not compared with kubectl apply", script.display());
+        return None;
+    }
+    let out = std::process::Command::new("python3").arg(&script).args([last, desired, live]).output().ok()?;
+    assert!(out.status.success(), "oracle: {}", String::from_utf8_lossy(&out.stderr));
+    Some(serde_json::from_slice(&out.stdout).expect("the oracle prints the patch kubectl sent"))
+}
+
 #[test]
-fn three_way_takes_the_last_applied_annotation() {
+fn three_way_from_the_annotation_sends_what_kubectl_apply_sends() {
+    // kubectl sets the namespace from its context: the objects name it.
     let mut last = deployment();
+    last["metadata"]["namespace"] = json!("default");
     last["metadata"]["labels"]["old"] = json!("x");
     let mut live = last.clone();
-    live["metadata"]["annotations"] = json!({"kubectl.kubernetes.io/last-applied-configuration": last.to_string()});
+    live["metadata"]["annotations"] = json!({LAST_APPLIED: last.to_string()});
     live["status"] = json!({"replicas": 2});
-    let desired = deployment();
+    let mut desired = last.clone();
+    desired["metadata"]["labels"].as_object_mut().unwrap().remove("old");
+    desired["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1.26 <&>");
     let (last, live, desired) =
         (json_file("last.json", &last), json_file("live.json", &live), json_file("desired.json", &desired));
-    let from_annotation = assert_ok(&smp(&["three-way", "--from-annotation", &desired, &live], ""));
-    let explicit = assert_ok(&smp(&["three-way", &last, &desired, &live], ""));
-    assert_eq!(from_annotation, explicit);
-    assert_eq!(from_annotation, json!({"metadata": {"labels": {"old": null}}}));
+    let patch = assert_ok(&smp(&["three-way", "--from-annotation", "--overwrite", &desired, &live], ""));
+    // The patch records the new last-applied configuration, as Go writes it.
+    let recorded = patch["metadata"]["annotations"][LAST_APPLIED].as_str().expect("the annotation is set");
+    assert!(recorded.ends_with("}\n") && recorded.contains(r#""annotations":{}"#), "{recorded}");
+    assert!(recorded.contains(r#"nginx:1.26 \u003c\u0026\u003e"#), "{recorded}");
+    assert_eq!(patch["metadata"]["labels"], json!({"old": null}));
+    if let Some(want) = kubectl_apply_oracle(&last, &desired, &live) {
+        assert_eq!(patch, want);
+    }
 
-    let unannotated = json_file("plain.json", &deployment());
-    let out = smp(&["three-way", "--from-annotation", "--exit-code", &desired, &unannotated], "");
-    assert_eq!((out.status.code(), stdout(&out)), (Some(0), "{}\n".to_string()), "{}", stderr(&out));
+    // Without the annotation: last applied is `{}`, and the patch still
+    // records the annotation, so it is not empty.
+    let plain = json_file("plain.json", &deployment());
+    let desired = json_file("desired-plain.json", &deployment());
+    let out = smp(&["three-way", "--from-annotation", "--exit-code", &desired, &plain], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let patch: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(patch.as_object().unwrap().keys().collect::<Vec<_>>(), ["metadata"]);
+    assert!(patch["metadata"]["annotations"][LAST_APPLIED].is_string(), "{patch}");
 }
 
 #[test]

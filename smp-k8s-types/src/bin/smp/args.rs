@@ -130,8 +130,9 @@ not, 2 on an error or a conflict."
         #[arg(long)]
         overwrite: bool,
         /// Take ORIGINAL from CURRENT's last-applied-configuration
-        /// annotation, as kubectl apply does; then only MODIFIED and
-        /// CURRENT are given.
+        /// annotation, and give MODIFIED its own JSON as the new one, as
+        /// kubectl apply does (the patch then updates the annotation);
+        /// only MODIFIED and CURRENT are given.
         #[arg(long, conflicts_with = "jsonl")]
         from_annotation: bool,
         /// The last applied configuration (`-` for stdin); with

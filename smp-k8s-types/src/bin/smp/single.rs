@@ -119,6 +119,10 @@ impl Request<'_> {
                     .into_iter()
                     .map(|(origin, mut docs)| {
                         let original = last_applied(&docs[1]).map_err(|e| format!("{origin}: {e}"))?;
+                        // As kubectl apply, the desired object carries its
+                        // own JSON as the new last-applied configuration,
+                        // so the patch records it.
+                        docs[0] = smp_k8s_types::kubectl::with_last_applied(&docs[0]);
                         docs.insert(0, original);
                         Ok(Case { origin, docs })
                     })
