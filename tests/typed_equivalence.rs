@@ -27,8 +27,8 @@
 //! unit enum, `Box`, and a `replace`-strategy struct (in [`Root`] and
 //! [`Flat`]). Smaller documents probe merge keys of unusual types
 //! ([`ValueKeys`], [`OptionKeys`], [`FloatKeys`], [`BigKeys`]) and fields
-//! serde skips ([`Skipped`]); the properties that fail on those are marked
-//! `#[ignore]` with the reason.
+//! serde skips ([`Skipped`]); the properties that do not hold for those are
+//! marked `#[ignore]` with the reason.
 //!
 //! Values are drawn from small pools (names `a`, `b`, `c`; small integers)
 //! so that merge keys collide, lists hold duplicate keys now and then, and
@@ -1487,42 +1487,30 @@ properties!(flat: Flat {
 });
 
 properties!(value_keys: ValueKeys {
-    #[ignore = "typed keyed-list diff pairs elements by `==` on merge keys, the engine (like the reference) by their `%v` text: `1` and `\"1\"` differ for the typed layer, match for the engine"]
     diff;
-    #[ignore = "typed keyed-list apply merges a patch element whose merge key is null into the live element with a null key; the engine deletes the key and fails with `does not contain declared merge key`"]
     apply_computed;
-    #[ignore = "typed keyed-list apply merges a patch element whose merge key is null into the live element with a null key; the engine deletes the key and fails with `does not contain declared merge key`"]
     apply_random;
-    #[ignore = "typed keyed-list diff pairs elements by `==` on merge keys, the engine (like the reference) by their `%v` text: `1` and `\"1\"` differ for the typed layer, match for the engine"]
     three_way;
 });
 
 properties!(option_keys: OptionKeys {
-    #[ignore = "typed keyed-list diff pairs elements by `==` on merge keys, the engine (like the reference) by their `%v` text: `null` and `\"<nil>\"` differ for the typed layer, match for the engine"]
     diff;
-    #[ignore = "typed keyed-list apply merges a patch element whose merge key is null into the live element with a null key; the engine deletes the key and fails with `does not contain declared merge key`"]
     apply_computed;
-    #[ignore = "typed keyed-list apply merges a patch element whose merge key is null into the live element with a null key; the engine deletes the key and fails with `does not contain declared merge key`"]
     apply_random;
-    #[ignore = "typed keyed-list diff pairs elements by `==` on merge keys, the engine (like the reference) by their `%v` text: `null` and `\"<nil>\"` differ for the typed layer, match for the engine"]
     three_way;
 });
 
 properties!(float_keys: FloatKeys {
-    #[ignore = "typed keyed-list diff pairs elements by `==` on merge keys, the engine (like the reference) by their `%v` text: `0.0` and `-0.0` match for the typed layer, differ for the engine; the typed patch also writes `-0.0` keys as `0.0`"]
     diff;
     apply_computed;
     apply_random;
-    #[ignore = "typed keyed-list diff pairs elements by `==` on merge keys, the engine (like the reference) by their `%v` text: `0.0` and `-0.0` match for the typed layer, differ for the engine; the typed patch also writes `-0.0` keys as `0.0`"]
     three_way;
 });
 
 properties!(big_keys: BigKeys {
-    #[ignore = "typed keyed-list diff writes merge keys beyond i64::MAX as floats (`9.223372036854776e+18`) in `$setElementOrder` and `$patch: delete` entries; the engine keeps the integer"]
     diff;
     apply_computed;
     apply_random;
-    #[ignore = "typed keyed-list diff writes merge keys beyond i64::MAX as floats (`9.223372036854776e+18`) in `$setElementOrder` and `$patch: delete` entries; the engine keeps the integer"]
     three_way;
 });
 

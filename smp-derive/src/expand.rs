@@ -214,12 +214,16 @@ fn struct_field_methods(p: &TokenStream) -> TokenStream {
 }
 
 fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
-    let key_arms = fields.iter().filter(|f| f.with.is_none()).map(|f| {
+    let key_arms = fields.iter().map(|f| {
         let json = &f.json;
         let member = &f.member;
         let ty = &f.ty;
         let value = presence(f, quote!(self.#member));
-        quote!(#json => (#value).and_then(|v| <#ty as #p::StrategicMerge>::__as_key(v)))
+        match &f.with {
+            // Only the serialised form of a `with` field shows its value.
+            Some(_) => quote!(#json => #p::FieldKey::of((#value).map(|_| ::core::option::Option::None))),
+            None => quote!(#json => #p::FieldKey::of((#value).map(|v| <#ty as #p::StrategicMerge>::__as_key(v)))),
+        }
     });
 
     let diffs = fields.iter().map(|f| {
@@ -286,10 +290,10 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     });
 
     quote! {
-        fn __field_key(&self, json_name: &str) -> ::core::option::Option<#p::ScalarKey<'_>> {
+        fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
             match json_name {
                 #(#key_arms,)*
-                _ => ::core::option::Option::None,
+                _ => #p::FieldKey::Absent,
             }
         }
 

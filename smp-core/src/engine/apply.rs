@@ -3,9 +3,11 @@
 //! modes.
 
 use super::*;
-use crate::error::{bad_arg, no_merge_key};
-use crate::lists::index::ListIndex;
-use crate::lists::order::{normalize_element_order, server_order_view, validate_patch_with_order};
+use crate::error::bad_arg;
+use crate::lists::element::MergeElements;
+use crate::lists::key::{KeyFields, KeyValue, ValueIndex, uncomparable};
+use crate::lists::keyed_merge;
+use crate::lists::order::{normalize_scalar_order, validate_patch_with_order};
 use crate::lists::patch_merge_key;
 use crate::lists::sets::merge_scalar_sets;
 use crate::schema::{PatchMeta, Schema};
@@ -283,7 +285,7 @@ impl Merger {
         let Value::Array(list) = retain else {
             return Err(ErrorKind::BadRetainKeys.into());
         };
-        let keep = KeyIndex::new(&list);
+        let keep = ValueIndex::new(&list);
         for (k, v) in patch.iter() {
             if v.is_null() || k.starts_with(DELETE_FROM_PRIMITIVE_LIST) || k.starts_with(SET_ELEMENT_ORDER) {
                 continue;
@@ -292,7 +294,7 @@ impl Merger {
                 return Err(ErrorKind::BadRetainKeys.into());
             }
         }
-        if keep.has_object || keep.has_array {
+        if keep.has_uncomparable() {
             // Go panics hashing an object or list.
             return Err(ErrorKind::BadRetainKeys.into());
         }
@@ -369,16 +371,26 @@ impl Merger {
             return self.merge_by_directive(orig, patch, Some(order), elem, meta, depth + 1).map(Some);
         }
         let strategy = meta.strategy()?;
-        let mk = meta.key_name();
-        validate_patch_with_order(patch.as_deref().unwrap_or(&[]), order, mk)?;
+        if let Some(mk) = &meta.merge_key {
+            let elems = Json(ApplyCx { merger: self, schema: elem, depth: depth + 1 });
+            return keyed_merge::merge_ordered(
+                &elems,
+                KeyFields::primary(mk),
+                orig,
+                patch.as_deref(),
+                order,
+                strategy.merge,
+            );
+        }
+        validate_patch_with_order(patch.as_deref().unwrap_or(&[]), order, "")?;
 
         let empty: &[Value] = &[];
         let kind = slice_element_type(&[orig.as_deref().unwrap_or(empty), patch.as_deref().unwrap_or(empty)]);
-        // The server-order view of the live list (see `server_order_view`).
+        // The server-order view of the live list (see `merge_scalar_sets`).
         let (merged, view): (Vec<Value>, Vec<Value>) = match (orig, patch) {
             (None, None) => return Ok(None),
             (Some(o), None) => {
-                let view = o.iter().map(|e| order_key(e, mk, !mk.is_empty()).clone()).collect();
+                let view = o.clone();
                 (o, view)
             }
             (None, Some(p)) => {
@@ -389,11 +401,7 @@ impl Merger {
                 (merged.unwrap_or_default(), Vec::new())
             }
             (Some(o), Some(p)) => {
-                let mut view = if strategy.merge && matches!(kind, Ok(GoKind::Object)) && !mk.is_empty() {
-                    server_order_view(&o, &p, mk)
-                } else {
-                    o.iter().map(|e| order_key(e, mk, !mk.is_empty()).clone()).collect()
-                };
+                let mut view = o.clone();
                 let merged = if strategy.merge {
                     let m = self.merge_slice(o, p, elem, meta, false, depth + 1)?;
                     if let Some(live) = m.live_view {
@@ -407,112 +415,22 @@ impl Merger {
             }
         };
 
-        // Partition into items named by the order list and server-only items.
-        let mut in_order = Vec::with_capacity(merged.len());
-        if mk.is_empty() {
-            // A Go hash set: objects and lists cannot be members.
-            let set = KeyIndex::new(order);
-            if set.has_object || set.has_array || merged.iter().any(|e| ScalarKey::of(e).is_none()) {
-                return Err(uncomparable());
-            }
-            for e in &merged {
-                in_order.push(set.contains(e)?);
-            }
-        } else {
-            let index = ListIndex::new(order, mk);
-            for e in &merged {
-                let m = e.as_object().ok_or_else(|| bad_arg(GoKind::Object, e))?;
-                let kv = m.get(mk).ok_or_else(|| no_merge_key(m, mk))?;
-                in_order.push(index.find(kv)?.is_some());
-            }
+        // Partition into items named by the order list and server-only
+        // items; a Go hash set, where objects and lists cannot be members.
+        let set = ValueIndex::new(order);
+        if set.has_uncomparable() || merged.iter().any(|e| e.is_object() || e.is_array()) {
+            return Err(uncomparable());
         }
-        let kind = kind?;
-        let objects = kind == GoKind::Object;
+        let mut in_order = Vec::with_capacity(merged.len());
+        for e in &merged {
+            in_order.push(set.contains(e)?);
+        }
+        kind?;
         let (patch_items, server_only): (Vec<_>, Vec<_>) =
             merged.into_iter().zip(in_order).partition(|(_, found)| *found);
         let patch_items = patch_items.into_iter().map(|(v, _)| v).collect();
         let server_only = server_only.into_iter().map(|(v, _)| v).collect();
-        normalize_element_order(patch_items, server_only, order, &view, mk, objects).map(Some)
-    }
-
-    /// `mergeSlice`: merges a patch list into a list with the merge strategy.
-    pub(crate) fn merge_slice(
-        &self,
-        original: Vec<Value>,
-        patch: Vec<Value>,
-        elem: Schema<'_>,
-        meta: PatchMeta<'_>,
-        is_delete_list: bool,
-        depth: usize,
-    ) -> Result<MergedList> {
-        check_depth(depth)?;
-        if original.is_empty() && patch.is_empty() {
-            return Ok(MergedList { merged: original, live_view: None });
-        }
-        let mk = meta.key_name();
-        let kind = slice_element_type(&[&original, &patch])?;
-        if kind != GoKind::Object {
-            if self.apply_mode() && is_delete_list {
-                let deletes = KeyIndex::new(&patch);
-                let mut kept = Vec::with_capacity(original.len());
-                for v in original {
-                    if !deletes.contains(&v)? {
-                        kept.push(v);
-                    }
-                }
-                return Ok(MergedList { merged: kept, live_view: None });
-            }
-            if !mk.is_empty() {
-                // The map partitioner meets a scalar.
-                let first = original.first().or(patch.first()).expect("not both empty");
-                return Err(bad_arg(GoKind::Object, first));
-            }
-            let (merged, server_order) = merge_scalar_sets(original, &patch)?;
-            let in_patch = KeyIndex::new(&patch);
-            let mut patch_items = Vec::new();
-            let mut server_only = Vec::new();
-            for v in merged {
-                if in_patch.contains(&v)? {
-                    patch_items.push(v);
-                } else {
-                    server_only.push(v);
-                }
-            }
-            let merged = normalize_element_order(patch_items, server_only, &patch, &server_order, "", false)?;
-            return Ok(MergedList { merged, live_view: Some(server_order) });
-        }
-
-        if mk.is_empty() {
-            return Err(ErrorKind::NoMergeKeyDeclared(elem.name()).into());
-        }
-        let (work, patch, replaced) = merge_special_elements(original, patch, mk)?;
-        let server_len = if replaced { 0 } else { work.len() };
-        let mut work = work;
-        let patch = if replaced { Vec::new() } else { patch };
-        if !replaced {
-            self.merge_plain_elements(&mut work, &patch, elem, mk, depth)?;
-        }
-        // The order the server had: after deletions, before appends (or the
-        // replacement list itself).
-        let server_order_len = if replaced { work.len() } else { server_len };
-        let view: Vec<Value> = work[..server_order_len].iter().map(|e| order_key(e, mk, true).clone()).collect();
-
-        // `partitionMapsByPresentInList(merged, patch)`: the plain patch
-        // elements are objects carrying the key (checked by the merge above).
-        let in_patch = KeyIndex::new(patch.iter().filter_map(|p| p.get(mk)));
-        let mut patch_items = Vec::new();
-        let mut server_only = Vec::new();
-        for v in work {
-            let m = v.as_object().ok_or_else(|| bad_arg(GoKind::Object, &v))?;
-            let kv = m.get(mk).ok_or_else(|| no_merge_key(m, mk))?;
-            if in_patch.contains(kv)? {
-                patch_items.push(v);
-            } else {
-                server_only.push(v);
-            }
-        }
-        let merged = normalize_element_order(patch_items, server_only, &patch, &view, mk, true)?;
-        Ok(MergedList { merged, live_view: None })
+        normalize_scalar_order(patch_items, server_only, order, &view).map(Some)
     }
 
     /// A list whose patch uses `$patchMergeKey`: elements matched by the
@@ -537,38 +455,95 @@ impl Merger {
         }
     }
 
-    /// `mergeSliceWithoutSpecialElements`: merges each patch element into the
-    /// first element with the same key, or appends it.
-    fn merge_plain_elements(
+    /// `mergeSlice`: merges a patch list into a list with the merge strategy.
+    pub(crate) fn merge_slice(
         &self,
-        work: &mut Vec<Value>,
-        patch: &[Value],
+        original: Vec<Value>,
+        patch: Vec<Value>,
         elem: Schema<'_>,
-        mk: &str,
+        meta: PatchMeta<'_>,
+        is_delete_list: bool,
         depth: usize,
-    ) -> Result<()> {
-        let mut index = ListIndex::new(work, mk);
-        for (i, p) in patch.iter().enumerate() {
-            let pm = p.as_object().ok_or_else(|| bad_arg(GoKind::Object, p))?;
-            let kv = pm.get(mk).ok_or_else(|| no_merge_key(pm, mk).at_element(mk, p, i))?;
-            match index.find(kv)? {
-                Some(pos) => {
-                    let Value::Object(orig) = std::mem::take(&mut work[pos]) else { unreachable!("indexed objects") };
-                    let merged =
-                        self.merge_map(orig, pm.clone(), elem, depth + 1).map_err(|e| e.at_element(mk, p, i))?;
-                    work[pos] = Value::Object(merged);
-                }
-                None => {
-                    index.push(kv, work.len());
-                    let mut p = p.clone();
-                    if self.patch_merge_key && self.apply_mode() {
-                        patch_merge_key::strip(&mut p);
-                    }
-                    work.push(p);
+    ) -> Result<MergedList> {
+        check_depth(depth)?;
+        if let Some(mk) = &meta.merge_key {
+            let elems = Json(ApplyCx { merger: self, schema: elem, depth });
+            let merged = keyed_merge::merge(&elems, KeyFields::primary(mk), original, &patch, is_delete_list)?;
+            return Ok(MergedList { merged, live_view: None });
+        }
+        if original.is_empty() && patch.is_empty() {
+            return Ok(MergedList { merged: original, live_view: None });
+        }
+        let kind = slice_element_type(&[&original, &patch])?;
+        if kind == GoKind::Object {
+            return Err(ErrorKind::NoMergeKeyDeclared(elem.name()).into());
+        }
+        if self.apply_mode() && is_delete_list {
+            let deletes = ValueIndex::new(&patch);
+            let mut kept = Vec::with_capacity(original.len());
+            for v in original {
+                if !deletes.contains(&v)? {
+                    kept.push(v);
                 }
             }
+            return Ok(MergedList { merged: kept, live_view: None });
         }
+        let (merged, server_order) = merge_scalar_sets(original, &patch)?;
+        let in_patch = ValueIndex::new(&patch);
+        let mut patch_items = Vec::new();
+        let mut server_only = Vec::new();
+        for v in merged {
+            if in_patch.contains(&v)? {
+                patch_items.push(v);
+            } else {
+                server_only.push(v);
+            }
+        }
+        let merged = normalize_scalar_order(patch_items, server_only, &patch, &server_order)?;
+        Ok(MergedList { merged, live_view: Some(server_order) })
+    }
+}
+
+/// The JSON engine's elements while a patch is applied.
+pub(crate) struct ApplyCx<'m, 's> {
+    merger: &'m Merger,
+    schema: Schema<'s>,
+    depth: usize,
+}
+
+impl MergeElements for Json<ApplyCx<'_, '_>> {
+    fn as_member<'e>(&self, e: &'e Value) -> Option<KeyValue<'e>> {
+        Some(KeyValue::Json(e))
+    }
+
+    fn is_delete(&self, e: &Value) -> bool {
+        e.get(PATCH).and_then(Value::as_str) == Some("delete")
+    }
+
+    fn merge(&self, e: &mut Value, patches: &[&Map<String, Value>]) -> Result<()> {
+        let Value::Object(mut orig) = std::mem::take(e) else { unreachable!("merged elements are objects") };
+        let cx = &self.0;
+        for patch in patches {
+            orig = cx.merger.merge_map(orig, (*patch).clone(), cx.schema, cx.depth + 1)?;
+        }
+        *e = Value::Object(orig);
         Ok(())
+    }
+
+    fn keeps_directives(&self) -> bool {
+        // Patches merged into one keep `$patchMergeKey` for the receiver.
+        self.0.merger.patch_merge_key && !self.0.merger.apply_mode()
+    }
+
+    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Value> {
+        let mut e = patch.clone();
+        if self.0.merger.patch_merge_key && self.0.merger.apply_mode() {
+            patch_merge_key::strip(&mut e);
+        }
+        if !then.is_empty() {
+            self.merge(&mut e, then)?;
+        }
+        Ok(e)
     }
 }
 
@@ -587,49 +562,4 @@ pub(crate) struct MergedList {
     /// For sets of scalars, the live list as the reference sees it after
     /// the merge (see `merge_scalar_sets`).
     pub(crate) live_view: Option<Vec<Value>>,
-}
-
-/// `mergeSliceWithSpecialElements`: executes `$patch: delete` elements and
-/// notes `$patch: replace`. Returns (working list, plain patch elements,
-/// replaced); when replaced, the working list is the plain patch elements.
-fn merge_special_elements(original: Vec<Value>, patch: Vec<Value>, mk: &str) -> Result<(Vec<Value>, Vec<Value>, bool)> {
-    let mut plain = Vec::with_capacity(patch.len());
-    let mut replace = false;
-    let mut deletes: Vec<Value> = Vec::new();
-    for (i, p) in patch.into_iter().enumerate() {
-        let Some(m) = p.as_object() else {
-            return Err(bad_arg(GoKind::Object, &p));
-        };
-        match m.get(PATCH) {
-            None => plain.push(p),
-            Some(Value::String(s)) if s == "delete" => match m.get(mk) {
-                Some(kv) => deletes.push(kv.clone()),
-                None => return Err(no_merge_key(m, mk).at_element(mk, &p, i)),
-            },
-            Some(Value::String(s)) if s == "replace" => replace = true,
-            Some(Value::String(s)) if s == "merge" => {
-                return Err(ErrorKind::MergeDirectiveInList.into());
-            }
-            Some(other) => {
-                return Err(ErrorKind::UnknownPatchType { value: fmt_s(other), map: fmt_v_map(m) }.into());
-            }
-        }
-    }
-    let mut original = original;
-    if !deletes.is_empty() {
-        let doomed = KeyIndex::new(&deletes);
-        // Every element whose key matches a delete goes (`deleteMatchingEntries`).
-        let mut kept = Vec::with_capacity(original.len());
-        for e in original {
-            let gone = match e.as_object().and_then(|m| m.get(mk)) {
-                Some(kv) => doomed.contains(kv)?,
-                None => false,
-            };
-            if !gone {
-                kept.push(e);
-            }
-        }
-        original = kept;
-    }
-    if replace { Ok((plain, Vec::new(), true)) } else { Ok((original, plain, false)) }
 }

@@ -2,13 +2,14 @@
 //! `diffMaps`), which the three-way patch is built from.
 
 use super::*;
-use crate::error::{bad_arg, no_merge_key};
+use crate::lists::element::DiffElements;
+use crate::lists::key::KeyFields;
+use crate::lists::keyed_diff;
+use crate::lists::order::{Step, go_sort_by, sort_scalars, walk_sorted};
 use crate::lists::patch_merge_key;
-use crate::schema::Schema;
+use crate::schema::{MergeKey, Schema};
 use crate::value::{GoKind, deep_eq, fmt_v};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
-use std::cmp::Ordering;
 
 /// Switches of the reference's `DiffOptions`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -236,7 +237,7 @@ fn diff_list_field(
         }
         return Ok(());
     }
-    let lists = diff_lists(o, m, elem, meta.key_name(), opts, depth + 1)?;
+    let lists = diff_lists(o, m, elem, meta.merge_key, opts, depth + 1)?;
     if !lists.patch.is_empty() {
         patch.insert(key.to_string(), Value::Array(lists.patch));
     }
@@ -287,7 +288,14 @@ struct ListDiff {
 }
 
 /// `diffLists`.
-fn diff_lists(o: &[Value], m: &[Value], elem: Schema<'_>, mk: &str, opts: Opts, depth: usize) -> Result<ListDiff> {
+fn diff_lists(
+    o: &[Value],
+    m: &[Value],
+    elem: Schema<'_>,
+    mk: Option<MergeKey<'_>>,
+    opts: Opts,
+    depth: usize,
+) -> Result<ListDiff> {
     if o.is_empty() {
         if m.is_empty() || !opts.additions() {
             return Ok(ListDiff::default());
@@ -295,143 +303,26 @@ fn diff_lists(o: &[Value], m: &[Value], elem: Schema<'_>, mk: &str, opts: Opts, 
         return Ok(ListDiff { patch: m.to_vec(), ..Default::default() });
     }
     match slice_element_type(&[o, m])? {
-        GoKind::Object => diff_lists_of_maps(o, m, elem, mk, opts, depth),
+        GoKind::Object => {
+            let mk = mk.unwrap_or(MergeKey::One(""));
+            let elems = Json(DiffCx { schema: elem, depth });
+            let lists = keyed_diff::diff(&elems, KeyFields::primary(&mk), o, m, opts)?;
+            Ok(ListDiff { patch: lists.patch, deletions: Vec::new(), order: lists.order })
+        }
         _ => diff_lists_of_scalars(o, m, opts),
     }
 }
 
-/// `diffListsOfMaps`: pairs elements by the `%v` text of their merge keys.
-fn diff_lists_of_maps(
-    o: &[Value],
-    m: &[Value],
-    elem: Schema<'_>,
-    mk: &str,
-    opts: Opts,
+/// The JSON engine's elements while a patch is computed.
+pub(crate) struct DiffCx<'s> {
+    schema: Schema<'s>,
     depth: usize,
-) -> Result<ListDiff> {
-    let o_sorted = sort_by_merge_key_text(o, mk)?;
-    let m_sorted = sort_by_merge_key_text(m, mk)?;
-    let mut changes: Vec<Value> = Vec::new();
-    let mut deletes: Vec<Value> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < o_sorted.len() || j < m_sorted.len() {
-        let step = match (o_sorted.get(i), m_sorted.get(j)) {
-            (Some(a), Some(b)) => a.text.cmp(&b.text),
-            (Some(_), None) => Ordering::Less,
-            _ => Ordering::Greater,
-        };
-        match step {
-            Ordering::Equal => {
-                let (a, b) = (&o_sorted[i], &m_sorted[j]);
-                let mut p = diff_maps(a.map, b.map, elem, opts, depth).map_err(|e| e.at_element(mk, b.elem, j))?;
-                if !p.is_empty() {
-                    p.insert(mk.to_string(), b.key.clone());
-                    changes.push(Value::Object(p));
-                }
-                i += 1;
-                j += 1;
-            }
-            // The modified element is new.
-            Ordering::Greater => {
-                if opts.additions() {
-                    changes.push(m_sorted[j].elem.clone());
-                }
-                j += 1;
-            }
-            // The original element was removed.
-            Ordering::Less => {
-                if opts.deletions() {
-                    let mut d = Map::new();
-                    d.insert(mk.to_string(), o_sorted[i].key.clone());
-                    d.insert(PATCH.to_string(), Value::String("delete".into()));
-                    deletes.push(Value::Object(d));
-                }
-                i += 1;
-            }
-        }
-    }
-    let mut patch = order_by(changes, m, mk, true)?;
-    let order_same = is_order_same(o, m, mk)?;
-    patch.extend(deletes);
-    let emit_order = opts.set_element_order()
-        && ((opts.additions() && (!patch.is_empty() || !order_same)) || (opts.deletions() && !patch.is_empty()));
-    let order = if emit_order {
-        m.iter()
-            .map(|e| {
-                let mut entry = Map::new();
-                entry.insert(mk.to_string(), e.get(mk).cloned().unwrap_or(Value::Null));
-                Value::Object(entry)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Ok(ListDiff { patch, deletions: Vec::new(), order })
 }
 
-/// `isOrderSame`: the merge keys of both lists are `==` position by position.
-fn is_order_same(o: &[Value], m: &[Value], mk: &str) -> Result<bool> {
-    if o.len() != m.len() {
-        return Ok(false);
-    }
-    for (a, b) in o.iter().zip(m) {
-        // Both lists were checked to hold objects carrying the key.
-        if !crate::value::go_eq(&a[mk], &b[mk]).ok_or_else(uncomparable)? {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-/// Sorts the additions (and changes) by position in the modified list
-/// (`normalizeSliceOrder(patchList, modified)`).
-fn order_by(items: Vec<Value>, modified: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
-    crate::lists::order::normalize_slice_order(items, modified, mk, objects)
-}
-
-/// An object of a list with the `%v` text of its merge key.
-struct Keyed<'v> {
-    elem: &'v Value,
-    map: &'v Map<String, Value>,
-    key: &'v Value,
-    text: Cow<'v, str>,
-}
-
-/// `sortMergeListsByNameArray` without recursion: by `%v` of the merge key.
-fn sort_by_merge_key_text<'v>(list: &'v [Value], mk: &str) -> Result<Vec<Keyed<'v>>> {
-    let mut out = Vec::with_capacity(list.len());
-    for e in list {
-        let map = e.as_object().ok_or_else(|| bad_arg(GoKind::Object, e))?;
-        let key = map.get(mk).ok_or_else(|| no_merge_key(map, mk))?;
-        let text = match key {
-            Value::String(s) => Cow::Borrowed(s.as_str()),
-            other => Cow::Owned(fmt_v(other)),
-        };
-        out.push(Keyed { elem: e, map, key, text });
-    }
-    go_sort_by(&mut out, |a, b| a.text <= b.text);
-    Ok(out)
-}
-
-/// Go's `sort.Sort` with a `less` that may be non-strict. For up to 12
-/// elements Go runs an insertion sort, which reverses runs of equal keys;
-/// longer lists are sorted stably (equal merge keys there are duplicates,
-/// whose order the reference leaves to its algorithm).
-fn go_sort_by<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
-    if items.len() <= 12 {
-        for i in 1..items.len() {
-            let mut j = i;
-            while j > 0 && less(&items[j], &items[j - 1]) {
-                items.swap(j, j - 1);
-                j -= 1;
-            }
-        }
-    } else {
-        items.sort_by(|a, b| match (less(a, b), less(b, a)) {
-            (true, false) => Ordering::Less,
-            (false, true) => Ordering::Greater,
-            _ => Ordering::Equal,
-        });
+impl DiffElements for Json<DiffCx<'_>> {
+    fn diff(&self, old: &Value, new: &Value, opts: Opts) -> Result<Map<String, Value>> {
+        let (Value::Object(a), Value::Object(b)) = (old, new) else { unreachable!("keyed elements are objects") };
+        diff_maps(a, b, self.0.schema, opts, self.0.depth)
     }
 }
 
@@ -444,35 +335,23 @@ fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDif
     go_sort_by(&mut m_sorted, |a, b| a.0 < b.0);
     let mut additions = Vec::new();
     let mut deletions = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < o_sorted.len() || j < m_sorted.len() {
-        let step = match (o_sorted.get(i), m_sorted.get(j)) {
-            (Some(a), Some(b)) => a.0.cmp(&b.0),
-            (Some(_), None) => Ordering::Less,
-            _ => Ordering::Greater,
-        };
-        match step {
-            Ordering::Equal => {
-                i += 1;
-                j += 1;
+    walk_sorted(
+        &o_sorted,
+        &m_sorted,
+        |a, b| a.0.cmp(&b.0),
+        |step| {
+            match step {
+                Step::Both(..) => {}
+                Step::Left(i) if opts.deletions() => deletions.push(o_sorted[i].1.clone()),
+                Step::Right(j) if opts.additions() => additions.push(m_sorted[j].1.clone()),
+                _ => {}
             }
-            Ordering::Less => {
-                if opts.deletions() {
-                    deletions.push(o_sorted[i].1.clone());
-                }
-                i += 1;
-            }
-            Ordering::Greater => {
-                if opts.additions() {
-                    additions.push(m_sorted[j].1.clone());
-                }
-                j += 1;
-            }
-        }
-    }
+            Ok(())
+        },
+    )?;
     let n = dedup_scalars_in_place(&mut deletions)?;
     deletions.truncate(n);
-    let additions = order_by(additions, m, "", false)?;
+    let additions = sort_scalars(additions, m)?;
     // The reference compares the original sorted in place with modified, so
     // an unsorted but unchanged list still gets an order directive.
     let sorted_original: Vec<Value> = o_sorted.iter().map(|(_, v)| (*v).clone()).collect();

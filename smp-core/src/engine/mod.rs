@@ -9,15 +9,36 @@ pub mod preconditions;
 pub mod three_way;
 
 use crate::error::{ErrorKind, Result};
-pub(crate) use crate::lists::index::{KeyIndex, order_key, uncomparable};
+use crate::lists::element::Elements;
+use crate::lists::key::{Field, KeyValue, json_field};
 pub(crate) use crate::lists::sets::dedup_scalars_in_place;
-use crate::value::{GoKind, ScalarKey, fmt_v_list};
+use crate::value::GoKind;
 use serde_json::{Map, Value};
 
 pub(crate) const PATCH: &str = "$patch";
 pub(crate) const RETAIN_KEYS: &str = "$retainKeys";
 pub(crate) const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
+
+/// The elements of a JSON list, with the context `C` of the operation
+/// (applying or diffing) that the list algorithms need.
+pub(crate) struct Json<C>(pub(crate) C);
+
+impl<C> Elements for Json<C> {
+    type Elem = Value;
+
+    fn field<'e>(&self, e: &'e Value, name: &str) -> Field<KeyValue<'e>> {
+        json_field(e, name)
+    }
+
+    fn kind(&self, e: &Value) -> GoKind {
+        GoKind::of(e)
+    }
+
+    fn to_json(&self, e: &Value) -> Result<Value> {
+        Ok(e.clone())
+    }
+}
 
 /// Documents nested deeper than this (objects and lists counted) are refused
 /// on every entry point, typed ones included, rather than risking the
@@ -72,25 +93,8 @@ pub(crate) fn directive_field<'k>(key: &'k str, prefix: &str, err: ErrorKind) ->
 }
 
 /// The element type shared by the lists (`sliceElementType`).
-pub(crate) fn slice_element_type(lists: &[&[Value]]) -> Result<GoKind> {
-    let mut kind = None;
-    for v in lists.iter().flat_map(|l| l.iter()) {
-        let k = GoKind::of(v);
-        match kind {
-            None if k == GoKind::Null => {
-                // The reference dereferences a nil type here and panics.
-                return Err(ErrorKind::Unsupported("a merged list may not start with a null element".into()).into());
-            }
-            None if k == GoKind::Array => return Err(ErrorKind::ListOfLists.into()),
-            None => kind = Some(k),
-            Some(prev) if prev != k => {
-                let all: Vec<String> = lists.iter().map(|l| fmt_v_list(l)).collect();
-                return Err(ErrorKind::MixedElementTypes(format!("[{}]", all.join(" "))).into());
-            }
-            Some(_) => {}
-        }
-    }
-    kind.ok_or_else(|| ErrorKind::NoElements.into())
+pub(crate) fn slice_element_type([a, b]: &[&[Value]; 2]) -> Result<GoKind> {
+    crate::lists::element::element_kind(&Json(()), a, b.iter())
 }
 
 /// Drops objects carrying `$patch` (as values or list elements), at any

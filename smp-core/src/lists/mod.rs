@@ -1,20 +1,22 @@
 //! Lists: one algorithm for every list the patch meets, written once.
 //!
-//! - [`index`]: the key index (positions of merge-key values, Go `==`);
-//! - [`sets`]: lists of scalars merged as sets (`$deleteFromPrimitiveList`
-//!   is applied by the engine on top);
-//! - [`order`]: `$setElementOrder` (validation, server-order view,
-//!   interleave) and the ordering of merged lists;
+//! - [`key`]: merge keys (one field or several), compared as Go's `==`,
+//!   printed as `%v`, and the hashed indexes over them;
+//! - [`element`]: what the algorithms ask of an element, implemented by
+//!   the JSON engine and by the typed layer;
+//! - [`keyed_merge`]: merging a patch into a list of objects by key,
+//!   `$patch: delete|replace` elements and `$setElementOrder` included;
+//! - [`keyed_diff`]: the patch between two lists of objects by key;
+//! - [`sets`]: lists of scalars merged as sets;
+//! - [`order`]: `$setElementOrder` validation and the ordering of merged
+//!   lists (Go's stable sort, the interleave of server and patch items).
 //! - [`patch_merge_key`]: the opt-in `$patchMergeKey` directive (elements
 //!   matched by several fields), for apply, patch merging and diff.
-//!
-//! The position-based steps (`order::sort_by_position`,
-//! `order::merge_sorted`) are generic over the element: the JSON engine
-//! runs them on `serde_json::Value`, the typed layer on typed elements.
 
-pub(crate) mod index;
+pub(crate) mod element;
+pub(crate) mod key;
+pub(crate) mod keyed_diff;
+pub(crate) mod keyed_merge;
 pub(crate) mod order;
 pub(crate) mod patch_merge_key;
 pub(crate) mod sets;
-
-pub(crate) use order::validate_patch_with_order;

@@ -6,12 +6,11 @@
 //! generic over the element, so that the JSON engine and the typed layer
 //! share them.
 
-use super::index::{KeyIndex, order_key, uncomparable};
+use super::key::{ValueIndex, uncomparable};
 use crate::engine::PATCH;
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
-use crate::value::{GoKind, ScalarKey, fmt_v_list, go_eq};
+use crate::value::{GoKind, fmt_v_list, go_eq};
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// The reference compared two maps (or two lists) with `==` while looking an
 /// item up, which panics in Go.
@@ -22,6 +21,7 @@ pub struct Uncomparable;
 /// position, nowhere (`None`), or nowhere because looking it up panics.
 pub type Lookup = Result<Option<usize>, Uncomparable>;
 
+#[cfg(test)]
 /// Sorts `items` as Go's `sort.SliceStable` does with the reference's
 /// comparator: `less(a, b)` is `pos(a) < pos(b)` when both are found in the
 /// order list, and `true` otherwise.
@@ -105,6 +105,73 @@ pub fn merge_sorted_lookup<T>(
         }
     }
     Ok(merge_sorted(left, &lp, right, &rp))
+}
+
+/// Go's `sort.Sort` with a `less` that may be non-strict. For up to 12
+/// elements Go runs an insertion sort, which reverses runs of equal keys;
+/// longer lists are sorted stably (equal merge keys there are duplicates,
+/// whose order the reference leaves to its algorithm).
+pub(crate) fn go_sort_by<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    if items.len() <= 12 {
+        for i in 1..items.len() {
+            let mut j = i;
+            while j > 0 && less(&items[j], &items[j - 1]) {
+                items.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+    } else {
+        items.sort_by(|a, b| match (less(a, b), less(b, a)) {
+            (true, false) => std::cmp::Ordering::Less,
+            (false, true) => std::cmp::Ordering::Greater,
+            _ => std::cmp::Ordering::Equal,
+        });
+    }
+}
+
+/// One step of a walk over two sorted lists.
+pub(crate) enum Step {
+    /// Items that compare equal, one from each side.
+    Both(usize, usize),
+    /// An item only the left side has.
+    Left(usize),
+    /// An item only the right side has.
+    Right(usize),
+}
+
+/// Walks two lists sorted by `cmp` together, as the reference's diffs of
+/// sorted lists do.
+pub(crate) fn walk_sorted<A, B>(
+    left: &[A],
+    right: &[B],
+    cmp: impl Fn(&A, &B) -> std::cmp::Ordering,
+    mut visit: impl FnMut(Step) -> Result<()>,
+) -> Result<()> {
+    use std::cmp::Ordering;
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() || j < right.len() {
+        let step = match (left.get(i), right.get(j)) {
+            (Some(a), Some(b)) => cmp(a, b),
+            (Some(_), None) => Ordering::Less,
+            _ => Ordering::Greater,
+        };
+        match step {
+            Ordering::Equal => {
+                visit(Step::Both(i, j))?;
+                i += 1;
+                j += 1;
+            }
+            Ordering::Less => {
+                visit(Step::Left(i))?;
+                i += 1;
+            }
+            Ordering::Greater => {
+                visit(Step::Right(j))?;
+                j += 1;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn permute<T>(items: Vec<T>, perm: &[usize]) -> Vec<T> {
@@ -304,140 +371,31 @@ pub(crate) fn merge_key_value_equal(left: &Value, right: &Value, mk: &str) -> Re
     go_eq(lv, rv).ok_or_else(uncomparable)
 }
 
-/// `normalizeElementOrder`: sorts patch items by the patch order and
-/// server-only items by the server order, then interleaves them.
-pub(crate) fn normalize_element_order(
+/// `normalizeElementOrder` for a list of scalars: patch items sorted by
+/// the patch order, the server's own by the server order, interleaved.
+pub(crate) fn normalize_scalar_order(
     patch_items: Vec<Value>,
     server_only: Vec<Value>,
     patch_order: &[Value],
-    server_order_keys: &[Value],
-    mk: &str,
-    objects: bool,
+    server_order: &[Value],
 ) -> Result<Vec<Value>> {
-    let patch_items = normalize_slice_order(patch_items, patch_order, mk, objects)?;
-    // The server order list holds keys already (see `order_key`).
-    let v = KeyIndex::new(server_order_keys);
-    let server_only = sort_by_index(server_only, &v, mk, objects)?;
-    let pos = |items: &[Value]| -> Vec<Lookup> { items.iter().map(|e| v.lookup(order_key(e, mk, objects))).collect() };
+    let patch_items = sort_scalars(patch_items, patch_order)?;
+    let v = ValueIndex::new(server_order);
+    let server_only = sort_by_values(server_only, &v)?;
+    let pos = |items: &[Value]| -> Vec<Lookup> { items.iter().map(|e| v.lookup(e)).collect() };
     let lp = pos(&server_only);
     let rp = pos(&patch_items);
     merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
 }
 
-/// `normalizeSliceOrder` against an order list of elements.
-pub(crate) fn normalize_slice_order(items: Vec<Value>, order: &[Value], mk: &str, objects: bool) -> Result<Vec<Value>> {
-    if objects {
-        for o in order {
-            let m = o.as_object().ok_or_else(|| bad_arg(GoKind::Object, o))?;
-            if !m.contains_key(mk) {
-                return Err(no_merge_key(m, mk));
-            }
-        }
-    }
-    let idx = KeyIndex::new(order.iter().map(|o| order_key(o, mk, objects)));
-    sort_by_index(items, &idx, mk, objects)
+/// `normalizeSliceOrder` for scalars: sorted by position in `order`.
+pub(crate) fn sort_scalars(items: Vec<Value>, order: &[Value]) -> Result<Vec<Value>> {
+    sort_by_values(items, &ValueIndex::new(order))
 }
 
-/// `normalizeSliceOrder` with the order given as an index of keys; delete
-/// elements are moved to the end.
-pub(crate) fn sort_by_index(items: Vec<Value>, idx: &KeyIndex<'_>, mk: &str, objects: bool) -> Result<Vec<Value>> {
-    let mut deletes = Vec::new();
-    let mut rest = Vec::with_capacity(items.len());
-    if objects {
-        for e in items {
-            let m = e.as_object().ok_or_else(|| bad_arg(GoKind::Object, &e))?;
-            if !m.contains_key(mk) {
-                return Err(no_merge_key(m, mk));
-            }
-            if m.get(PATCH).and_then(Value::as_str) == Some("delete") {
-                deletes.push(e);
-            } else {
-                rest.push(e);
-            }
-        }
-    } else {
-        rest = items;
-    }
-    let pos: Vec<Lookup> = rest.iter().map(|e| idx.lookup(order_key(e, mk, objects))).collect();
-    let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
-    sorted.extend(deletes);
-    Ok(sorted)
-}
-
-/// The list the reference uses as "server order" after merging a keyed list
-/// under `$setElementOrder`: a Go slice header of the live list's length
-/// that sees the in-place deletions and appends of the merge. It shows the
-/// live list minus the deleted elements, then the first appended patch
-/// elements, then stale copies of the old tail.
-pub(crate) fn server_order_view<'v>(original: &'v [Value], patch: &'v [Value], mk: &str) -> Vec<Value> {
-    let key_of = |e: &Value| e.as_object().and_then(|m| m.get(mk)).cloned();
-    let scalar_key_of = |e: &'v Value| e.as_object().and_then(|m| m.get(mk)).and_then(ScalarKey::of);
-    let n = original.len();
-    let mut alive = vec![true; n];
-    // Every slot is written below: by a survivor, or by a stale copy for
-    // each deletion.
-    let mut view: Vec<Value> = vec![Value::Null; n];
-    let mut positions: HashMap<ScalarKey<'v>, std::collections::VecDeque<usize>> = HashMap::new();
-    for (i, e) in original.iter().enumerate() {
-        if let Some(k) = scalar_key_of(e) {
-            positions.entry(k).or_default().push_back(i);
-        }
-    }
-    let mut len = n;
-    let mut last = n; // one past the last alive element
-    let mut stale: Vec<(usize, usize)> = Vec::new(); // (slot, index of O shown there)
-    let mut replaced = false;
-    for p in patch {
-        let Some(m) = p.as_object() else { continue };
-        match m.get(PATCH).and_then(Value::as_str) {
-            Some("delete") => {
-                let Some(k) = m.get(mk).and_then(ScalarKey::of) else {
-                    continue;
-                };
-                if let Some(q) = positions.get_mut(&k) {
-                    while let Some(i) = q.pop_front() {
-                        while last > 0 && !alive[last - 1] {
-                            last -= 1;
-                        }
-                        // Slot len-1 keeps the element that was last.
-                        stale.push((len - 1, last - 1));
-                        alive[i] = false;
-                        len -= 1;
-                    }
-                }
-            }
-            Some("replace") => replaced = true,
-            _ => {}
-        }
-    }
-    let survivors: Vec<usize> = (0..n).filter(|&i| alive[i]).collect();
-    for (slot, &i) in survivors.iter().enumerate() {
-        view[slot] = key_of(&original[i]).unwrap_or(Value::Null);
-    }
-    for (slot, i) in stale {
-        view[slot] = key_of(&original[i]).unwrap_or(Value::Null);
-    }
-    if !replaced {
-        let mut present: std::collections::HashSet<ScalarKey<'v>> =
-            survivors.iter().filter_map(|&i| scalar_key_of(&original[i])).collect();
-        let mut work_len = survivors.len();
-        for p in patch {
-            let Some(m) = p.as_object() else { continue };
-            if m.contains_key(PATCH) {
-                continue;
-            }
-            let Some(kv) = m.get(mk) else { continue };
-            // A map or list key matches nothing, so its element is appended.
-            let appended = ScalarKey::of(kv).is_none_or(|k| present.insert(k));
-            if appended {
-                work_len += 1;
-                if work_len <= n {
-                    view[work_len - 1] = kv.clone();
-                }
-            }
-        }
-    }
-    view
+fn sort_by_values(items: Vec<Value>, idx: &ValueIndex<'_>) -> Result<Vec<Value>> {
+    let pos: Vec<Lookup> = items.iter().map(|e| idx.lookup(e)).collect();
+    sort_by_lookup(items, pos).map_err(|Uncomparable| uncomparable())
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Lists of scalars merged as sets: the append and de-duplication of the
 //! merge strategy, as the reference does them in place.
 
-use super::index::uncomparable;
+use super::key::uncomparable;
 use crate::error::Result;
 use crate::value::ScalarKey;
 use serde_json::Value;

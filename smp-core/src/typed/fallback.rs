@@ -204,6 +204,13 @@ pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(
     Ok(())
 }
 
+/// Applies a patch map to an object's JSON through the JSON engine.
+pub(crate) fn apply_map(m: &mut Map<String, Value>, patch: &Map<String, Value>, shape: Shape) -> Result<()> {
+    let merged = Merger::new(Mode::Apply).merge_map(std::mem::take(m), patch.clone(), Schema::Static(shape), 0)?;
+    *m = merged;
+    Ok(())
+}
+
 /// `apply_object` (the JSON engine on the whole object) for generated code.
 pub fn apply_object_fallback<T: StrategicMerge>(slot: &mut T, patch: &Map<String, Value>) -> Result<()> {
     apply_object(slot, patch, T::shape())

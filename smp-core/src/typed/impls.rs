@@ -3,11 +3,11 @@
 //! (exact, JSON) path.
 
 use super::fallback::{self, FieldPatch, Outcome, from_ref, take_new_value, to_value};
-use super::{Field, StrategicMerge, keyed};
+use super::{Field, FieldKey, StrategicMerge, keyed};
 use crate::engine::diff::Opts;
 use crate::error::Result;
-use crate::schema::Shape;
-use crate::value::ScalarKey;
+use crate::lists::key::KeyValue;
+use crate::schema::{MergeKey, Shape};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
@@ -64,7 +64,7 @@ macro_rules! scalar_impl {
             fn shape() -> Shape {
                 Shape::Scalar
             }
-            fn __as_key(&self) -> Option<ScalarKey<'_>> {
+            fn __as_key(&self) -> Option<KeyValue<'_>> {
                 let $s = self;
                 Some($key)
             }
@@ -78,32 +78,19 @@ macro_rules! scalar_impl {
     )*};
 }
 
-fn int_key(i: i64) -> ScalarKey<'static> {
-    ScalarKey::Int(i)
-}
-
-fn float_key(f: f64) -> ScalarKey<'static> {
-    ScalarKey::Float(if f == 0.0 { 0 } else { f.to_bits() })
-}
-
-fn unsigned_key(u: u64) -> ScalarKey<'static> {
-    // The reference decodes integers beyond int64 as floats.
-    i64::try_from(u).map_or_else(|_| float_key(u as f64), int_key)
-}
-
 scalar_impl! {
-    String => |s| ScalarKey::Str(s.as_str()),
-    bool => |b| ScalarKey::Bool(*b),
-    i8 => |i| int_key(*i as i64),
-    i16 => |i| int_key(*i as i64),
-    i32 => |i| int_key(*i as i64),
-    i64 => |i| int_key(*i),
-    u8 => |i| int_key(*i as i64),
-    u16 => |i| int_key(*i as i64),
-    u32 => |i| int_key(*i as i64),
-    u64 => |i| unsigned_key(*i),
-    f32 => |f| float_key(*f as f64),
-    f64 => |f| float_key(*f),
+    String => |s| KeyValue::Str(s.as_str()),
+    bool => |b| KeyValue::Bool(*b),
+    i8 => |i| KeyValue::Int(*i as i64),
+    i16 => |i| KeyValue::Int(*i as i64),
+    i32 => |i| KeyValue::Int(*i as i64),
+    i64 => |i| KeyValue::Int(*i),
+    u8 => |i| KeyValue::Int(*i as i64),
+    u16 => |i| KeyValue::Int(*i as i64),
+    u32 => |i| KeyValue::Int(*i as i64),
+    u64 => |i| KeyValue::Uint(*i),
+    f32 => |f| KeyValue::Float(*f as f64),
+    f64 => |f| KeyValue::Float(*f),
 }
 
 impl<T: StrategicMerge> StrategicMerge for Option<T> {
@@ -115,10 +102,10 @@ impl<T: StrategicMerge> StrategicMerge for Option<T> {
         T::shape()
     }
 
-    fn __as_key(&self) -> Option<ScalarKey<'_>> {
+    fn __as_key(&self) -> Option<KeyValue<'_>> {
         match self {
             Some(v) => v.__as_key(),
-            None => Some(ScalarKey::Null),
+            None => Some(KeyValue::Null),
         }
     }
 
@@ -166,10 +153,10 @@ impl<T: StrategicMerge> StrategicMerge for Box<T> {
     fn shape() -> Shape {
         T::shape()
     }
-    fn __as_key(&self) -> Option<ScalarKey<'_>> {
+    fn __as_key(&self) -> Option<KeyValue<'_>> {
         (**self).__as_key()
     }
-    fn __field_key(&self, name: &str) -> Option<ScalarKey<'_>> {
+    fn __field_key(&self, name: &str) -> FieldKey<'_> {
         (**self).__field_key(name)
     }
     fn __is_null(&self) -> bool {
@@ -215,10 +202,9 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         opts: Opts,
     ) -> Result<()> {
         let strategy = field.strategy;
-        let objects = matches!(T::shape(), Shape::Struct(_));
         let nested_lists = matches!(T::shape(), Shape::List(_));
         if let (Some(a), Some(b), false) = (old, new, nested_lists) {
-            if let (true, true, Some(mk)) = (strategy.merge, objects, field.merge_key()) {
+            if let Some(mk) = keyed::<T>(field) {
                 return keyed::diff_keyed_list(a, b, mk, field, patch, opts);
             }
             if strategy.merge && a == b && sorted_strings(a) {
@@ -237,18 +223,11 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
         fallback::diff_field(old, new, field, patch, opts)
     }
 
-    fn __apply_field(mut slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
+    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
         let strategy = field.strategy;
         let nested_lists = matches!(T::shape(), Shape::List(_));
-        let keyed = match (strategy.merge, T::shape(), field.merge_key()) {
-            (true, Shape::Struct(_), Some(mk)) => Some(mk),
-            _ => None,
-        };
-        let ordered = patch.order.is_some() && patch.delete.is_none();
-        if let (Some(mk), true, Some(list), None | Some(Value::Array(_))) =
-            (keyed, ordered, slot.as_deref_mut(), patch.value)
-        {
-            return keyed::apply_keyed_list(list, patch.value, patch.order, mk, field);
+        if let Some(mk) = keyed::<T>(field) {
+            return keyed::apply_keyed_list(slot, patch, mk, field);
         }
         if patch.is_plain() && !nested_lists {
             match (slot, patch.value) {
@@ -257,9 +236,6 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
                     if !strategy.merge {
                         // Replaced verbatim.
                         return Ok(Outcome::Set(from_ref(v).map_err(|e| e.at_key(field.key))?));
-                    }
-                    if let Some(mk) = keyed {
-                        return keyed::apply_keyed_list(list, Some(v), None, mk, field);
                     }
                     return fallback::apply_field(Some(list), patch, field);
                 }
@@ -271,12 +247,20 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
     }
 }
 
+/// The merge key of a list of structs merged by key.
+fn keyed<T: StrategicMerge>(field: &Field) -> Option<&MergeKey<'static>> {
+    match (field.strategy.merge, T::shape(), &field.merge_key) {
+        (true, Shape::Struct(_), Some(mk)) => Some(mk),
+        _ => None,
+    }
+}
+
 /// Whether every element serialises to a string and the strings are in
 /// order (as the reference sorts a set of scalars: by their `%v` text).
 fn sorted_strings<T: StrategicMerge>(list: &[T]) -> bool {
     let mut prev = "";
     list.iter().all(|e| match e.__as_key() {
-        Some(ScalarKey::Str(s)) if prev <= s => {
+        Some(KeyValue::Str(s)) if prev <= s => {
             prev = s;
             true
         }
@@ -333,17 +317,12 @@ impl StrategicMerge for Value {
         Shape::Any
     }
 
-    fn __as_key(&self) -> Option<ScalarKey<'_>> {
-        ScalarKey::of(self)
+    fn __as_key(&self) -> Option<KeyValue<'_>> {
+        Some(KeyValue::Json(self))
     }
 
     fn __is_null(&self) -> bool {
         self.is_null()
-    }
-
-    fn __missing(_key: &str) -> Result<Self> {
-        // serde_json gives `Value::Null` for a missing field of this type.
-        Ok(Value::Null)
     }
 }
 

@@ -47,8 +47,9 @@ use crate::engine::diff::{DiffOptions, Opts};
 use crate::engine::preconditions::check_preconditions;
 use crate::engine::three_way::ThreeWayOptions;
 use crate::error::{ErrorKind, Result};
+use crate::lists::key::KeyValue;
 use crate::schema::{MergeKey, Schema, Shape, Strategy};
-use crate::value::ScalarKey;
+pub use keyed::FieldKey;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -72,11 +73,6 @@ pub struct Field {
 impl Field {
     pub(crate) fn parent_schema(&self) -> Schema<'static> {
         Schema::Static((self.parent)())
-    }
-
-    /// The field the reference merges the list's elements by.
-    pub(crate) fn merge_key(&self) -> Option<&'static str> {
-        self.merge_key.map(MergeKey::primary)
     }
 }
 
@@ -238,17 +234,17 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
     #[doc(hidden)]
     const __MERGED_SET: bool = false;
 
-    /// The value as a merge key, when it is a scalar.
+    /// The value as a merge key, when it is a scalar the type exposes
+    /// (`None`: only its serialised form shows it).
     #[doc(hidden)]
-    fn __as_key(&self) -> Option<ScalarKey<'_>> {
+    fn __as_key(&self) -> Option<KeyValue<'_>> {
         None
     }
 
-    /// The value of the field with this JSON name, as a merge key (`None`
-    /// when the field is absent or not a scalar).
+    /// The value of the field with this JSON name, as a merge key.
     #[doc(hidden)]
-    fn __field_key(&self, _json_name: &str) -> Option<ScalarKey<'_>> {
-        None
+    fn __field_key(&self, _json_name: &str) -> FieldKey<'_> {
+        FieldKey::Absent
     }
 
     /// Serialises to JSON `null` (an `Option` that is `None`).
@@ -352,10 +348,10 @@ pub mod __private {
         to_value,
     };
     pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
-    pub use super::{Field, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
+    pub use super::{Field, FieldKey, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
     pub use crate::engine::diff::Opts;
     pub use crate::error::{Error, Result};
+    pub use crate::lists::key::KeyValue;
     pub use crate::schema::{FieldSchema, MergeKey, Shape, Strategy, StructSchema};
-    pub use crate::value::ScalarKey;
     pub use serde_json::{Map, Value};
 }

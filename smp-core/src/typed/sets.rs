@@ -16,11 +16,12 @@
 //! that form.
 
 use super::fallback::{self, FieldPatch, Outcome, from_value, to_value};
-use super::{Field, StrategicMerge};
+use super::{Field, FieldKey, StrategicMerge};
 use crate::engine::diff::Opts;
 use crate::error::Result;
+use crate::lists::key::KeyValue;
 use crate::schema::Shape;
-use crate::value::{ScalarKey, fmt_v};
+use crate::value::fmt_v;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -161,10 +162,10 @@ macro_rules! shared_impl {
             fn shape() -> Shape {
                 T::shape()
             }
-            fn __as_key(&self) -> Option<ScalarKey<'_>> {
+            fn __as_key(&self) -> Option<KeyValue<'_>> {
                 (**self).__as_key()
             }
-            fn __field_key(&self, name: &str) -> Option<ScalarKey<'_>> {
+            fn __field_key(&self, name: &str) -> FieldKey<'_> {
                 (**self).__field_key(name)
             }
             fn __is_null(&self) -> bool {

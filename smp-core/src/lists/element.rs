@@ -1,0 +1,97 @@
+//! What the list algorithms ask of an element: the element abstraction
+//! that the JSON engine (elements are `serde_json::Value`) and the typed
+//! layer (elements are Rust values) each implement.
+//!
+//! Patches are always JSON, borrowed: a patch element is read in place and
+//! merged into an element, or turned into a new one.
+
+use super::key::{Field, KeyFields, KeyValue};
+use crate::engine::diff::Opts;
+use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
+use crate::value::{GoKind, fmt_v_list};
+use serde_json::{Map, Value};
+
+/// The elements of one list: how to read their keys and print them.
+pub(crate) trait Elements {
+    /// The element type.
+    type Elem;
+
+    /// The value of the field `name` of an element.
+    fn field<'e>(&self, e: &'e Self::Elem, name: &str) -> Field<KeyValue<'e>>;
+
+    /// The JSON kind of an element (typed elements of keyed lists are
+    /// objects).
+    fn kind(&self, e: &Self::Elem) -> GoKind;
+
+    /// The element's JSON, for a patch or an error message.
+    fn to_json(&self, e: &Self::Elem) -> Result<Value>;
+}
+
+/// Elements that patches merge into (the schema below the list, the depth).
+pub(crate) trait MergeElements: Elements {
+    /// The element as a set member (a scalar), where it is one.
+    fn as_member<'e>(&self, e: &'e Self::Elem) -> Option<KeyValue<'e>>;
+
+    /// The element is itself a `$patch: delete` directive (when patches
+    /// are merged together).
+    fn is_delete(&self, _e: &Self::Elem) -> bool {
+        false
+    }
+
+    /// Patch values are taken with their directives (patches merged into
+    /// one, for a receiver that reads them).
+    fn keeps_directives(&self) -> bool {
+        false
+    }
+
+    /// Merges patch elements (objects) into an element, one after the other.
+    fn merge(&self, e: &mut Self::Elem, patches: &[&Map<String, Value>]) -> Result<()>;
+
+    /// A new element from a patch element as the patch has it, with more
+    /// patch elements merged into it one after the other.
+    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Self::Elem>;
+}
+
+/// Elements that are diffed (the schema below the list, the options).
+pub(crate) trait DiffElements: Elements {
+    /// The patch from one element to another.
+    fn diff(&self, old: &Self::Elem, new: &Self::Elem, opts: Opts) -> Result<Map<String, Value>>;
+}
+
+/// The error for an element that lacks its merge key.
+pub(crate) fn missing_key<L: Elements>(l: &L, fields: KeyFields<'_>, e: &L::Elem) -> crate::Error {
+    match l.to_json(e) {
+        Ok(Value::Object(m)) => no_merge_key(&m, fields.name()),
+        Ok(other) => bad_arg(GoKind::Object, &other),
+        Err(err) => err,
+    }
+}
+
+/// The element type shared by the live list and the patch list
+/// (`sliceElementType`).
+pub(crate) fn element_kind<'p, L: Elements>(
+    l: &L,
+    live: &[L::Elem],
+    patch: impl IntoIterator<Item = &'p Value> + Clone,
+) -> Result<GoKind> {
+    let kinds = live.iter().map(|e| l.kind(e)).chain(patch.clone().into_iter().map(GoKind::of));
+    let mut kind = None;
+    for k in kinds {
+        match kind {
+            None if k == GoKind::Null => {
+                // The reference dereferences a nil type here and panics.
+                return Err(ErrorKind::Unsupported("a merged list may not start with a null element".into()).into());
+            }
+            None if k == GoKind::Array => return Err(ErrorKind::ListOfLists.into()),
+            None => kind = Some(k),
+            Some(prev) if prev != k => {
+                let live = live.iter().map(|e| l.to_json(e)).collect::<Result<Vec<_>>>()?;
+                let patch: Vec<Value> = patch.into_iter().cloned().collect();
+                let lists = format!("[{} {}]", fmt_v_list(&live), fmt_v_list(&patch));
+                return Err(ErrorKind::MixedElementTypes(lists).into());
+            }
+            Some(_) => {}
+        }
+    }
+    kind.ok_or_else(|| ErrorKind::NoElements.into())
+}

@@ -1,0 +1,417 @@
+//! Merge keys: the value (or values) that identify an element of a keyed
+//! list, read from typed elements or from JSON, compared with the identity
+//! of Go's `==`, printed as Go's `%v`, and written back into patches.
+//!
+//! Everything a keyed list does with keys goes through here: which fields
+//! identify an element ([`KeyFields`]), the key of an element or of a patch
+//! entry ([`Key`]), and the hashed lookups ([`Interner`], [`TagIndex`]).
+
+use super::order::{Lookup, Uncomparable};
+use crate::error::{Error, ErrorKind, Segment};
+use crate::schema::MergeKey;
+use crate::value::{ScalarKey, fmt_float_g, fmt_v};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// One merge-key field's value, borrowed from a typed element or a JSON
+/// value. Typed elements give the scalar they hold; JSON gives itself.
+#[derive(Clone, Copy, Debug)]
+pub enum KeyValue<'a> {
+    /// JSON `null` (an `Option` that is `None`).
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer (beyond `i64::MAX` Go decodes it as a float).
+    Uint(u64),
+    /// A float.
+    Float(f64),
+    /// A string.
+    Str(&'a str),
+    /// A JSON value as it is (the JSON engine, or a `serde_json::Value` field).
+    Json(&'a Value),
+}
+
+/// What Go's `==` says of a key: a hashable scalar, or a map or a list,
+/// which it cannot compare (the reference panics where it tries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Identity<'a> {
+    Scalar(ScalarKey<'a>),
+    Object,
+    Array,
+}
+
+impl<'a> KeyValue<'a> {
+    fn identity(self) -> Identity<'a> {
+        let float = |f: f64| ScalarKey::Float(if f == 0.0 { 0 } else { f.to_bits() });
+        Identity::Scalar(match self {
+            KeyValue::Null => ScalarKey::Null,
+            KeyValue::Bool(b) => ScalarKey::Bool(b),
+            KeyValue::Int(i) => ScalarKey::Int(i),
+            KeyValue::Uint(u) => i64::try_from(u).map_or_else(|_| float(u as f64), ScalarKey::Int),
+            KeyValue::Float(f) => float(f),
+            KeyValue::Str(s) => ScalarKey::Str(s),
+            KeyValue::Json(v) => match ScalarKey::of(v) {
+                Some(k) => k,
+                None if v.is_object() => return Identity::Object,
+                None => return Identity::Array,
+            },
+        })
+    }
+
+    /// Go's `%v` text, by which the reference's diff pairs elements.
+    pub fn text(self) -> Cow<'a, str> {
+        match self {
+            KeyValue::Str(s) => Cow::Borrowed(s),
+            KeyValue::Json(Value::String(s)) => Cow::Borrowed(s),
+            KeyValue::Json(v) => Cow::Owned(fmt_v(v)),
+            KeyValue::Null => Cow::Borrowed("<nil>"),
+            KeyValue::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
+            KeyValue::Int(i) => Cow::Owned(i.to_string()),
+            KeyValue::Uint(u) => Cow::Owned(i64::try_from(u).map_or_else(|_| fmt_float_g(u as f64), |i| i.to_string())),
+            KeyValue::Float(f) => Cow::Owned(fmt_float_g(f)),
+        }
+    }
+
+    /// The JSON the key is written as in a patch.
+    pub fn to_value(self) -> Value {
+        match self {
+            KeyValue::Null => Value::Null,
+            KeyValue::Bool(b) => Value::Bool(b),
+            KeyValue::Int(i) => i.into(),
+            KeyValue::Uint(u) => u.into(),
+            KeyValue::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+            KeyValue::Str(s) => Value::String(s.to_string()),
+            KeyValue::Json(v) => v.clone(),
+        }
+    }
+}
+
+/// The fields whose values identify an element: the reference's one merge
+/// key, or several fields (multi-field merge keys).
+#[derive(Clone, Copy, Debug)]
+pub struct KeyFields<'f> {
+    names: &'f [&'f str],
+}
+
+impl<'f> KeyFields<'f> {
+    /// The fields of a merge key that the reference-compatible operations
+    /// use: its first (primary) field.
+    pub fn primary(mk: &'f MergeKey<'f>) -> Self {
+        match mk {
+            MergeKey::One(name) => KeyFields { names: std::slice::from_ref(name) },
+            MergeKey::Several(names) => KeyFields { names: &names[..names.len().min(1)] },
+        }
+    }
+
+    /// The fields' names.
+    pub fn names(self) -> &'f [&'f str] {
+        self.names
+    }
+
+    /// The field named in messages (the first).
+    pub fn name(self) -> &'f str {
+        self.names.first().copied().unwrap_or("")
+    }
+
+    /// The key of an element, reading each field with `get`.
+    pub fn key_of<'e>(self, get: impl Fn(&str) -> Field<KeyValue<'e>>) -> Field<Key<'e>> {
+        match self.names {
+            [one] => get(one).map(Key::One),
+            names => {
+                let mut values = Vec::with_capacity(names.len());
+                for name in names {
+                    match get(name) {
+                        Field::Value(v) => values.push(v),
+                        Field::Missing => return Field::Missing,
+                        Field::NotObject => return Field::NotObject,
+                    }
+                }
+                Field::Value(Key::Several(values))
+            }
+        }
+    }
+
+    /// The key of a JSON element (a patch entry, or the engine's element).
+    pub fn key_of_json(self, v: &Value) -> Field<Key<'_>> {
+        self.key_of(|name| json_field(v, name))
+    }
+
+    /// `{field: value, ...}`: an entry of `$setElementOrder`, the start of a
+    /// changed element's patch, or of a `$patch: delete` entry.
+    pub fn entry(self, key: &Key<'_>) -> Map<String, Value> {
+        let mut m = Map::new();
+        match key {
+            Key::One(v) => {
+                m.insert(self.name().to_string(), v.to_value());
+            }
+            Key::Several(vs) => {
+                for (name, v) in self.names.iter().zip(vs) {
+                    m.insert(name.to_string(), v.to_value());
+                }
+            }
+        }
+        m
+    }
+
+    /// An error under the element `index`, named by its key when it has one.
+    pub fn at(self, err: Error, key: Option<&Key<'_>>, index: usize) -> Error {
+        let seg = match key {
+            Some(k) => Segment::Keyed { key: self.name().to_string(), value: k.text().into_owned() },
+            None => Segment::Index(index),
+        };
+        err.within(seg)
+    }
+}
+
+/// A field of an element: its value, or why there is none.
+#[derive(Clone, Debug)]
+pub enum Field<V> {
+    /// The element is not an object (only JSON elements can be that).
+    NotObject,
+    /// The object lacks the field.
+    Missing,
+    /// The field's value.
+    Value(V),
+}
+
+impl<V> Field<V> {
+    pub fn map<W>(self, f: impl FnOnce(V) -> W) -> Field<W> {
+        match self {
+            Field::Value(v) => Field::Value(f(v)),
+            Field::Missing => Field::Missing,
+            Field::NotObject => Field::NotObject,
+        }
+    }
+
+    /// The value, if there is one.
+    pub fn value(self) -> Option<V> {
+        match self {
+            Field::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// The field `name` of a JSON value.
+pub fn json_field<'v>(v: &'v Value, name: &str) -> Field<KeyValue<'v>> {
+    match v.as_object() {
+        None => Field::NotObject,
+        Some(m) => m.get(name).map_or(Field::Missing, |k| Field::Value(KeyValue::Json(k))),
+    }
+}
+
+/// An element's merge key: the value of each key field.
+#[derive(Clone, Debug)]
+pub enum Key<'a> {
+    /// One field (the reference's merge key).
+    One(KeyValue<'a>),
+    /// Several fields, in the order of the merge key.
+    Several(Vec<KeyValue<'a>>),
+}
+
+impl<'a> Key<'a> {
+    /// The key of a whole value (a set member, the engine's order entry).
+    pub fn whole(v: &'a Value) -> Key<'a> {
+        Key::One(KeyValue::Json(v))
+    }
+
+    /// Go's `%v` text of the key (for several fields, each joined by `,`).
+    pub fn text(&self) -> Cow<'a, str> {
+        match self {
+            Key::One(v) => v.text(),
+            Key::Several(vs) => Cow::Owned(vs.iter().map(|v| v.text()).collect::<Vec<_>>().join(",")),
+        }
+    }
+
+    fn identity(&self) -> Result<IdentityKey<'a>, Tag> {
+        match self {
+            Key::One(v) => match v.identity() {
+                Identity::Scalar(s) => Ok(IdentityKey::One(s)),
+                Identity::Object => Err(Tag::Object),
+                Identity::Array => Err(Tag::Array),
+            },
+            Key::Several(vs) => {
+                let mut ids = Vec::with_capacity(vs.len());
+                for v in vs {
+                    match v.identity() {
+                        Identity::Scalar(s) => ids.push(s),
+                        Identity::Object => return Err(Tag::Object),
+                        Identity::Array => return Err(Tag::Array),
+                    }
+                }
+                Ok(IdentityKey::Several(ids))
+            }
+        }
+    }
+
+    /// Go's `==` on two keys; `None` where Go panics (two maps, two lists).
+    pub fn go_eq(&self, other: &Key<'_>) -> Option<bool> {
+        match (self.identity(), other.identity()) {
+            (Ok(a), Ok(b)) => Some(a == b),
+            (Err(a), Err(b)) if a == b => None,
+            _ => Some(false),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum IdentityKey<'a> {
+    One(ScalarKey<'a>),
+    Several(Vec<ScalarKey<'a>>),
+}
+
+/// A key reduced to what lookups need: an interned scalar identity, or
+/// the kind of a key Go cannot compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tag {
+    /// A comparable key, numbered by an [`Interner`].
+    Id(u32),
+    /// A map.
+    Object,
+    /// A list.
+    Array,
+}
+
+/// Numbers keys by identity, so that the steps after it compare numbers
+/// and never borrow the elements again.
+#[derive(Default)]
+pub struct Interner<'a> {
+    ids: HashMap<IdentityKey<'a>, u32>,
+}
+
+impl<'a> Interner<'a> {
+    /// With room for `n` keys.
+    pub fn with_capacity(n: usize) -> Self {
+        Interner { ids: HashMap::with_capacity(n) }
+    }
+
+    /// The tag of a key.
+    pub fn tag(&mut self, key: &Key<'a>) -> Tag {
+        match key.identity() {
+            Ok(id) => {
+                let next = self.ids.len() as u32;
+                Tag::Id(*self.ids.entry(id).or_insert(next))
+            }
+            Err(tag) => tag,
+        }
+    }
+
+    /// How many distinct comparable keys were seen.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// First positions of tags in a list: the reference's `index` (a linear
+/// search with `==`) in O(1).
+pub struct TagIndex {
+    first: Vec<u32>,
+    has_object: bool,
+    has_array: bool,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl TagIndex {
+    /// The index of a list of tags; `ids` bounds the interned ids.
+    pub fn new(tags: impl IntoIterator<Item = Tag>, ids: usize) -> Self {
+        let mut idx = TagIndex { first: vec![ABSENT; ids], has_object: false, has_array: false };
+        for (i, t) in tags.into_iter().enumerate() {
+            idx.push(t, i);
+        }
+        idx
+    }
+
+    /// Notes `tag` at position `pos` unless it was seen before.
+    pub fn push(&mut self, tag: Tag, pos: usize) {
+        match tag {
+            Tag::Id(id) => {
+                let slot = &mut self.first[id as usize];
+                if *slot == ABSENT {
+                    *slot = pos as u32;
+                }
+            }
+            Tag::Object => self.has_object = true,
+            Tag::Array => self.has_array = true,
+        }
+    }
+
+    /// Position of the first tag `==` to `tag`; an error where Go's `==`
+    /// would compare two maps or two lists.
+    pub fn lookup(&self, tag: Tag) -> Lookup {
+        match tag {
+            Tag::Id(id) => Ok(self.first.get(id as usize).copied().filter(|&p| p != ABSENT).map(|p| p as usize)),
+            Tag::Object if self.has_object => Err(Uncomparable),
+            Tag::Array if self.has_array => Err(Uncomparable),
+            _ => Ok(None),
+        }
+    }
+
+    /// Whether a map or a list was indexed (Go cannot hash those).
+    pub fn has_uncomparable(&self) -> bool {
+        self.has_object || self.has_array
+    }
+}
+
+/// First positions of JSON values (set members, `$retainKeys` names,
+/// deletions) for Go `==` lookups, owning its interner.
+pub struct ValueIndex<'v> {
+    interner: Interner<'v>,
+    index: TagIndex,
+}
+
+impl<'v> ValueIndex<'v> {
+    /// The index of `values`.
+    pub fn new(values: impl IntoIterator<Item = &'v Value>) -> Self {
+        let mut interner = Interner::default();
+        let tags: Vec<Tag> = values.into_iter().map(|v| interner.tag(&Key::whole(v))).collect();
+        let index = TagIndex::new(tags, interner.len());
+        ValueIndex { interner, index }
+    }
+
+    /// Position of the first value `==` to `v`.
+    pub fn position(&self, v: &Value) -> crate::Result<Option<usize>> {
+        self.position_of_key(&Key::whole(v))
+    }
+
+    /// Position of the first value `==` to `key`.
+    pub fn position_of_key(&self, key: &Key<'_>) -> crate::Result<Option<usize>> {
+        let tag = match key.identity() {
+            Ok(id) => match self.interner.ids.get(&id) {
+                Some(&i) => Tag::Id(i),
+                None => return Ok(None),
+            },
+            Err(tag) => tag,
+        };
+        self.index.lookup(tag).map_err(|Uncomparable| uncomparable())
+    }
+
+    /// [`Self::position`] for the order code, which fails only where it
+    /// evaluates the lookup.
+    pub fn lookup(&self, v: &Value) -> Lookup {
+        self.position(v).map_err(|_| Uncomparable)
+    }
+
+    /// Whether a value `==` to `v` is indexed.
+    pub fn contains(&self, v: &Value) -> crate::Result<bool> {
+        Ok(self.position(v)?.is_some())
+    }
+
+    /// Whether a value `==` to `key` is indexed.
+    pub fn contains_key(&self, key: &Key<'_>) -> crate::Result<bool> {
+        Ok(self.position_of_key(key)?.is_some())
+    }
+
+    /// Whether a map or a list was indexed.
+    pub fn has_uncomparable(&self) -> bool {
+        self.index.has_uncomparable()
+    }
+}
+
+/// The error for the places where Go's `==` panics.
+pub fn uncomparable() -> Error {
+    ErrorKind::Unsupported("objects and lists cannot be compared as merge keys or set members".into()).into()
+}

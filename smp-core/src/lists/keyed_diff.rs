@@ -1,0 +1,203 @@
+//! The patch between two lists of objects identified by a merge key
+//! (`diffListsOfMaps` with the ordering and `$setElementOrder` of
+//! `diffLists`), written once over [`DiffElements`].
+//!
+//! The reference pairs elements by the `%v` text of their keys, after
+//! sorting both lists by it. When both lists have the same key texts in
+//! the same order (the common case: a few fields changed) the sorted walk
+//! pairs elements by position, so they are paired in place, unsorted.
+
+use super::element::{DiffElements, missing_key};
+use super::key::{Field, Interner, Key, KeyFields, Tag, TagIndex, uncomparable};
+use super::order::{Lookup, Step, Uncomparable, go_sort_by, sort_by_lookup, walk_sorted};
+use crate::engine::PATCH;
+use crate::engine::diff::Opts;
+use crate::error::{Result, bad_arg};
+use crate::value::GoKind;
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// A keyed list's part of a patch.
+#[derive(Default)]
+pub(crate) struct ListPatch {
+    /// Changed and added elements, then deleted ones.
+    pub(crate) patch: Vec<Value>,
+    /// The `$setElementOrder` entries (empty: none).
+    pub(crate) order: Vec<Value>,
+}
+
+/// An element with its key.
+struct Keyed<'e, E> {
+    elem: &'e E,
+    key: Key<'e>,
+}
+
+/// The patch from the keyed list `o` to `m`.
+pub(crate) fn diff<L: DiffElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    o: &[L::Elem],
+    m: &[L::Elem],
+    opts: Opts,
+) -> Result<ListPatch> {
+    if o.is_empty() {
+        if m.is_empty() || !opts.additions() {
+            return Ok(ListPatch::default());
+        }
+        let patch = m.iter().map(|e| l.to_json(e)).collect::<Result<_>>()?;
+        return Ok(ListPatch { patch, order: Vec::new() });
+    }
+    let o_keys = keys_of(l, fields, o)?;
+    let m_keys = keys_of(l, fields, m)?;
+
+    // Changes and additions, each with the position of its element in `m`.
+    let mut changes: Vec<(Value, usize)> = Vec::new();
+    let mut deletes: Vec<Value> = Vec::new();
+    // The patch of a changed element, with its key.
+    let change = |a: &Keyed<'_, L::Elem>, b: &Keyed<'_, L::Elem>, at: usize| -> Result<Option<Value>> {
+        let mut p = l.diff(a.elem, b.elem, opts).map_err(|e| fields.at(e, Some(&b.key), at))?;
+        if p.is_empty() {
+            return Ok(None);
+        }
+        p.extend(fields.entry(&b.key));
+        Ok(Some(Value::Object(p)))
+    };
+    let in_place = o_keys.len() == m_keys.len() && o_keys.iter().zip(&m_keys).all(|(a, b)| same_text(&a.key, &b.key));
+    if in_place {
+        for (j, (a, b)) in o_keys.iter().zip(&m_keys).enumerate() {
+            changes.extend(change(a, b, j)?.map(|p| (p, j)));
+        }
+    } else {
+        let o_sorted = sorted_by_text(&o_keys);
+        let m_sorted = sorted_by_text(&m_keys);
+        walk_sorted(
+            &o_sorted,
+            &m_sorted,
+            |a, b| a.1.cmp(&b.1),
+            |step| {
+                match step {
+                    Step::Both(i, j) => {
+                        let (a, b) = (&o_keys[o_sorted[i].0], &m_keys[m_sorted[j].0]);
+                        changes.extend(change(a, b, j)?.map(|p| (p, m_sorted[j].0)));
+                    }
+                    // The modified element is new.
+                    Step::Right(j) if opts.additions() => {
+                        let at = m_sorted[j].0;
+                        changes.push((l.to_json(m_keys[at].elem)?, at));
+                    }
+                    // The original element was removed.
+                    Step::Left(i) if opts.deletions() => {
+                        let mut d = fields.entry(&o_keys[o_sorted[i].0].key);
+                        d.insert(PATCH.to_string(), Value::String("delete".into()));
+                        deletes.push(Value::Object(d));
+                    }
+                    _ => {}
+                }
+                Ok(())
+            },
+        )?;
+    }
+    let mut patch = order_by_modified(changes, &m_keys, in_place)?;
+    let order_same = is_order_same(&o_keys, &m_keys)?;
+    patch.extend(deletes);
+    let emit_order = opts.set_element_order()
+        && ((opts.additions() && (!patch.is_empty() || !order_same)) || (opts.deletions() && !patch.is_empty()));
+    let order =
+        if emit_order { m_keys.iter().map(|k| Value::Object(fields.entry(&k.key))).collect() } else { Vec::new() };
+    Ok(ListPatch { patch, order })
+}
+
+/// The elements with their keys; each must be an object carrying its key.
+fn keys_of<'e, L: DiffElements>(l: &L, fields: KeyFields<'_>, list: &'e [L::Elem]) -> Result<Vec<Keyed<'e, L::Elem>>> {
+    list.iter()
+        .map(|e| match fields.key_of(|n| l.field(e, n)) {
+            Field::Value(key) => Ok(Keyed { elem: e, key }),
+            Field::Missing => Err(missing_key(l, fields, e)),
+            Field::NotObject => Err(bad_arg(GoKind::Object, &l.to_json(e)?)),
+        })
+        .collect()
+}
+
+/// Whether two keys print alike with `%v`.
+fn same_text(a: &Key<'_>, b: &Key<'_>) -> bool {
+    a.text() == b.text()
+}
+
+/// Positions of the elements sorted by the `%v` text of their keys
+/// (`sortMergeListsByNameArray`, without recursion).
+fn sorted_by_text<'e, E>(list: &[Keyed<'e, E>]) -> Vec<(usize, Cow<'e, str>)> {
+    let mut out: Vec<(usize, Cow<'e, str>)> = list.iter().enumerate().map(|(i, k)| (i, k.key.text())).collect();
+    go_sort_by(&mut out, |a, b| a.1 <= b.1);
+    out
+}
+
+/// Sorts the changes and additions by the position of their key in the
+/// modified list (`normalizeSliceOrder(patch, modified)`).
+fn order_by_modified<E>(changes: Vec<(Value, usize)>, m: &[Keyed<'_, E>], in_place: bool) -> Result<Vec<Value>> {
+    if in_place && changes.len() < 2 {
+        // Nothing to sort: Go's sort compares nothing either.
+        return Ok(changes.into_iter().map(|(v, _)| v).collect());
+    }
+    let mut interner = Interner::with_capacity(m.len());
+    let tags: Vec<Tag> = m.iter().map(|k| interner.tag(&k.key)).collect();
+    let index = TagIndex::new(tags.iter().copied(), interner.len());
+    let (deletes, rest): (Vec<_>, Vec<_>) =
+        changes.into_iter().partition(|(v, _)| v.get(PATCH).and_then(Value::as_str) == Some("delete"));
+    let pos: Vec<Lookup> = rest.iter().map(|(_, j)| index.lookup(tags[*j])).collect();
+    let sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
+    Ok(sorted.into_iter().chain(deletes).map(|(v, _)| v).collect())
+}
+
+/// `isOrderSame`: the keys of both lists are `==` position by position.
+fn is_order_same<E>(o: &[Keyed<'_, E>], m: &[Keyed<'_, E>]) -> Result<bool> {
+    if o.len() != m.len() {
+        return Ok(false);
+    }
+    for (a, b) in o.iter().zip(m) {
+        if !a.key.go_eq(&b.key).ok_or_else(uncomparable)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Json;
+    use serde_json::{Map, json};
+
+    /// Elements whose diff is their field `v` when it changed.
+    struct Plain;
+
+    impl DiffElements for Json<Plain> {
+        fn diff(&self, old: &Value, new: &Value, _: Opts) -> Result<Map<String, Value>> {
+            let mut m = Map::new();
+            if old["v"] != new["v"] {
+                m.insert("v".into(), new["v"].clone());
+            }
+            Ok(m)
+        }
+    }
+
+    fn run(o: Value, m: Value) -> (Vec<Value>, Vec<Value>) {
+        let mk = crate::schema::MergeKey::One("k");
+        let opts = Opts::new(crate::DiffOptions { set_element_order: true, ..Default::default() });
+        let p =
+            diff(&Json(Plain), KeyFields::primary(&mk), o.as_array().unwrap(), m.as_array().unwrap(), opts).unwrap();
+        (p.patch, p.order)
+    }
+
+    #[test]
+    fn in_place_and_sorted_pairing_agree() {
+        // Same texts in the same order: paired in place, changes in order.
+        let (patch, order) =
+            run(json!([{"k": 2, "v": 1}, {"k": 1, "v": 1}]), json!([{"k": 2, "v": 2}, {"k": 1, "v": 3}]));
+        assert_eq!(patch, vec![json!({"k": 2, "v": 2}), json!({"k": 1, "v": 3})]);
+        assert_eq!(order, vec![json!({"k": 2}), json!({"k": 1})]);
+        // `1` and `"1"` print alike: paired, but not the same key for `==`.
+        let (patch, order) = run(json!([{"k": 1, "v": 1}]), json!([{"k": "1", "v": 1}]));
+        assert!(patch.is_empty());
+        assert_eq!(order, vec![json!({"k": "1"})]);
+    }
+}

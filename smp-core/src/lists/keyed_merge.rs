@@ -1,0 +1,562 @@
+//! Merging a patch list into a list of objects identified by a merge key
+//! (`mergeSlice` for maps, `mergeSliceWithSpecialElements`,
+//! `mergeSliceWithoutSpecialElements`, and the `$setElementOrder` step of
+//! `mergePatchIntoOriginal`), written once over [`Elements`].
+//!
+//! Keys are read once, before anything is merged, and numbered
+//! ([`Interner`]); every later step (matching, deletion, ordering) works on
+//! those numbers, so elements are never borrowed while they change and
+//! every lookup is hashed. Errors are raised at the point where the
+//! reference meets them, so that the same one is reported.
+
+use super::element::{Elements, MergeElements, element_kind, missing_key};
+use super::key::{Field, Interner, Key, KeyFields, KeyValue, Tag, TagIndex, uncomparable};
+use super::order::{Lookup, Uncomparable, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
+use crate::engine::{PATCH, remove_directives};
+use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
+use crate::value::{GoKind, fmt_s, fmt_v_map};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// An element on its way through the merge, with its key's tag and whether
+/// it is a `$patch: delete` entry (those sort last).
+struct Item<E> {
+    elem: E,
+    key: Field<Tag>,
+    delete: bool,
+}
+
+/// The `$patch` directive of a patch element.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Directive<'p> {
+    None,
+    Delete,
+    Replace,
+    Merge,
+    Other(&'p Value),
+}
+
+/// A patch element, looked at once.
+struct Entry<'p> {
+    value: &'p Value,
+    directive: Directive<'p>,
+    key: Field<Tag>,
+}
+
+/// The keys of everything a merge meets, numbered before anything changes.
+struct Keys<'p> {
+    null: Tag,
+    ids: usize,
+    live: Vec<Field<Tag>>,
+    patch: Vec<Entry<'p>>,
+    order: Vec<Field<Tag>>,
+}
+
+impl<'p> Keys<'p> {
+    fn new<L: MergeElements>(
+        l: &L,
+        fields: KeyFields<'_>,
+        live: &[L::Elem],
+        patch: impl IntoIterator<Item = &'p Value>,
+        order: &'p [Value],
+    ) -> Self {
+        let mut interner = Interner::with_capacity(live.len() + order.len());
+        let null = interner.tag(&Key::One(KeyValue::Null));
+        let live = live.iter().map(|e| fields.key_of(|n| l.field(e, n)).map(|k| interner.tag(&k))).collect();
+        let mut tag_json = |v: &'p Value| fields.key_of_json(v).map(|k| interner.tag(&k));
+        let patch = patch
+            .into_iter()
+            .map(|value| {
+                let directive = match value.get(PATCH) {
+                    None => Directive::None,
+                    Some(Value::String(s)) if s == "delete" => Directive::Delete,
+                    Some(Value::String(s)) if s == "replace" => Directive::Replace,
+                    Some(Value::String(s)) if s == "merge" => Directive::Merge,
+                    Some(other) => Directive::Other(other),
+                };
+                Entry { value, directive, key: tag_json(value) }
+            })
+            .collect();
+        let order = order.iter().map(&mut tag_json).collect();
+        Keys { null, ids: interner.len(), live, patch, order }
+    }
+
+    /// What the reference's order lists hold for an element: its key, or
+    /// nil when it has none.
+    fn order_key(&self, key: &Field<Tag>) -> Tag {
+        match key {
+            Field::Value(t) => *t,
+            _ => self.null,
+        }
+    }
+}
+
+/// The merge of a keyed list: `list` merged with `patch` (`mergeSlice`).
+/// `delete_list` marks a `$deleteFromPrimitiveList` list, which deletes
+/// scalars (and merges objects, as the reference does).
+pub(crate) fn merge<L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    list: Vec<L::Elem>,
+    patch: &[Value],
+    delete_list: bool,
+) -> Result<Vec<L::Elem>> {
+    let keys = Keys::new(l, fields, &list, patch, &[]);
+    let items = merge_slice(l, fields, &keys, list, delete_list)?;
+    Ok(items.into_iter().map(|i| i.elem).collect())
+}
+
+/// The merge of a keyed list that the patch orders with
+/// `$setElementOrder` (the list's part of `mergePatchIntoOriginal`):
+/// `None` when neither side has the list. `merge_strategy` is false for a
+/// list the schema replaces.
+pub(crate) fn merge_ordered<L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    list: Option<Vec<L::Elem>>,
+    patch: Option<&[Value]>,
+    order: &[Value],
+    merge_strategy: bool,
+) -> Result<Option<Vec<L::Elem>>> {
+    let mk = fields.name();
+    validate_patch_with_order(patch.unwrap_or(&[]), order, mk)?;
+    let kind = element_kind(l, list.as_deref().unwrap_or(&[]), patch.unwrap_or(&[]));
+
+    // Without a live list, the patch list minus its directives is taken.
+    let stripped: Vec<Cow<'_, Value>> = match (&list, patch) {
+        (None, Some(p)) if l.keeps_directives() => p.iter().map(Cow::Borrowed).collect(),
+        (None, Some(p)) => p.iter().filter_map(strip_directives).collect(),
+        _ => Vec::new(),
+    };
+    let entries: Vec<&Value> = match (&list, patch) {
+        (None, Some(_)) => stripped.iter().map(|v| &**v).collect(),
+        (_, p) => p.unwrap_or(&[]).iter().collect(),
+    };
+    let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), entries, order);
+    let built = |keys: &Keys<'_>| -> Result<Vec<Item<L::Elem>>> {
+        keys.patch
+            .iter()
+            .map(|e| {
+                Ok(Item { elem: l.build(e.value, &[])?, key: e.key.clone(), delete: e.directive == Directive::Delete })
+            })
+            .collect()
+    };
+    let (merged, view): (Vec<Item<L::Elem>>, Vec<Tag>) = match (list, patch) {
+        (None, None) => return Ok(None),
+        (Some(o), None) => {
+            let view = keys.live.iter().map(|k| keys.order_key(k)).collect();
+            (live_items(l, &keys, o), view)
+        }
+        (None, Some(_)) => (built(&keys)?, Vec::new()),
+        (Some(o), Some(_)) => {
+            let view = if merge_strategy && matches!(kind, Ok(GoKind::Object)) {
+                server_order_view(&keys)
+            } else {
+                keys.live.iter().map(|k| keys.order_key(k)).collect()
+            };
+            let merged = if merge_strategy { merge_slice(l, fields, &keys, o, false)? } else { built(&keys)? };
+            (merged, view)
+        }
+    };
+
+    // Split the merged list into elements the order names and the server's
+    // own, then order both.
+    let in_order = FirstMatch::new(&keys.order, keys.ids);
+    let mut found = Vec::with_capacity(merged.len());
+    for item in &merged {
+        let tag = checked_key(l, fields, item)?;
+        found.push(in_order.find(tag)?.is_some());
+    }
+    let objects = kind? == GoKind::Object;
+    let (patch_items, server_only): (Vec<_>, Vec<_>) = merged.into_iter().zip(found).partition(|(_, found)| *found);
+    let patch_items = patch_items.into_iter().map(|(i, _)| i).collect();
+    let server_only = server_only.into_iter().map(|(i, _)| i).collect();
+    let order: Vec<&Value> = order.iter().collect();
+    let sorted = normalize(fields, &keys, patch_items, server_only, (&keys.order, &order), objects, &view)?;
+    Ok(Some(sorted.into_iter().map(|i| i.elem).collect()))
+}
+
+/// A patch element without its directives (`removeDirectives`); `None`
+/// when the element is itself a directive.
+fn strip_directives(v: &Value) -> Option<Cow<'_, Value>> {
+    fn has_directive(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.contains_key(PATCH) || m.values().any(has_directive),
+            Value::Array(a) => a.iter().any(has_directive),
+            _ => false,
+        }
+    }
+    if !has_directive(v) {
+        return Some(Cow::Borrowed(v));
+    }
+    remove_directives(v.clone()).map(Cow::Owned)
+}
+
+/// The live elements as items.
+fn live_items<L: MergeElements>(l: &L, keys: &Keys<'_>, list: Vec<L::Elem>) -> Vec<Item<L::Elem>> {
+    list.into_iter()
+        .zip(&keys.live)
+        .map(|(elem, key)| {
+            let delete = l.is_delete(&elem);
+            Item { elem, key: key.clone(), delete }
+        })
+        .collect()
+}
+
+/// The key of a merged element, which must be an object carrying it.
+fn checked_key<L: Elements>(l: &L, fields: KeyFields<'_>, item: &Item<L::Elem>) -> Result<Tag> {
+    match &item.key {
+        Field::Value(t) => Ok(*t),
+        Field::NotObject => Err(bad_arg(GoKind::Object, &l.to_json(&item.elem)?)),
+        Field::Missing => Err(missing_key(l, fields, &item.elem)),
+    }
+}
+
+/// `mergeSlice` on a list merged by key.
+fn merge_slice<L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    keys: &Keys<'_>,
+    original: Vec<L::Elem>,
+    delete_list: bool,
+) -> Result<Vec<Item<L::Elem>>> {
+    let mk = fields.name();
+    let patch: Vec<&Value> = keys.patch.iter().map(|e| e.value).collect();
+    if original.is_empty() && patch.is_empty() {
+        return Ok(Vec::new());
+    }
+    let kind = element_kind(l, &original, keys.patch.iter().map(|e| e.value))?;
+    if kind != GoKind::Object {
+        if delete_list {
+            let doomed = super::key::ValueIndex::new(patch.iter().copied());
+            let mut kept = Vec::with_capacity(original.len());
+            for (e, key) in original.into_iter().zip(&keys.live) {
+                let member = l.as_member(&e).ok_or_else(uncomparable)?;
+                if !doomed.contains_key(&Key::One(member))? {
+                    kept.push(Item { elem: e, key: key.clone(), delete: false });
+                }
+            }
+            return Ok(kept);
+        }
+        // The map partitioner meets a scalar.
+        return Err(match original.first() {
+            Some(e) => bad_arg(GoKind::Object, &l.to_json(e)?),
+            None => bad_arg(GoKind::Object, patch[0]),
+        });
+    }
+
+    // `mergeSliceWithSpecialElements`.
+    let mut plain: Vec<usize> = Vec::with_capacity(patch.len());
+    let mut replace = false;
+    let mut deletes: Vec<Tag> = Vec::new();
+    for (i, e) in keys.patch.iter().enumerate() {
+        let Some(m) = e.value.as_object() else {
+            return Err(bad_arg(GoKind::Object, e.value));
+        };
+        match e.directive {
+            Directive::None => plain.push(i),
+            Directive::Delete => match e.key {
+                Field::Value(t) => deletes.push(t),
+                _ => return Err(no_merge_key(m, mk).at_element(mk, e.value, i)),
+            },
+            Directive::Replace => replace = true,
+            Directive::Merge => return Err(ErrorKind::MergeDirectiveInList.into()),
+            Directive::Other(v) => {
+                return Err(ErrorKind::UnknownPatchType { value: fmt_s(v), map: fmt_v_map(m) }.into());
+            }
+        }
+    }
+    let mut work = live_items(l, keys, original);
+    if !deletes.is_empty() {
+        // Every element whose key matches a delete goes (`deleteMatchingEntries`).
+        let doomed = TagIndex::new(deletes, keys.ids);
+        let mut kept = Vec::with_capacity(work.len());
+        for item in work {
+            let gone = match item.key {
+                Field::Value(t) => doomed.lookup(t).map_err(|Uncomparable| uncomparable())?.is_some(),
+                _ => false,
+            };
+            if !gone {
+                kept.push(item);
+            }
+        }
+        work = kept;
+    }
+    let server_len = work.len();
+    if replace {
+        work = plain
+            .iter()
+            .map(|&i| {
+                let e = &keys.patch[i];
+                Ok(Item { elem: l.build(e.value, &[])?, key: e.key.clone(), delete: false })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        plain.clear();
+    } else {
+        merge_plain(l, fields, keys, &mut work, &plain)?;
+    }
+    // The order the server had: after deletions, before appends (or the
+    // replacement list itself).
+    let server_order_len = if replace { work.len() } else { server_len };
+    let view: Vec<Tag> = work[..server_order_len].iter().map(|i| keys.order_key(&i.key)).collect();
+
+    // `partitionMapsByPresentInList(merged, patch)`: the plain patch
+    // elements are objects carrying the key (checked by the merge above).
+    let order_keys: Vec<Field<Tag>> = plain.iter().map(|&i| keys.patch[i].key.clone()).collect();
+    let in_patch = TagIndex::new(order_keys.iter().filter_map(|k| k.clone().value()), keys.ids);
+    let mut patch_items = Vec::new();
+    let mut server_only = Vec::new();
+    for item in work {
+        let tag = checked_key(l, fields, &item)?;
+        if in_patch.lookup(tag).map_err(|Uncomparable| uncomparable())?.is_some() {
+            patch_items.push(item);
+        } else {
+            server_only.push(item);
+        }
+    }
+    let order: Vec<&Value> = plain.iter().map(|&i| keys.patch[i].value).collect();
+    normalize(fields, keys, patch_items, server_only, (&order_keys, &order), true, &view)
+}
+
+/// `mergeSliceWithoutSpecialElements`: each patch element merges into the
+/// first element with its key, or is appended. The patch elements bound for
+/// one element are merged into it together, in patch order: the reference
+/// merges them one by one on JSON, where a step in between may hold what the
+/// typed element cannot (a later patch element fixing an earlier one).
+fn merge_plain<L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    keys: &Keys<'_>,
+    work: &mut Vec<Item<L::Elem>>,
+    plain: &[usize],
+) -> Result<()> {
+    let mk = fields.name();
+    let live_len = work.len();
+    let mut index = FirstMatch::new(work.iter().map(|i| &i.key), keys.ids);
+    // (target position, index in `plain`), and the first patch element of
+    // each appended element.
+    let mut targets: Vec<(usize, usize)> = Vec::with_capacity(plain.len());
+    let mut appended: Vec<usize> = Vec::new();
+    for (i, &at) in plain.iter().enumerate() {
+        let e = &keys.patch[at];
+        let Some(pm) = e.value.as_object() else { return Err(bad_arg(GoKind::Object, e.value)) };
+        let Field::Value(tag) = e.key else {
+            return Err(no_merge_key(pm, mk).at_element(mk, e.value, i));
+        };
+        match index.find(tag)? {
+            Some(pos) => targets.push((pos, i)),
+            None => {
+                index.push(tag, live_len + appended.len());
+                appended.push(i);
+            }
+        }
+    }
+    targets.sort_by_key(|&(pos, _)| pos);
+    let patch_of = |i: usize| keys.patch[plain[i]].value;
+    let object_of = |i: usize| patch_of(i).as_object().expect("checked above");
+    let mut rest = targets.as_slice();
+    let mut group = |pos: usize| -> Vec<usize> {
+        let n = rest.iter().take_while(|(p, _)| *p == pos).count();
+        let (here, later) = rest.split_at(n);
+        rest = later;
+        here.iter().map(|&(_, i)| i).collect()
+    };
+    for (pos, item) in work.iter_mut().enumerate() {
+        let patches = group(pos);
+        if let Some(&first) = patches.first() {
+            let maps: Vec<&Map<String, Value>> = patches.iter().map(|&i| object_of(i)).collect();
+            l.merge(&mut item.elem, &maps).map_err(|err| err.at_element(mk, patch_of(first), first))?;
+        }
+    }
+    for (n, &first) in appended.iter().enumerate() {
+        let then: Vec<&Map<String, Value>> = group(live_len + n).iter().map(|&i| object_of(i)).collect();
+        let e = &keys.patch[plain[first]];
+        let elem = l.build(e.value, &then).map_err(|err| err.at_element(mk, e.value, first))?;
+        work.push(Item { elem, key: e.key.clone(), delete: false });
+    }
+    Ok(())
+}
+
+/// Positions of objects in a list by key, kept up to date as elements are
+/// appended. Answers as the reference's linear search
+/// (`findMapInSliceBasedOnKeyValue`) does, which stops at the first element
+/// that is not an object (an error), that has an equal key, or whose key
+/// is a map (or a list) when a map (or a list) is looked up (`==` panics).
+struct FirstMatch {
+    index: TagIndex,
+    first_non_object: Option<usize>,
+    first_object_key: Option<usize>,
+    first_array_key: Option<usize>,
+}
+
+impl FirstMatch {
+    fn new<'k>(keys: impl IntoIterator<Item = &'k Field<Tag>>, ids: usize) -> Self {
+        let mut m = FirstMatch {
+            index: TagIndex::new([], ids),
+            first_non_object: None,
+            first_object_key: None,
+            first_array_key: None,
+        };
+        for (i, k) in keys.into_iter().enumerate() {
+            match k {
+                Field::Value(t) => m.push(*t, i),
+                Field::Missing => {}
+                Field::NotObject => {
+                    m.first_non_object.get_or_insert(i);
+                }
+            }
+        }
+        m
+    }
+
+    fn push(&mut self, tag: Tag, pos: usize) {
+        match tag {
+            Tag::Id(_) => self.index.push(tag, pos),
+            Tag::Object => {
+                self.first_object_key.get_or_insert(pos);
+            }
+            Tag::Array => {
+                self.first_array_key.get_or_insert(pos);
+            }
+        }
+    }
+
+    fn find(&self, tag: Tag) -> Result<Option<usize>> {
+        let (hit, panics_at) = match tag {
+            Tag::Id(_) => (self.index.lookup(tag).unwrap_or(None), None),
+            Tag::Object => (None, self.first_object_key),
+            Tag::Array => (None, self.first_array_key),
+        };
+        // The linear search stops at the first of these.
+        match [self.first_non_object, panics_at, hit].into_iter().flatten().min() {
+            None => Ok(None),
+            Some(i) if Some(i) == self.first_non_object => Err(ErrorKind::NotAMap(i).into()),
+            Some(i) if Some(i) == panics_at => Err(uncomparable()),
+            found => Ok(found),
+        }
+    }
+}
+
+/// `normalizeElementOrder`: patch items sorted by the order list, the
+/// server's own by the server order (`view`), then interleaved.
+fn normalize<E>(
+    fields: KeyFields<'_>,
+    keys: &Keys<'_>,
+    patch_items: Vec<Item<E>>,
+    server_only: Vec<Item<E>>,
+    (order_keys, order): (&[Field<Tag>], &[&Value]),
+    objects: bool,
+    view: &[Tag],
+) -> Result<Vec<Item<E>>> {
+    // `normalizeSliceOrder`: the order's entries are objects with the key.
+    let mk = fields.name();
+    for (o, k) in order.iter().zip(order_keys).filter(|_| objects) {
+        match k {
+            Field::Value(_) => {}
+            Field::NotObject => return Err(bad_arg(GoKind::Object, o)),
+            Field::Missing => return Err(no_merge_key(o.as_object().expect("an object"), mk)),
+        }
+    }
+    let by_order = TagIndex::new(order_keys.iter().map(|k| keys.order_key(k)), keys.ids);
+    let patch_items = sort_by_index(patch_items, &by_order)?;
+    let by_server = TagIndex::new(view.iter().copied(), keys.ids);
+    let server_only = sort_by_index(server_only, &by_server)?;
+    let pos = |items: &[Item<E>]| -> Vec<Lookup> { items.iter().map(|i| by_server.lookup(tag_of(i))).collect() };
+    let lp = pos(&server_only);
+    let rp = pos(&patch_items);
+    merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
+}
+
+fn tag_of<E>(item: &Item<E>) -> Tag {
+    match item.key {
+        Field::Value(t) => t,
+        // Items are checked before they are ordered.
+        _ => Tag::Object,
+    }
+}
+
+/// Sorts items by their position in an index; `$patch: delete` entries go
+/// last.
+fn sort_by_index<E>(items: Vec<Item<E>>, index: &TagIndex) -> Result<Vec<Item<E>>> {
+    let (deletes, rest): (Vec<_>, Vec<_>) = items.into_iter().partition(|i| i.delete);
+    let pos: Vec<Lookup> = rest.iter().map(|i| index.lookup(tag_of(i))).collect();
+    let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
+    sorted.extend(deletes);
+    Ok(sorted)
+}
+
+/// The list the reference uses as "server order" after merging a keyed list
+/// under `$setElementOrder`: a Go slice header of the live list's length
+/// that sees the in-place deletions and appends of the merge. It shows the
+/// live list minus the deleted elements, then the first appended patch
+/// elements, then stale copies of the old tail.
+fn server_order_view(keys: &Keys<'_>) -> Vec<Tag> {
+    let n = keys.live.len();
+    let key_of = |i: usize| keys.order_key(&keys.live[i]);
+    let scalar = |k: &Field<Tag>| match k {
+        Field::Value(t @ Tag::Id(_)) => Some(*t),
+        _ => None,
+    };
+    let mut alive = vec![true; n];
+    let mut view: Vec<Tag> = vec![keys.null; n];
+    let mut positions: HashMap<Tag, VecDeque<usize>> = HashMap::new();
+    for (i, k) in keys.live.iter().enumerate() {
+        if let Some(t) = scalar(k) {
+            positions.entry(t).or_default().push_back(i);
+        }
+    }
+    let mut len = n;
+    let mut last = n; // one past the last alive element
+    let mut stale: Vec<(usize, usize)> = Vec::new(); // (slot, live index shown there)
+    let mut replaced = false;
+    for e in &keys.patch {
+        if !e.value.is_object() {
+            continue;
+        }
+        match e.directive {
+            Directive::Delete => {
+                let Some(t) = scalar(&e.key) else { continue };
+                if let Some(q) = positions.get_mut(&t) {
+                    while let Some(i) = q.pop_front() {
+                        while last > 0 && !alive[last - 1] {
+                            last -= 1;
+                        }
+                        // Slot len-1 keeps the element that was last.
+                        stale.push((len - 1, last - 1));
+                        alive[i] = false;
+                        len -= 1;
+                    }
+                }
+            }
+            Directive::Replace => replaced = true,
+            _ => {}
+        }
+    }
+    let survivors: Vec<usize> = (0..n).filter(|&i| alive[i]).collect();
+    for (slot, &i) in survivors.iter().enumerate() {
+        view[slot] = key_of(i);
+    }
+    for (slot, i) in stale {
+        view[slot] = key_of(i);
+    }
+    if !replaced {
+        let mut present: HashSet<Tag> = survivors.iter().filter_map(|&i| scalar(&keys.live[i])).collect();
+        let mut work_len = survivors.len();
+        for e in &keys.patch {
+            if !e.value.is_object() || e.directive != Directive::None {
+                continue;
+            }
+            let Field::Value(t) = e.key else { continue };
+            // A map or list key matches nothing, so its element is appended.
+            let appended = !matches!(t, Tag::Id(_)) || present.insert(t);
+            if appended {
+                work_len += 1;
+                if work_len <= n {
+                    view[work_len - 1] = t;
+                }
+            }
+        }
+    }
+    view
+}
