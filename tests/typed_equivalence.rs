@@ -1515,12 +1515,10 @@ properties!(big_keys: BigKeys {
 });
 
 properties!(skipped: Skipped {
-    #[ignore = "typed diff of a replaced list compares with Rust `!=`, so lists equal in JSON but differing in a `#[serde(skip)]` field are sent whole; the engine sends nothing"]
     diff;
-    #[ignore = "typed apply keeps `#[serde(skip)]` fields in place; the engine result read back resets them to their default (even for `{}`)"]
+    #[ignore = "deliberate: a field serde skips is not in the JSON, so no patch can name it; typed apply leaves it as it is, where reading the engine's result back would reset it to its default (even for `{}`)"]
     apply_computed;
-    #[ignore = "typed apply keeps `#[serde(skip)]` fields in place; the engine result read back resets them to their default (even for `{}`)"]
+    #[ignore = "deliberate: a field serde skips is not in the JSON, so no patch can name it; typed apply leaves it as it is, where reading the engine's result back would reset it to its default (even for `{}`)"]
     apply_random;
-    #[ignore = "typed diff of a replaced list compares with Rust `!=`, so lists equal in JSON but differing in a `#[serde(skip)]` field are sent whole; the engine sends nothing"]
     three_way;
 });

@@ -7,7 +7,7 @@ use super::document;
 use super::preconditions::{Precondition, check_preconditions};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Options of [`three_way`].
 #[derive(Clone, Copy, Default)]
@@ -46,37 +46,58 @@ pub fn three_way(
     options: ThreeWayOptions<'_>,
 ) -> Result<Value> {
     let (original, modified, current) = (document(original)?, document(modified)?, document(current)?);
-    let pmk = options.patch_merge_key;
-    let delta = diff_maps(
-        current,
-        modified,
-        schema,
-        Opts::new(DiffOptions {
-            ignore_deletions: true,
-            set_element_order: true,
-            patch_merge_key: pmk,
-            ..Default::default()
-        }),
-        0,
+    let diff = |pair: Pair, opts: DiffOptions| {
+        let (from, to) = match pair {
+            Pair::CurrentToModified => (current, modified),
+            Pair::OriginalToModified => (original, modified),
+            Pair::OriginalToCurrent => (original, current),
+        };
+        diff_maps(from, to, schema, Opts::new(opts), 0)
+    };
+    three_way_with(diff, schema, options, options.patch_merge_key)
+}
+
+/// The two documents a diff of the three-way patch compares.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Pair {
+    /// The live object to the desired one: changes and additions.
+    CurrentToModified,
+    /// The last applied configuration to the desired one: deletions.
+    OriginalToModified,
+    /// The last applied configuration to the live object: what others changed.
+    OriginalToCurrent,
+}
+
+/// `CreateThreeWayMergePatch` over any differ (the JSON engine's, or the
+/// typed layer's on typed values): the patch is the deletions merged with
+/// the changes, checked against the preconditions and, without
+/// `overwrite`, against what changed on the live object. `patch_merge_key`
+/// turns on the `$patchMergeKey` directive in the diffs and the merge.
+pub(crate) fn three_way_with(
+    diff: impl Fn(Pair, DiffOptions) -> Result<Map<String, Value>>,
+    schema: Schema<'_>,
+    options: ThreeWayOptions<'_>,
+    patch_merge_key: bool,
+) -> Result<Value> {
+    let pmk = patch_merge_key;
+    let delta = diff(
+        Pair::CurrentToModified,
+        DiffOptions { ignore_deletions: true, set_element_order: true, patch_merge_key: pmk, ..Default::default() },
     )?;
-    let deletions = diff_maps(
-        original,
-        modified,
-        schema,
-        Opts::new(DiffOptions {
+    let deletions = diff(
+        Pair::OriginalToModified,
+        DiffOptions {
             ignore_changes_and_additions: true,
             set_element_order: true,
             patch_merge_key: pmk,
             ..Default::default()
-        }),
-        0,
+        },
     )?;
     let merger = Merger { patch_merge_key: pmk, ..Merger::new(Mode::MergePatches) };
     let mut patch = Value::Object(merger.merge_map(deletions, delta, schema, 0)?);
     check_preconditions(&patch, options.preconditions)?;
     if !options.overwrite {
-        let opts = DiffOptions { patch_merge_key: pmk, ..Default::default() };
-        let changed = diff_maps(original, current, schema, Opts::new(opts), 0)?;
+        let changed = diff(Pair::OriginalToCurrent, DiffOptions { patch_merge_key: pmk, ..Default::default() })?;
         let mut changed = Value::Object(changed);
         if conflicts_in_place_with(&mut patch, &mut changed, schema, pmk)? {
             return Err(ErrorKind::Conflict { patch, changed }.into());

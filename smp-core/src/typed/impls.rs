@@ -8,6 +8,7 @@ use crate::engine::diff::Opts;
 use crate::error::Result;
 use crate::lists::key::KeyValue;
 use crate::schema::{MergeKey, Shape};
+use crate::value::deep_eq;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
@@ -213,9 +214,13 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
                 return Ok(());
             }
             if !strategy.merge {
-                // A replaced list is sent whole when it changed.
+                // A replaced list is sent whole when its JSON changed (values
+                // may differ where serde does not look: skipped fields).
                 if a != b && opts.additions() {
-                    patch.insert(field.key.to_string(), to_value(b)?);
+                    let new = to_value(b)?;
+                    if !deep_eq(&to_value(a)?, &new) {
+                        patch.insert(field.key.to_string(), new);
+                    }
                 }
                 return Ok(());
             }

@@ -44,8 +44,7 @@ pub use fallback::{FieldPatch, Outcome};
 pub use foreign::shapes;
 
 use crate::engine::diff::{DiffOptions, Opts};
-use crate::engine::preconditions::check_preconditions;
-use crate::engine::three_way::ThreeWayOptions;
+use crate::engine::three_way::{Pair, ThreeWayOptions, three_way_with};
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::KeyValue;
 use crate::schema::{MergeKey, Schema, Shape, Strategy};
@@ -196,29 +195,13 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
         check_depth(self)?;
         check_depth(last_applied)?;
         check_depth(desired)?;
-        let delta = self.__diff_object(
-            desired,
-            Opts::new(DiffOptions { ignore_deletions: true, set_element_order: true, ..Default::default() }),
-        )?;
-        let deletions = last_applied.__diff_object(
-            desired,
-            Opts::new(DiffOptions {
-                ignore_changes_and_additions: true,
-                set_element_order: true,
-                ..Default::default()
-            }),
-        )?;
-        let schema = Schema::Static(Self::shape());
-        let merger = crate::engine::apply::Merger::new(crate::engine::apply::Mode::MergePatches);
-        let mut patch = Value::Object(merger.merge_map(deletions, delta, schema, 0)?);
-        check_preconditions(&patch, options.preconditions)?;
-        if !options.overwrite {
-            let mut changed = Value::Object(last_applied.__diff_object(self, Opts::new(DiffOptions::default()))?);
-            if crate::engine::conflicts::conflicts_in_place(&mut patch, &mut changed, schema)? {
-                return Err(ErrorKind::Conflict { patch, changed }.into());
-            }
-        }
-        Ok(patch)
+        let diff = |pair: Pair, opts: DiffOptions| match pair {
+            Pair::CurrentToModified => self.__diff_object(desired, Opts::new(opts)),
+            Pair::OriginalToModified => last_applied.__diff_object(desired, Opts::new(opts)),
+            Pair::OriginalToCurrent => last_applied.__diff_object(self, Opts::new(opts)),
+        };
+        // The typed diff does not write `$patchMergeKey`.
+        three_way_with(diff, Schema::Static(Self::shape()), options, false)
     }
 
     /// A Go pointer: the reference also accepts a list under such a field.
