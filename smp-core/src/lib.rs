@@ -5,8 +5,10 @@
 //!
 //! - [`schema`]: patch metadata ([`schema::Strategy`], [`schema::MergeKey`],
 //!   parsed once) and schemas (static tables, OpenAPI documents);
-//! - `lists`: the key index, sets of scalars and the ordering of merged
-//!   lists (`$setElementOrder`), shared by the engine and the typed layer;
+//! - `lists`: keyed merge and keyed diff (written once over an element
+//!   abstraction), merge keys and their index, sets of scalars and the
+//!   ordering of merged lists (`$setElementOrder`), run by the engine on
+//!   JSON and by the typed layer on typed elements;
 //! - `engine`: the JSON engine ([`apply`], [`diff`], [`three_way`], the
 //!   conflict check), the executable specification;
 //! - [`typed`]: the [`StrategicMerge`] trait on Rust values;

@@ -7,25 +7,34 @@
 //! metadata each field needs (strategy, merge key) is a constant the derive
 //! writes; nothing is parsed or looked up by name at run time.
 //!
-//! Keyed lists (`typed/keyed.rs`) are diffed and applied on the typed
-//! elements, `$setElementOrder` included, with the ordering steps of
-//! `lists/order.rs` that the JSON engine uses too.
+//! Keyed lists run the list algorithms of `lists/` (keyed merge, keyed
+//! diff, the key index, `$setElementOrder`), the same code the JSON engine
+//! runs, on the typed elements (`typed/keyed.rs`): duplicate keys, `$patch:
+//! delete|replace` elements, `$deleteFromPrimitiveList`, null and unusual
+//! keys behave as in the engine without leaving the typed values. The
+//! three-way patch is the engine's `CreateThreeWayMergePatch` over the
+//! typed diff.
 //!
-//! What the typed walk leaves to the JSON engine, on the serialised field
-//! (`typed/fallback.rs`), so that the result is always the engine's:
+//! A field the typed value holds but serde skips (`#[serde(skip)]`) is not
+//! in the JSON, so no patch can name it: typed apply leaves it as it is
+//! (the JSON route would reset it to its default).
+//!
+//! What the typed walk still leaves to the JSON engine, on the serialised
+//! field (`typed/fallback.rs`), so that the result is always the engine's:
 //!
 //! - `$patch` and `$retainKeys` in an object's patch, and patch keys that
-//!   name no field (the whole object goes through the engine);
-//! - keyed lists whose elements lack their key or share one, patch lists
-//!   with `$patch` elements or `$deleteFromPrimitiveList`, and
-//!   `$setElementOrder` on an empty live list or with order entries that
-//!   are not objects with a scalar key;
-//! - lists of scalars merged as sets, when they changed (Go's in-place
-//!   de-duplication and `%v` ordering are the engine's);
-//! - maps whose patch holds objects, lists or directives, and changed maps
-//!   in a diff;
-//! - a value that changes JSON type (an `Option` that is `None` on one side
-//!   only, a patch value of another type), and lists of lists;
+//!   name no field (the whole object goes through the engine): the union
+//!   and replace rules act on the object's JSON keys, which a struct does
+//!   not list by itself;
+//! - lists of scalars merged as sets (and `BTreeSet`/`HashSet` fields),
+//!   when they changed or carry directives: the reference's in-place
+//!   de-duplication and `%v` ordering act on the JSON values;
+//! - maps whose patch holds objects, lists or directives, changed maps in
+//!   a diff, and a value that changes JSON type (an `Option` that is `None`
+//!   on one side only, a patch value of another type), and lists of lists;
+//! - keyed lists whose merge key's type does not expose its JSON scalar (a
+//!   `#[patch(with = ...)]` field, a unit enum, `char`, addresses, dates):
+//!   only the serialised key can be compared;
 //! - fields that are arbitrary JSON (`serde_json::Value`,
 //!   `#[patch(with = ...)]`, `#[patch(json)]`) or whose serde form is opaque
 //!   (custom `Serialize` impls, scalars such as `Quantity`): their type
