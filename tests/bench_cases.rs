@@ -97,3 +97,28 @@ fn bench_cases_match_the_reference() {
     assert!(tally.passed > 0, "no bench case ran");
     assert!(tally.failed.is_empty(), "{} bench case(s) differ from the reference", tally.failed.len());
 }
+
+/// The generator of the Pod scaling cases (`smp_tests::scale`, used by
+/// `scripts/scaling.sh` for sizes not shipped) gives the shipped inputs.
+#[test]
+fn the_scaling_generator_gives_the_shipped_pod_cases() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("\n*** SKIPPED: ../shared (or $SMP_SHARED) with bench-cases/ is absent ***\n");
+        return;
+    };
+    let pod = Schema::Static(smp_core::k8s::shape_of_kind("v1", "Pod").expect("Pod is built in"));
+    let mut checked = 0;
+    for n in [100, 1000] {
+        for variant in ["apply", "apply-ordered", "twoway", "threeway"] {
+            let path = shared.join("bench-cases").join(format!("pod-env{n}.{variant}.json"));
+            let Ok(text) = std::fs::read(&path) else { continue };
+            let shipped: Value = serde_json::from_slice(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let generated = smp_tests::scale::pod_env_case(n, variant, |o, m| diff(o, m, pod).unwrap());
+            for key in ["op", "overwrite", "original", "patch", "modified", "current"] {
+                assert_eq!(shipped.get(key), generated.get(key), "{}: `{key}` differs", path.display());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no shipped pod-env case found");
+}

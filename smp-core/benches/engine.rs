@@ -1,14 +1,18 @@
 //! The JSON engine on the inputs of `shared/bench-cases`, whose README gives
 //! the Go reference's own timings on this kind of machine.
 //!
-//! Each case is measured two ways, side by side:
+//! Each case is measured several ways, side by side in one run:
 //!
-//! - `bytes`: as Go was measured, from JSON text to JSON text: decode the
-//!   inputs, run apply / two-way / three-way with the Kubernetes OpenAPI v3
-//!   schema of the kind, encode the output with serde_json;
+//! - `new`: as Go was measured, from JSON text to JSON text, through the
+//!   bytes entry points (`apply_slice`, `diff_slice`, `three_way_slice`)
+//!   with the Kubernetes OpenAPI v3 schema of the kind;
+//! - `old`: the same from text to text through the `Value` entry points as
+//!   callers holding text used them before the bytes entry points: decode
+//!   the inputs, run `apply` / `diff` / `three_way` on borrowed values
+//!   (which copies what it keeps), encode the output with serde_json;
 //! - `decoded`: the operation alone, on already decoded values;
 //! - `codec`: decoding the inputs and encoding the output, without the
-//!   operation (what `bytes` spends outside the engine).
+//!   operation (what `new` and `old` spend outside the engine).
 //!
 //! The Pod scaling series is extended to N = 100,000 env vars, generated as
 //! the shipped N = 100 ... 10,000 files were (checked against N = 100).
@@ -44,7 +48,9 @@
 
 use divan::{Bencher, black_box};
 use serde_json::{Map, Value, json};
-use smp_core::{OpenApi, Schema, ThreeWayOptions, apply, decode, diff, three_way};
+use smp_core::{
+    OpenApi, Schema, ThreeWayOptions, apply, apply_slice, decode, diff, diff_slice, three_way, three_way_slice,
+};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -59,7 +65,7 @@ fn main() {
         eprintln!();
         return;
     };
-    eprintln!("\nGo reference ns/op on the same inputs (bench-cases/README.md); compare with `bytes`:");
+    eprintln!("\nGo reference ns/op on the same inputs (bench-cases/README.md); compare with `new` and `old`:");
     eprintln!("  {:<34} {:>9} {:>16}", "case", "op", "Go ns/op");
     for c in cases {
         let go = c.go_ns.map_or_else(|| "-".to_string(), group_digits);
@@ -164,6 +170,7 @@ impl Case {
         let go_ns = GO_NS.iter().find(|(n, _)| *n == name).map(|(_, ns)| *ns);
         let mut case = Case { name, op, schema, texts, values, output: Value::Null, go_ns };
         case.output = case.run(&case.values);
+        assert_eq!(case.run_slices(&case.texts), smp_core::bytes::to_json_vec(&case.output).unwrap(), "{}", case.name);
         case
     }
 
@@ -179,7 +186,23 @@ impl Case {
         .unwrap_or_else(|e| panic!("{}: {e}", self.name))
     }
 
-    /// From the input texts to the output text.
+    /// From the input texts to the output text, through the bytes entry points.
+    fn run_slices(&self, t: &[Vec<u8>]) -> Vec<u8> {
+        match self.op {
+            Op::Apply => apply_slice(&t[0], &t[1], self.schema),
+            Op::TwoWay => diff_slice(&t[0], &t[1], self.schema),
+            Op::ThreeWay { overwrite } => three_way_slice(
+                &t[0],
+                &t[1],
+                &t[2],
+                self.schema,
+                ThreeWayOptions { overwrite, ..Default::default() },
+            ),
+        }
+        .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+    }
+
+    /// From the input texts to the output text, through the `Value` entry points.
     fn run_bytes(&self, texts: &[Vec<u8>]) -> Vec<u8> {
         let values: Vec<Value> = texts.iter().map(|t| decode(t).unwrap()).collect();
         serde_json::to_vec(&self.run(&values)).unwrap()
@@ -248,7 +271,7 @@ static CASES: LazyLock<Option<Vec<Case>>> = LazyLock::new(|| {
 /// One argument per case and way of measuring, the two ways side by side.
 fn case_args() -> Vec<String> {
     let Some(cases) = CASES.as_ref() else { return Vec::new() };
-    let ways = ["bytes", "decoded", "codec"];
+    let ways = ["new", "old", "decoded", "codec"];
     cases.iter().flat_map(|c| ways.map(|way| format!("{} {way}", c.name))).collect()
 }
 
@@ -333,7 +356,8 @@ fn case_ns(bencher: Bencher, arg: &str) {
     let (case, way) = case(arg);
     let (texts, values) = (&case.texts, &case.values);
     match way {
-        "bytes" => bencher.bench(|| case.run_bytes(black_box(texts))),
+        "new" => bencher.bench(|| case.run_slices(black_box(texts))),
+        "old" => bencher.bench(|| case.run_bytes(black_box(texts))),
         "decoded" => bencher.bench(|| case.run(black_box(values))),
         _ => bencher.bench(|| case.codec(black_box(texts))),
     }

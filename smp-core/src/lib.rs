@@ -16,11 +16,13 @@
 //!   merge keys ([`ApplyOptions`], [`DiffOptions`], [`ThreeWayOptions`]),
 //!   strict apply, the duplicate-key [`check()`] and [`diff_checked`], and
 //!   [`WithOptions`] for typed values;
+//! - [`bytes`]: the same operations from JSON text to JSON text;
 //! - [`value`]: the reference's view of JSON values; [`error`]: errors with
 //!   paths.
 
 #![deny(missing_docs)]
 
+pub mod bytes;
 mod check;
 mod engine;
 pub mod error;
@@ -36,8 +38,9 @@ mod strict;
 #[doc(hidden)]
 pub mod value;
 
+pub use bytes::{apply_slice, diff_slice, three_way_slice};
 pub use check::{Finding, Problem, check, diff_checked};
-pub use engine::apply::{ApplyOptions, apply, apply_in_place, apply_with, decode, merge_patches};
+pub use engine::apply::{ApplyOptions, apply, apply_in_place, apply_owned, apply_with, decode, merge_patches};
 pub use engine::conflicts::{has_conflicts, merging_maps_have_conflicts};
 pub use engine::diff::{DiffOptions, diff, diff_with};
 pub use engine::preconditions::{Precondition, check_preconditions};

@@ -13,6 +13,7 @@ pub mod kubectl;
 pub mod merge_item;
 pub mod openapi_gen;
 pub mod rng;
+pub mod scale;
 pub mod schema_tables;
 
 pub use r#gen::{Gen, Kind};

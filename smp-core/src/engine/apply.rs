@@ -48,8 +48,31 @@ pub struct ApplyOptions {
 
 /// [`apply`] with options.
 pub fn apply_with(original: &Value, patch: &Value, schema: Schema<'_>, options: ApplyOptions) -> Result<Value> {
-    let original = document(original)?.clone();
+    let original = document(original)?;
     let patch = document(patch)?;
+    apply_maps(original.clone(), patch, schema, options)
+}
+
+/// [`apply_with`] on an original the caller gives away: it becomes the
+/// result, without a copy.
+pub fn apply_owned(original: Value, patch: &Value, schema: Schema<'_>, options: ApplyOptions) -> Result<Value> {
+    let original = match original {
+        Value::Null => Map::new(),
+        Value::Object(m) => {
+            check_nesting_map(&m)?;
+            m
+        }
+        _ => return Err(ErrorKind::InvalidJsonDocument.into()),
+    };
+    apply_maps(original, document(patch)?, schema, options)
+}
+
+fn apply_maps(
+    original: Map<String, Value>,
+    patch: &Map<String, Value>,
+    schema: Schema<'_>,
+    options: ApplyOptions,
+) -> Result<Value> {
     if options.strict {
         crate::strict::check_known_fields(patch, schema, options.patch_merge_key)?;
     }

@@ -53,7 +53,17 @@ pub(crate) fn check_depth(depth: usize) -> Result<()> {
 /// before any recursive step (cloning included) touches them: the check
 /// every entry point makes, for callers that copy or print a document first.
 pub fn check_nesting(v: &Value) -> Result<()> {
-    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
+    check_nesting_from(v, 0)
+}
+
+/// [`check_nesting`] of an object's members.
+pub(crate) fn check_nesting_map(m: &Map<String, Value>) -> Result<()> {
+    check_depth(1)?;
+    m.values().try_for_each(|v| check_nesting_from(v, 1))
+}
+
+fn check_nesting_from(v: &Value, depth: usize) -> Result<()> {
+    let mut stack: Vec<(&Value, usize)> = vec![(v, depth)];
     let nested = |c: &&Value| c.is_object() || c.is_array();
     while let Some((v, depth)) = stack.pop() {
         match v {

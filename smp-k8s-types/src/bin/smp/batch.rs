@@ -208,7 +208,7 @@ fn answer(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut R
         Ok(schema) => schema,
         Err(message) => return write_error_line(out, &message, can_conflict),
     };
-    match op.run(&docs, overwrite, schema, patch_type, batch.ext) {
+    match op.run_owned(docs, overwrite, schema, patch_type, batch.ext) {
         Ok(value) => {
             if value.as_array().is_some_and(|findings| !findings.is_empty()) {
                 batch.found.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -102,6 +102,28 @@ impl Op {
     }
 }
 
+impl Op {
+    /// [`Op::run`] on documents given away: an apply takes the original
+    /// over as its result instead of copying it.
+    pub fn run_owned(
+        self,
+        mut docs: Vec<Value>,
+        overwrite: bool,
+        schema: Schema<'_>,
+        patch_type: PatchType,
+        ext: Extensions,
+    ) -> smp_core::Result<Value> {
+        match (self, patch_type, docs.len()) {
+            (Op::Apply, PatchType::Strategic, 2) => {
+                let patch = docs.pop().expect("two documents");
+                let original = docs.pop().expect("two documents");
+                smp_core::apply_owned(original, &patch, schema, ext.apply())
+            }
+            _ => self.run(&docs, overwrite, schema, patch_type, ext),
+        }
+    }
+}
+
 /// `patch` applied to `original` as a patch of the given type.
 pub fn apply_as(
     patch_type: PatchType,

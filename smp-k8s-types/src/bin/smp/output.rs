@@ -23,7 +23,7 @@ pub fn write_document(out: &mut impl Write, value: &Value, format: Format) -> io
 
 /// Writes `value` as compact JSON.
 fn write_compact(out: &mut impl Write, value: &Value) -> io::Result<()> {
-    Ok(value.serialize(&mut serde_json::Serializer::with_formatter(out, numbers::compact()))?)
+    smp_core::bytes::write_json(out, value)
 }
 
 /// The longest error text printed, in bytes: engine messages quote whole

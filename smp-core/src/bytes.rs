@@ -1,0 +1,166 @@
+//! JSON text in, JSON text out: [`apply_slice`], [`diff_slice`] and
+//! [`three_way_slice`] for callers that hold documents as bytes (a command
+//! line, a batch, a web hook), and the writer of their output.
+//!
+//! The documents are decoded as the reference decodes them ([`decode`]),
+//! the operation takes them over without copying, and the result is written
+//! as compact JSON: keys sorted, numbers as Go's `encoding/json` writes
+//! them (see [`GoFloats`]).
+
+use crate::engine::apply::{ApplyOptions, apply_owned, decode};
+use crate::engine::diff::diff;
+use crate::engine::three_way::{ThreeWayOptions, three_way};
+use crate::error::{ErrorKind, Result};
+use crate::schema::Schema;
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
+use std::io::{self, Write};
+
+/// Applies the patch text to the original text; the result as JSON text.
+///
+/// ```
+/// use smp_core::{apply_slice, Schema};
+///
+/// let out = apply_slice(br#"{"a": 1, "b": [1.0]}"#, br#"{"a": null, "c": 2}"#, Schema::Untyped).unwrap();
+/// assert_eq!(out, br#"{"b":[1],"c":2}"#);
+/// ```
+pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
+    let original = decode(original)?;
+    let patch = decode(patch)?;
+    to_json_vec(&apply_owned(original, &patch, schema, ApplyOptions::default())?)
+}
+
+/// The two-way patch ([`diff`]) between two texts, as JSON text.
+pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
+    let original = decode(original)?;
+    let modified = decode(modified)?;
+    to_json_vec(&diff(&original, &modified, schema)?)
+}
+
+/// The three-way patch ([`three_way`]) of three texts, as JSON text.
+pub fn three_way_slice(
+    original: &[u8],
+    modified: &[u8],
+    current: &[u8],
+    schema: Schema<'_>,
+    options: ThreeWayOptions<'_>,
+) -> Result<Vec<u8>> {
+    let (original, modified, current) = (decode(original)?, decode(modified)?, decode(current)?);
+    to_json_vec(&three_way(&original, &modified, &current, schema, options)?)
+}
+
+/// `value` as compact JSON text, as the functions of this module write it.
+pub fn to_json_vec(value: &Value) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(256);
+    write_json(&mut out, value).map_err(|e| ErrorKind::Serialize(e.to_string()))?;
+    Ok(out)
+}
+
+/// Writes `value` as compact JSON: keys sorted, strings escaped as
+/// serde_json escapes them, floats as Go writes them.
+pub fn write_json<W: ?Sized + Write>(out: &mut W, value: &Value) -> io::Result<()> {
+    Ok(value.serialize(&mut serde_json::Serializer::with_formatter(out, GoFloats(CompactFormatter)))?)
+}
+
+/// `f` as Go's `encoding/json` writes a float64: a float with an integral
+/// value has no fraction (`1`, not `1.0`), exponents are used below 1e-6
+/// and from 1e21 on, with a sign (`1e+21`, `1e-7`).
+pub fn go_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let text = format!("{f:e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+        return match exponent.strip_prefix('-') {
+            Some(negative) => format!("{mantissa}e-{negative}"),
+            None => format!("{mantissa}e+{exponent}"),
+        };
+    }
+    // Shortest digits that read back as `f`, without an exponent.
+    format!("{f}")
+}
+
+/// A serde_json formatter with floats as Go writes them ([`go_float`]).
+pub struct GoFloats<F>(pub F);
+
+/// Indented JSON with Go's floats.
+pub fn pretty() -> GoFloats<PrettyFormatter<'static>> {
+    GoFloats(PrettyFormatter::new())
+}
+
+/// JSON on one line with Go's floats.
+pub fn compact() -> GoFloats<CompactFormatter> {
+    GoFloats(CompactFormatter)
+}
+
+macro_rules! delegate {
+    ($($name:ident $(($arg:ident: $ty:ty))?;)*) => {$(
+        fn $name<W: ?Sized + Write>(&mut self, writer: &mut W $(, $arg: $ty)?) -> io::Result<()> {
+            self.0.$name(writer $(, $arg)?)
+        }
+    )*};
+}
+
+impl<F: Formatter> Formatter for GoFloats<F> {
+    fn write_f64<W: ?Sized + Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        writer.write_all(go_float(value).as_bytes())
+    }
+
+    delegate! {
+        begin_array;
+        end_array;
+        begin_array_value(first: bool);
+        end_array_value;
+        begin_object;
+        end_object;
+        begin_object_key(first: bool);
+        end_object_key;
+        begin_object_value;
+        end_object_value;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn floats_as_go_writes_them() {
+        let cases = [
+            (1.0, "1"),
+            (-0.0, "-0"),
+            (1.5, "1.5"),
+            (1e3, "1000"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1e300, "1e+300"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.5e-10, "1.5e-10"),
+            (-2.5e-7, "-2.5e-7"),
+            (123456.789, "123456.789"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(go_float(f), want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn the_writer_sorts_keys_and_writes_go_floats() {
+        let value = json!({"b": [1.0, 2, 1e21, "1.0"], "a": "<&>"});
+        assert_eq!(String::from_utf8(to_json_vec(&value).unwrap()).unwrap(), r#"{"a":"<&>","b":[1,2,1e+21,"1.0"]}"#);
+    }
+
+    #[test]
+    fn slices_give_what_the_value_functions_give() {
+        let (o, p) = (br#"{"x": {"y": 1, "z": [1, 2]}, "w": null}"#, br#"{"x": {"y": null, "q": 1.5}}"#);
+        let want = crate::apply(&decode(o).unwrap(), &decode(p).unwrap(), Schema::Untyped).unwrap();
+        assert_eq!(apply_slice(o, p, Schema::Untyped).unwrap(), serde_json::to_vec(&want).unwrap());
+        let patch = diff_slice(o, p, Schema::Untyped).unwrap();
+        assert_eq!(patch, br#"{"w":null,"x":{"q":1.5,"y":null,"z":null}}"#);
+        let opts = ThreeWayOptions::default();
+        assert_eq!(three_way_slice(o, p, o, Schema::Untyped, opts).unwrap(), br#"{"w":null,"x":{"q":1.5,"y":null,"z":null}}"#);
+        assert_eq!(apply_slice(b"[1]", b"{}", Schema::Untyped).unwrap_err().to_string(), "invalid JSON document");
+    }
+}

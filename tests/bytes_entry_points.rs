@@ -1,0 +1,67 @@
+//! The bytes entry points (`apply_slice`, `diff_slice`, `three_way_slice`)
+//! give, byte for byte, what the `Value` entry points give on the decoded
+//! documents, written with the same writer, errors included: on random
+//! cases of the project's generator (all three kinds, every directive, some
+//! invalid patches, conflicting three-way cases) and on the shipped bench
+//! cases.
+//!
+//! `SMP_BYTES_CASES` sets the number of random cases per operation
+//! (default 2,000; `scripts/same-output.sh` runs 20,000 through the binary).
+
+use serde_json::Value;
+use smp_core::bytes::to_json_vec;
+use smp_core::{Schema, ThreeWayOptions, apply, apply_slice, decode, diff, diff_slice, three_way, three_way_slice};
+use smp_tests::harness::{env_number, loud};
+use smp_tests::k8s_kinds::kind_of;
+use smp_tests::scale::{OPS, inputs, random_lines};
+
+/// The answer of the `Value` entry points, written as the bytes ones write it.
+fn old(op: &str, texts: &[Vec<u8>], schema: Schema<'_>, overwrite: bool) -> smp_core::Result<Vec<u8>> {
+    let docs = texts.iter().map(|t| decode(t)).collect::<smp_core::Result<Vec<Value>>>()?;
+    let out = match op {
+        "apply" => apply(&docs[0], &docs[1], schema)?,
+        "twoway" => diff(&docs[0], &docs[1], schema)?,
+        _ => three_way(&docs[0], &docs[1], &docs[2], schema, ThreeWayOptions { overwrite, ..Default::default() })?,
+    };
+    to_json_vec(&out)
+}
+
+fn new(op: &str, t: &[Vec<u8>], schema: Schema<'_>, overwrite: bool) -> smp_core::Result<Vec<u8>> {
+    match op {
+        "apply" => apply_slice(&t[0], &t[1], schema),
+        "twoway" => diff_slice(&t[0], &t[1], schema),
+        _ => three_way_slice(&t[0], &t[1], &t[2], schema, ThreeWayOptions { overwrite, ..Default::default() }),
+    }
+}
+
+/// Runs one case line both ways: whether it failed (both ways alike), or
+/// the difference.
+fn compare(op: &str, line: &str) -> Result<bool, String> {
+    let case: Value = serde_json::from_str(line).expect("a generated line");
+    let texts: Vec<Vec<u8>> = inputs(op).iter().map(|k| serde_json::to_vec(&case[*k]).unwrap()).collect();
+    let overwrite = case["overwrite"].as_bool().unwrap_or(false);
+    let schema = kind_of(&case["original"]).map_or(Schema::Untyped, |k| k.static_schema());
+    let (a, b) = (old(op, &texts, schema, overwrite), new(op, &texts, schema, overwrite));
+    let show = |r: &smp_core::Result<Vec<u8>>| match r {
+        Ok(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Err(e) => format!("error: {e}"),
+    };
+    if show(&a) == show(&b) { Ok(a.is_err()) } else { Err(format!("{op}: {line}\n  old {}\n  new {}", show(&a), show(&b))) }
+}
+
+#[test]
+fn bytes_entry_points_agree_with_the_value_ones_on_random_cases() {
+    let count = env_number("SMP_BYTES_CASES").unwrap_or(2_000);
+    for (op, _) in OPS {
+        let lines = random_lines(op, count, 7);
+        let mut errors = 0;
+        for line in &lines {
+            match compare(op, line) {
+                Ok(failed) => errors += usize::from(failed),
+                Err(difference) => panic!("{difference}"),
+            }
+        }
+        loud(&format!("bytes entry points: {count} random {op} cases agree ({errors} of them errors)"));
+        assert_eq!(lines.len(), count);
+    }
+}
