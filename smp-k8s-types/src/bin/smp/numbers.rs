@@ -4,7 +4,7 @@
 //! on, with a sign (`1e+21`, `1e-7`).
 
 use serde_json::Number;
-pub use smp_core::bytes::{compact, go_float, pretty};
+pub use smp_core::bytes::{go_float, pretty};
 
 /// A JSON number as the reference writes it.
 pub fn write_go_number(out: &mut String, n: &Number) {
@@ -22,7 +22,7 @@ mod tests {
     fn the_formatter_writes_go_floats() {
         let value = serde_json::json!({"a": [1.0, 2, 1e21, "1.0"]});
         let mut out = Vec::new();
-        serde::Serialize::serialize(&value, &mut serde_json::Serializer::with_formatter(&mut out, compact())).unwrap();
+        serde::Serialize::serialize(&value, &mut serde_json::Serializer::with_formatter(&mut out, smp_core::bytes::compact())).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":[1,2,1e+21,"1.0"]}"#);
         let mut text = String::new();
         write_go_number(&mut text, &Number::from_f64(1e-7).unwrap());
