@@ -46,7 +46,11 @@ fn compare(op: &str, line: &str) -> Result<bool, String> {
         Ok(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         Err(e) => format!("error: {e}"),
     };
-    if show(&a) == show(&b) { Ok(a.is_err()) } else { Err(format!("{op}: {line}\n  old {}\n  new {}", show(&a), show(&b))) }
+    if show(&a) == show(&b) {
+        Ok(a.is_err())
+    } else {
+        Err(format!("{op}: {line}\n  old {}\n  new {}", show(&a), show(&b)))
+    }
 }
 
 #[test]

@@ -191,13 +191,9 @@ impl Case {
         match self.op {
             Op::Apply => apply_slice(&t[0], &t[1], self.schema),
             Op::TwoWay => diff_slice(&t[0], &t[1], self.schema),
-            Op::ThreeWay { overwrite } => three_way_slice(
-                &t[0],
-                &t[1],
-                &t[2],
-                self.schema,
-                ThreeWayOptions { overwrite, ..Default::default() },
-            ),
+            Op::ThreeWay { overwrite } => {
+                three_way_slice(&t[0], &t[1], &t[2], self.schema, ThreeWayOptions { overwrite, ..Default::default() })
+            }
         }
         .unwrap_or_else(|e| panic!("{}: {e}", self.name))
     }

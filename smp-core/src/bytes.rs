@@ -160,7 +160,10 @@ mod tests {
         let patch = diff_slice(o, p, Schema::Untyped).unwrap();
         assert_eq!(patch, br#"{"w":null,"x":{"q":1.5,"y":null,"z":null}}"#);
         let opts = ThreeWayOptions::default();
-        assert_eq!(three_way_slice(o, p, o, Schema::Untyped, opts).unwrap(), br#"{"w":null,"x":{"q":1.5,"y":null,"z":null}}"#);
+        assert_eq!(
+            three_way_slice(o, p, o, Schema::Untyped, opts).unwrap(),
+            br#"{"w":null,"x":{"q":1.5,"y":null,"z":null}}"#
+        );
         assert_eq!(apply_slice(b"[1]", b"{}", Schema::Untyped).unwrap_err().to_string(), "invalid JSON document");
     }
 }

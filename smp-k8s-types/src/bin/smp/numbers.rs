@@ -22,7 +22,11 @@ mod tests {
     fn the_formatter_writes_go_floats() {
         let value = serde_json::json!({"a": [1.0, 2, 1e21, "1.0"]});
         let mut out = Vec::new();
-        serde::Serialize::serialize(&value, &mut serde_json::Serializer::with_formatter(&mut out, smp_core::bytes::compact())).unwrap();
+        serde::Serialize::serialize(
+            &value,
+            &mut serde_json::Serializer::with_formatter(&mut out, smp_core::bytes::compact()),
+        )
+        .unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":[1,2,1e+21,"1.0"]}"#);
         let mut text = String::new();
         write_go_number(&mut text, &Number::from_f64(1e-7).unwrap());
