@@ -19,7 +19,11 @@
 //! Field options: `optional` (absent when `None`; otherwise always
 //! written, and `Default::default()` when missing), `required` (always
 //! written, and an error when missing), `strategy = "..."`,
-//! `merge_key = "..."`.
+//! `merge_key = "..."`, and `from 1.NN` / `until 1.NN`: the field exists
+//! from or until that Kubernetes version. A type with such fields is
+//! implemented once per run of versions with the same fields, each under
+//! the version gates (`k8s_if_ge_1_NN!`, `k8s_if_le_1_NN!`) of the crate
+//! named by `gates = path;`.
 
 use crate::internals::attr::Attr;
 use crate::internals::model::{Body, Container, Field, Missing};
@@ -29,12 +33,66 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitStr, Member, Path, Token, Type, braced};
 
 pub struct ForeignImpls {
-    containers: Vec<Container>,
+    /// The crate whose `k8s_if_ge_1_NN!` and `k8s_if_le_1_NN!` gate fields.
+    gates: Option<Path>,
+    containers: Vec<(Container, Vec<Since>)>,
+}
+
+/// The Kubernetes minor versions that have a field: `first..=last`, open
+/// where `None`.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Since {
+    first: Option<u32>,
+    last: Option<u32>,
+}
+
+impl Since {
+    fn has(&self, minor: u32) -> bool {
+        self.first.is_none_or(|f| minor >= f) && self.last.is_none_or(|l| minor <= l)
+    }
 }
 
 impl ForeignImpls {
     pub fn expand(&self) -> TokenStream {
-        self.containers.iter().map(crate::expand::implementation).collect()
+        self.containers.iter().map(|(c, since)| self.expand_one(c, since)).collect()
+    }
+
+    /// The implementation of one type, once per run of versions in which
+    /// its fields are the same.
+    fn expand_one(&self, c: &Container, since: &[Since]) -> TokenStream {
+        if since.iter().all(|s| *s == Since::default()) {
+            return crate::expand::implementation(c);
+        }
+        let Some(gates) = &self.gates else {
+            return syn::Error::new(proc_macro2::Span::call_site(), "`from`/`until` need `gates = path;`")
+                .to_compile_error();
+        };
+        // Runs start at version 0 and at each version where a field
+        // appears or disappears.
+        let mut starts: Vec<u32> = since.iter().flat_map(|s| [s.first, s.last.map(|l| l + 1)]).flatten().collect();
+        starts.push(0);
+        starts.sort_unstable();
+        starts.dedup();
+        let mut out = TokenStream::new();
+        for (i, &first) in starts.iter().enumerate() {
+            let last = starts.get(i + 1).map(|next| next - 1);
+            let mut run = c.clone();
+            if let Body::Fields(fields) = &mut run.body {
+                let mut kept = since.iter();
+                fields.retain(|_| kept.next().is_some_and(|s| s.has(first)));
+            }
+            let mut imp = crate::expand::implementation(&run);
+            if let Some(last) = last {
+                let le = quote::format_ident!("k8s_if_le_1_{}", last);
+                imp = quote::quote!(#gates::#le! { #imp });
+            }
+            if first > 0 {
+                let ge = quote::format_ident!("k8s_if_ge_1_{}", first);
+                imp = quote::quote!(#gates::#ge! { #imp });
+            }
+            out.extend(imp);
+        }
+        out
     }
 }
 
@@ -46,6 +104,9 @@ mod kw {
     syn::custom_keyword!(merge_key);
     syn::custom_keyword!(scalar);
     syn::custom_keyword!(any);
+    syn::custom_keyword!(gates);
+    syn::custom_keyword!(from);
+    syn::custom_keyword!(until);
 }
 
 impl Parse for ForeignImpls {
@@ -54,20 +115,28 @@ impl Parse for ForeignImpls {
         input.parse::<Token![=]>()?;
         let krate: Path = input.parse()?;
         input.parse::<Token![;]>()?;
+        let mut gates = None;
+        if input.peek(kw::gates) {
+            input.parse::<kw::gates>()?;
+            input.parse::<Token![=]>()?;
+            gates = Some(input.parse::<Path>()?);
+            input.parse::<Token![;]>()?;
+        }
         let mut containers = Vec::new();
         while !input.is_empty() {
             containers.push(parse_container(input, &krate)?);
         }
-        Ok(ForeignImpls { containers })
+        Ok(ForeignImpls { gates, containers })
     }
 }
 
-fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<Container> {
+fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<(Container, Vec<Since>)> {
     let path: Path = input.parse()?;
     input.parse::<Token![as]>()?;
     let name: LitStr = input.parse()?;
     let ident = path.segments.last().map(|s| s.ident.clone()).expect("a path has a last segment");
     let mut constants = Vec::new();
+    let mut since = Vec::new();
     let body = if input.peek(Token![=]) {
         input.parse::<Token![=]>()?;
         let look = input.lookahead1();
@@ -92,12 +161,14 @@ fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<Containe
                 constants.push(content.parse::<LitStr>()?.value());
                 content.parse::<Token![;]>()?;
             } else {
-                fields.push(parse_field(&content)?);
+                let (field, s) = parse_field(&content)?;
+                fields.push(field);
+                since.push(s);
             }
         }
         Body::Fields(fields)
     };
-    Ok(Container {
+    let container = Container {
         ident,
         foreign: Some(path),
         name: name.value(),
@@ -107,16 +178,18 @@ fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<Containe
         krate: krate.clone(),
         body,
         skipped: Vec::new(),
-    })
+    };
+    Ok((container, since))
 }
 
-fn parse_field(input: ParseStream<'_>) -> syn::Result<Field> {
+fn parse_field(input: ParseStream<'_>) -> syn::Result<(Field, Since)> {
     let member: Ident = input.parse()?;
     input.parse::<Token![:]>()?;
     let ty: Type = input.parse()?;
     input.parse::<Token![=]>()?;
     let json: LitStr = input.parse()?;
     let (mut optional, mut required, mut strategy, mut merge_key) = (false, false, None, None);
+    let mut since = Since::default();
     while !input.peek(Token![;]) {
         let look = input.lookahead1();
         if look.peek(kw::optional) {
@@ -135,12 +208,18 @@ fn parse_field(input: ParseStream<'_>) -> syn::Result<Field> {
             input.parse::<kw::merge_key>()?;
             input.parse::<Token![=]>()?;
             merge_key = Some(input.parse::<LitStr>()?);
+        } else if look.peek(kw::from) {
+            input.parse::<kw::from>()?;
+            since.first = Some(minor(input)?);
+        } else if look.peek(kw::until) {
+            input.parse::<kw::until>()?;
+            since.last = Some(minor(input)?);
         } else {
             return Err(look.error());
         }
     }
     input.parse::<Token![;]>()?;
-    Ok(Field {
+    let field = Field {
         member: Member::Named(member),
         ty,
         json: json.value(),
@@ -155,5 +234,15 @@ fn parse_field(input: ParseStream<'_>) -> syn::Result<Field> {
         // defaults the others when they are missing, unless required (an
         // error, as the type's `__missing` gives).
         missing: if optional || required { Missing::Type } else { Missing::Default },
-    })
+    };
+    Ok((field, since))
+}
+
+/// A Kubernetes version `1.NN`, as its minor number.
+fn minor(input: ParseStream<'_>) -> syn::Result<u32> {
+    let lit: syn::LitFloat = input.parse()?;
+    match lit.base10_digits().strip_prefix("1.").and_then(|m| m.parse().ok()) {
+        Some(minor) => Ok(minor),
+        None => Err(syn::Error::new(lit.span(), "expected a Kubernetes version 1.NN")),
+    }
 }

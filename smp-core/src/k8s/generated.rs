@@ -2,8 +2,9 @@
 //
 // `StrategicMerge` for the types of k8s-openapi, with the patch metadata of
 // smp-k8s-types/generator/patch_metadata.txt. Each type is described in
-// the Kubernetes versions in which k8s-openapi has it in that form; the
-// other versions' descriptions are left out by k8s-openapi's
+// the Kubernetes versions in which k8s-openapi has it; a field that only
+// some of them have says from (`from 1.NN`) or until (`until 1.NN`) which.
+// The other versions' descriptions are left out by k8s-openapi's
 // `k8s_if_ge_1_NN!` and `k8s_if_le_1_NN!`. Refresh with
 // `cargo run -p smp-k8s-gen`.
 //
@@ -15,6 +16,7 @@
 
 smp_derive::__foreign_impls! {
     krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::admissionregistration::v1::AuditAnnotation as "AuditAnnotation" {
         key: std::string::String = "key";
         value_expression: std::string::String = "valueExpression";
@@ -94,6 +96,21 @@ smp_derive::__foreign_impls! {
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec> = "spec" optional;
         status: Option<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyStatus> = "status" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as "ValidatingAdmissionPolicyBinding" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec> = "spec" optional until 1.35;
+    }
+    k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec as "ValidatingAdmissionPolicyBindingSpec" {
+        match_resources: Option<k8s_openapi::api::admissionregistration::v1::MatchResources> = "matchResources" optional;
+        param_ref: Option<k8s_openapi::api::admissionregistration::v1::ParamRef> = "paramRef" optional;
+        policy_name: std::string::String = "policyName" from 1.36;
+        validation_actions: std::vec::Vec<std::string::String> = "validationActions" from 1.36;
+        policy_name: Option<std::string::String> = "policyName" optional until 1.35;
+        validation_actions: Option<std::vec::Vec<std::string::String>> = "validationActions" optional until 1.35;
     }
     k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec as "ValidatingAdmissionPolicySpec" {
         audit_annotations: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1::AuditAnnotation>> = "auditAnnotations" optional;
@@ -246,6 +263,24 @@ smp_derive::__foreign_impls! {
         expression: std::string::String = "expression";
         name: std::string::String = "name";
     }
+    k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion as "ServerStorageVersion" {
+        api_server_id: std::string::String = "apiServerID" from 1.36;
+        decodable_versions: std::vec::Vec<std::string::String> = "decodableVersions" from 1.36;
+        encoding_version: std::string::String = "encodingVersion" from 1.36;
+        api_server_id: Option<std::string::String> = "apiServerID" optional until 1.35;
+        decodable_versions: Option<std::vec::Vec<std::string::String>> = "decodableVersions" optional until 1.35;
+        encoding_version: Option<std::string::String> = "encodingVersion" optional until 1.35;
+        served_versions: Option<std::vec::Vec<std::string::String>> = "servedVersions" optional;
+    }
+    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as "StorageVersion" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec> = "spec" optional from 1.36;
+        status: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus> = "status" optional from 1.36;
+        spec: k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec = "spec" until 1.35;
+        status: k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus = "status" until 1.35;
+    }
     k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition as "StorageVersionCondition" {
         last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
         message: std::string::String = "message";
@@ -259,6 +294,32 @@ smp_derive::__foreign_impls! {
         common_encoding_version: Option<std::string::String> = "commonEncodingVersion" optional;
         conditions: Option<std::vec::Vec<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition>> = "conditions" optional;
         storage_versions: Option<std::vec::Vec<k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion>> = "storageVersions" optional;
+    }
+    k8s_openapi::api::apps::v1::ControllerRevision as "ControllerRevision" {
+        const "apiVersion";
+        const "kind";
+        data: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "data" from 1.37;
+        data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional until 1.36;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        revision: Option<i64> = "revision" optional from 1.37;
+        revision: i64 = "revision" until 1.36;
+    }
+    k8s_openapi::api::apps::v1::DaemonSet as "DaemonSet" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::apps::v1::DaemonSetSpec = "spec" from 1.37;
+        spec: Option<k8s_openapi::api::apps::v1::DaemonSetSpec> = "spec" optional until 1.36;
+        status: Option<k8s_openapi::api::apps::v1::DaemonSetStatus> = "status" optional;
+    }
+    k8s_openapi::api::apps::v1::DaemonSetCondition as "DaemonSetCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        status: Option<std::string::String> = "status" optional from 1.37;
+        type_: Option<std::string::String> = "type" optional from 1.37;
+        status: std::string::String = "status" until 1.36;
+        type_: std::string::String = "type" until 1.36;
     }
     k8s_openapi::api::apps::v1::DaemonSetSpec as "DaemonSetSpec" {
         min_ready_seconds: Option<i32> = "minReadySeconds" optional;
@@ -282,6 +343,24 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy as "DaemonSetUpdateStrategy" {
         rolling_update: Option<k8s_openapi::api::apps::v1::RollingUpdateDaemonSet> = "rollingUpdate" optional;
         type_: Option<std::string::String> = "type" optional;
+    }
+    k8s_openapi::api::apps::v1::Deployment as "Deployment" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::apps::v1::DeploymentSpec = "spec" from 1.37;
+        spec: Option<k8s_openapi::api::apps::v1::DeploymentSpec> = "spec" optional until 1.36;
+        status: Option<k8s_openapi::api::apps::v1::DeploymentStatus> = "status" optional;
+    }
+    k8s_openapi::api::apps::v1::DeploymentCondition as "DeploymentCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        last_update_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastUpdateTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        status: Option<std::string::String> = "status" optional from 1.37;
+        type_: Option<std::string::String> = "type" optional from 1.37;
+        status: std::string::String = "status" until 1.36;
+        type_: std::string::String = "type" until 1.36;
     }
     k8s_openapi::api::apps::v1::DeploymentSpec as "DeploymentSpec" {
         min_ready_seconds: Option<i32> = "minReadySeconds" optional;
@@ -307,6 +386,23 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::apps::v1::DeploymentStrategy as "DeploymentStrategy" {
         rolling_update: Option<k8s_openapi::api::apps::v1::RollingUpdateDeployment> = "rollingUpdate" optional;
         type_: Option<std::string::String> = "type" optional;
+    }
+    k8s_openapi::api::apps::v1::ReplicaSet as "ReplicaSet" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::apps::v1::ReplicaSetSpec = "spec" from 1.37;
+        spec: Option<k8s_openapi::api::apps::v1::ReplicaSetSpec> = "spec" optional until 1.36;
+        status: Option<k8s_openapi::api::apps::v1::ReplicaSetStatus> = "status" optional;
+    }
+    k8s_openapi::api::apps::v1::ReplicaSetCondition as "ReplicaSetCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        status: Option<std::string::String> = "status" optional from 1.37;
+        type_: Option<std::string::String> = "type" optional from 1.37;
+        status: std::string::String = "status" until 1.36;
+        type_: std::string::String = "type" until 1.36;
     }
     k8s_openapi::api::apps::v1::ReplicaSetSpec as "ReplicaSetSpec" {
         min_ready_seconds: Option<i32> = "minReadySeconds" optional;
@@ -334,6 +430,23 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy as "RollingUpdateStatefulSetStrategy" {
         max_unavailable: Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString> = "maxUnavailable" optional;
         partition: Option<i32> = "partition" optional;
+    }
+    k8s_openapi::api::apps::v1::StatefulSet as "StatefulSet" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::apps::v1::StatefulSetSpec = "spec" from 1.37;
+        spec: Option<k8s_openapi::api::apps::v1::StatefulSetSpec> = "spec" optional until 1.36;
+        status: Option<k8s_openapi::api::apps::v1::StatefulSetStatus> = "status" optional;
+    }
+    k8s_openapi::api::apps::v1::StatefulSetCondition as "StatefulSetCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        status: Option<std::string::String> = "status" optional from 1.37;
+        type_: Option<std::string::String> = "type" optional from 1.37;
+        status: std::string::String = "status" until 1.36;
+        type_: std::string::String = "type" until 1.36;
     }
     k8s_openapi::api::apps::v1::StatefulSetOrdinals as "StatefulSetOrdinals" {
         start: Option<i32> = "start" optional;
@@ -386,12 +499,38 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::authentication::v1::SelfSubjectReviewStatus as "SelfSubjectReviewStatus" {
         user_info: Option<k8s_openapi::api::authentication::v1::UserInfo> = "userInfo" optional;
     }
+    k8s_openapi::api::authentication::v1::TokenRequest as "TokenRequest" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::authentication::v1::TokenRequestSpec> = "spec" optional from 1.36;
+        spec: k8s_openapi::api::authentication::v1::TokenRequestSpec = "spec" until 1.35;
+        status: Option<k8s_openapi::api::authentication::v1::TokenRequestStatus> = "status" optional;
+    }
+    k8s_openapi::api::authentication::v1::TokenRequestSpec as "TokenRequestSpec" {
+        attestations: Option<std::collections::BTreeMap<std::string::String, std::vec::Vec<std::string::String>>> = "attestations" optional from 1.37;
+        audiences: Option<std::vec::Vec<std::string::String>> = "audiences" optional from 1.36;
+        audiences: std::vec::Vec<std::string::String> = "audiences" until 1.35;
+        bound_object_ref: Option<k8s_openapi::api::authentication::v1::BoundObjectReference> = "boundObjectRef" optional;
+        expiration_seconds: Option<i64> = "expirationSeconds" optional;
+    }
+    k8s_openapi::api::authentication::v1::TokenRequestStatus as "TokenRequestStatus" {
+        expiration_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "expirationTimestamp" optional from 1.36;
+        token: Option<std::string::String> = "token" optional from 1.36;
+        expiration_timestamp: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time = "expirationTimestamp" required until 1.35;
+        token: std::string::String = "token" until 1.35;
+    }
     k8s_openapi::api::authentication::v1::TokenReview as "TokenReview" {
         const "apiVersion";
         const "kind";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::authentication::v1::TokenReviewSpec = "spec";
         status: Option<k8s_openapi::api::authentication::v1::TokenReviewStatus> = "status" optional;
+    }
+    k8s_openapi::api::authentication::v1::TokenReviewSpec as "TokenReviewSpec" {
+        audiences: Option<std::vec::Vec<std::string::String>> = "audiences" optional;
+        token: std::string::String = "token" from 1.36;
+        token: Option<std::string::String> = "token" optional until 1.35;
     }
     k8s_openapi::api::authentication::v1::TokenReviewStatus as "TokenReviewStatus" {
         audiences: Option<std::vec::Vec<std::string::String>> = "audiences" optional;
@@ -498,6 +637,14 @@ smp_derive::__foreign_impls! {
         kind: std::string::String = "kind";
         name: std::string::String = "name";
     }
+    k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as "HorizontalPodAutoscaler" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec> = "spec" optional until 1.35;
+        status: Option<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerStatus> = "status" optional;
+    }
     k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec as "HorizontalPodAutoscalerSpec" {
         max_replicas: i32 = "maxReplicas";
         min_replicas: Option<i32> = "minReplicas" optional;
@@ -559,9 +706,25 @@ smp_derive::__foreign_impls! {
         stabilization_window_seconds: Option<i32> = "stabilizationWindowSeconds" optional;
         tolerance: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "tolerance" optional;
     }
+    k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as "HorizontalPodAutoscaler" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec> = "spec" optional until 1.35;
+        status: Option<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus> = "status" optional;
+    }
     k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerBehavior as "HorizontalPodAutoscalerBehavior" {
         scale_down: Option<k8s_openapi::api::autoscaling::v2::HPAScalingRules> = "scaleDown" optional;
         scale_up: Option<k8s_openapi::api::autoscaling::v2::HPAScalingRules> = "scaleUp" optional;
+    }
+    k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition as "HorizontalPodAutoscalerCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        observed_generation: Option<i64> = "observedGeneration" optional from 1.37;
+        reason: Option<std::string::String> = "reason" optional;
+        status: std::string::String = "status";
+        type_: std::string::String = "type";
     }
     k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec as "HorizontalPodAutoscalerSpec" {
         behavior: Option<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerBehavior> = "behavior" optional;
@@ -635,6 +798,14 @@ smp_derive::__foreign_impls! {
         current: k8s_openapi::api::autoscaling::v2::MetricValueStatus = "current";
         name: std::string::String = "name";
     }
+    k8s_openapi::api::batch::v1::CronJob as "CronJob" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::batch::v1::CronJobSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::batch::v1::CronJobSpec> = "spec" optional until 1.35;
+        status: Option<k8s_openapi::api::batch::v1::CronJobStatus> = "status" optional;
+    }
     k8s_openapi::api::batch::v1::CronJobSpec as "CronJobSpec" {
         concurrency_policy: Option<std::string::String> = "concurrencyPolicy" optional;
         failed_jobs_history_limit: Option<i32> = "failedJobsHistoryLimit" optional;
@@ -665,6 +836,25 @@ smp_derive::__foreign_impls! {
         status: std::string::String = "status";
         type_: std::string::String = "type";
     }
+    k8s_openapi::api::batch::v1::JobSpec as "JobSpec" {
+        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
+        backoff_limit: Option<i32> = "backoffLimit" optional;
+        backoff_limit_per_index: Option<i32> = "backoffLimitPerIndex" optional;
+        completion_mode: Option<std::string::String> = "completionMode" optional;
+        completions: Option<i32> = "completions" optional;
+        managed_by: Option<std::string::String> = "managedBy" optional;
+        manual_selector: Option<bool> = "manualSelector" optional;
+        max_failed_indexes: Option<i32> = "maxFailedIndexes" optional;
+        parallelism: Option<i32> = "parallelism" optional;
+        pod_failure_policy: Option<k8s_openapi::api::batch::v1::PodFailurePolicy> = "podFailurePolicy" optional;
+        pod_replacement_policy: Option<std::string::String> = "podReplacementPolicy" optional;
+        scheduling: Option<k8s_openapi::api::batch::v1::JobSchedulingConfiguration> = "scheduling" optional from 1.37;
+        selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "selector" optional;
+        success_policy: Option<k8s_openapi::api::batch::v1::SuccessPolicy> = "successPolicy" optional;
+        suspend: Option<bool> = "suspend" optional;
+        template: k8s_openapi::api::core::v1::PodTemplateSpec = "template";
+        ttl_seconds_after_finished: Option<i32> = "ttlSecondsAfterFinished" optional;
+    }
     k8s_openapi::api::batch::v1::JobStatus as "JobStatus" {
         active: Option<i32> = "active" optional;
         completed_indexes: Option<std::string::String> = "completedIndexes" optional;
@@ -689,6 +879,11 @@ smp_derive::__foreign_impls! {
         container_name: Option<std::string::String> = "containerName" optional;
         operator: std::string::String = "operator";
         values: std::vec::Vec<i32> = "values";
+    }
+    k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern as "PodFailurePolicyOnPodConditionsPattern" {
+        status: Option<std::string::String> = "status" optional from 1.35;
+        status: std::string::String = "status" until 1.34;
+        type_: std::string::String = "type";
     }
     k8s_openapi::api::batch::v1::PodFailurePolicyRule as "PodFailurePolicyRule" {
         action: std::string::String = "action";
@@ -760,6 +955,13 @@ smp_derive::__foreign_impls! {
         renew_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "renewTime" optional;
         strategy: Option<std::string::String> = "strategy" optional;
     }
+    k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as "LeaseCandidate" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec> = "spec" optional until 1.35;
+    }
     k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec as "LeaseCandidateSpec" {
         binary_version: std::string::String = "binaryVersion";
         emulation_version: Option<std::string::String> = "emulationVersion" optional;
@@ -767,6 +969,13 @@ smp_derive::__foreign_impls! {
         ping_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "pingTime" optional;
         renew_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "renewTime" optional;
         strategy: std::string::String = "strategy";
+    }
+    k8s_openapi::api::coordination::v1beta1::LeaseCandidate as "LeaseCandidate" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec> = "spec" optional until 1.35;
     }
     k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec as "LeaseCandidateSpec" {
         binary_version: std::string::String = "binaryVersion";
@@ -874,6 +1083,14 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::core::v1::ClientIPConfig as "ClientIPConfig" {
         timeout_seconds: Option<i32> = "timeoutSeconds" optional;
     }
+    k8s_openapi::api::core::v1::ClusterTrustBundleProjection as "ClusterTrustBundleProjection" {
+        label_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "labelSelector" optional;
+        name: Option<std::string::String> = "name" optional;
+        optional: Option<bool> = "optional" optional;
+        path: std::string::String = "path";
+        signer_name: Option<std::string::String> = "signerName" optional;
+        user: Option<i64> = "user" optional from 1.37;
+    }
     k8s_openapi::api::core::v1::ComponentCondition as "ComponentCondition" {
         error: Option<std::string::String> = "error" optional;
         message: Option<std::string::String> = "message" optional;
@@ -914,6 +1131,40 @@ smp_derive::__foreign_impls! {
         items: Option<std::vec::Vec<k8s_openapi::api::core::v1::KeyToPath>> = "items" optional;
         name: std::string::String = "name";
         optional: Option<bool> = "optional" optional;
+    }
+    k8s_openapi::api::core::v1::ConfigMapVolumeSource as "ConfigMapVolumeSource" {
+        default_mode: Option<i32> = "defaultMode" optional;
+        default_user: Option<i64> = "defaultUser" optional from 1.37;
+        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::KeyToPath>> = "items" optional;
+        name: std::string::String = "name";
+        optional: Option<bool> = "optional" optional;
+    }
+    k8s_openapi::api::core::v1::Container as "Container" {
+        args: Option<std::vec::Vec<std::string::String>> = "args" optional;
+        command: Option<std::vec::Vec<std::string::String>> = "command" optional;
+        env: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvVar>> = "env" optional strategy = "merge" merge_key = "name";
+        env_from: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvFromSource>> = "envFrom" optional;
+        image: Option<std::string::String> = "image" optional;
+        image_pull_policy: Option<std::string::String> = "imagePullPolicy" optional;
+        lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
+        liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
+        name: std::string::String = "name";
+        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
+        readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
+        resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
+        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
+        restart_policy: Option<std::string::String> = "restartPolicy" optional;
+        restart_policy_rules: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerRestartRule>> = "restartPolicyRules" optional from 1.34;
+        security_context: Option<k8s_openapi::api::core::v1::SecurityContext> = "securityContext" optional;
+        startup_probe: Option<k8s_openapi::api::core::v1::Probe> = "startupProbe" optional;
+        stdin: Option<bool> = "stdin" optional;
+        stdin_once: Option<bool> = "stdinOnce" optional;
+        termination_message_path: Option<std::string::String> = "terminationMessagePath" optional;
+        termination_message_policy: Option<std::string::String> = "terminationMessagePolicy" optional;
+        tty: Option<bool> = "tty" optional;
+        volume_devices: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeDevice>> = "volumeDevices" optional strategy = "merge" merge_key = "devicePath";
+        volume_mounts: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeMount>> = "volumeMounts" optional strategy = "merge" merge_key = "mountPath";
+        working_dir: Option<std::string::String> = "workingDir" optional;
     }
     k8s_openapi::api::core::v1::ContainerImage as "ContainerImage" {
         names: Option<std::vec::Vec<std::string::String>> = "names" optional;
@@ -977,6 +1228,23 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::core::v1::DownwardAPIProjection as "DownwardAPIProjection" {
         items: Option<std::vec::Vec<k8s_openapi::api::core::v1::DownwardAPIVolumeFile>> = "items" optional;
     }
+    k8s_openapi::api::core::v1::DownwardAPIVolumeFile as "DownwardAPIVolumeFile" {
+        field_ref: Option<k8s_openapi::api::core::v1::ObjectFieldSelector> = "fieldRef" optional;
+        mode: Option<i32> = "mode" optional;
+        path: std::string::String = "path";
+        resource_field_ref: Option<k8s_openapi::api::core::v1::ResourceFieldSelector> = "resourceFieldRef" optional;
+        user: Option<i64> = "user" optional from 1.37;
+    }
+    k8s_openapi::api::core::v1::DownwardAPIVolumeSource as "DownwardAPIVolumeSource" {
+        default_mode: Option<i32> = "defaultMode" optional;
+        default_user: Option<i64> = "defaultUser" optional from 1.37;
+        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::DownwardAPIVolumeFile>> = "items" optional;
+    }
+    k8s_openapi::api::core::v1::EmptyDirVolumeSource as "EmptyDirVolumeSource" {
+        medium: Option<std::string::String> = "medium" optional;
+        mode: Option<i32> = "mode" optional from 1.37;
+        size_limit: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "sizeLimit" optional;
+    }
     k8s_openapi::api::core::v1::EndpointAddress as "EndpointAddress" {
         hostname: Option<std::string::String> = "hostname" optional;
         ip: std::string::String = "ip";
@@ -1009,6 +1277,41 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
         value: Option<std::string::String> = "value" optional;
         value_from: Option<k8s_openapi::api::core::v1::EnvVarSource> = "valueFrom" optional;
+    }
+    k8s_openapi::api::core::v1::EnvVarSource as "EnvVarSource" {
+        config_map_key_ref: Option<k8s_openapi::api::core::v1::ConfigMapKeySelector> = "configMapKeyRef" optional;
+        field_ref: Option<k8s_openapi::api::core::v1::ObjectFieldSelector> = "fieldRef" optional;
+        file_key_ref: Option<k8s_openapi::api::core::v1::FileKeySelector> = "fileKeyRef" optional from 1.34;
+        resource_field_ref: Option<k8s_openapi::api::core::v1::ResourceFieldSelector> = "resourceFieldRef" optional;
+        secret_key_ref: Option<k8s_openapi::api::core::v1::SecretKeySelector> = "secretKeyRef" optional;
+    }
+    k8s_openapi::api::core::v1::EphemeralContainer as "EphemeralContainer" {
+        args: Option<std::vec::Vec<std::string::String>> = "args" optional;
+        command: Option<std::vec::Vec<std::string::String>> = "command" optional;
+        env: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvVar>> = "env" optional strategy = "merge" merge_key = "name";
+        env_from: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvFromSource>> = "envFrom" optional;
+        image: Option<std::string::String> = "image" optional;
+        image_pull_policy: Option<std::string::String> = "imagePullPolicy" optional;
+        lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
+        liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
+        name: std::string::String = "name";
+        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
+        readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
+        resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
+        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
+        restart_policy: Option<std::string::String> = "restartPolicy" optional;
+        restart_policy_rules: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerRestartRule>> = "restartPolicyRules" optional from 1.34;
+        security_context: Option<k8s_openapi::api::core::v1::SecurityContext> = "securityContext" optional;
+        startup_probe: Option<k8s_openapi::api::core::v1::Probe> = "startupProbe" optional;
+        stdin: Option<bool> = "stdin" optional;
+        stdin_once: Option<bool> = "stdinOnce" optional;
+        target_container_name: Option<std::string::String> = "targetContainerName" optional;
+        termination_message_path: Option<std::string::String> = "terminationMessagePath" optional;
+        termination_message_policy: Option<std::string::String> = "terminationMessagePolicy" optional;
+        tty: Option<bool> = "tty" optional;
+        volume_devices: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeDevice>> = "volumeDevices" optional strategy = "merge" merge_key = "devicePath";
+        volume_mounts: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeMount>> = "volumeMounts" optional strategy = "merge" merge_key = "mountPath";
+        working_dir: Option<std::string::String> = "workingDir" optional;
     }
     k8s_openapi::api::core::v1::EphemeralVolumeSource as "EphemeralVolumeSource" {
         volume_claim_template: Option<k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate> = "volumeClaimTemplate" optional;
@@ -1074,6 +1377,11 @@ smp_derive::__foreign_impls! {
         pd_name: std::string::String = "pdName";
         read_only: Option<bool> = "readOnly" optional;
     }
+    k8s_openapi::api::core::v1::GRPCAction as "GRPCAction" {
+        mode: Option<std::string::String> = "mode" optional from 1.37;
+        port: i32 = "port";
+        service: Option<std::string::String> = "service" optional;
+    }
     k8s_openapi::api::core::v1::GitRepoVolumeSource as "GitRepoVolumeSource" {
         directory: Option<std::string::String> = "directory" optional;
         repository: std::string::String = "repository";
@@ -1089,6 +1397,14 @@ smp_derive::__foreign_impls! {
         endpoints: std::string::String = "endpoints";
         path: std::string::String = "path";
         read_only: Option<bool> = "readOnly" optional;
+    }
+    k8s_openapi::api::core::v1::HTTPGetAction as "HTTPGetAction" {
+        host: Option<std::string::String> = "host" optional;
+        http_headers: Option<std::vec::Vec<k8s_openapi::api::core::v1::HTTPHeader>> = "httpHeaders" optional;
+        path: Option<std::string::String> = "path" optional;
+        port: k8s_openapi::apimachinery::pkg::util::intstr::IntOrString = "port";
+        protocol: Option<std::string::String> = "protocol" optional from 1.37;
+        scheme: Option<std::string::String> = "scheme" optional;
     }
     k8s_openapi::api::core::v1::HTTPHeader as "HTTPHeader" {
         name: std::string::String = "name";
@@ -1134,6 +1450,12 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::core::v1::ImageVolumeSource as "ImageVolumeSource" {
         pull_policy: Option<std::string::String> = "pullPolicy" optional;
         reference: Option<std::string::String> = "reference" optional;
+    }
+    k8s_openapi::api::core::v1::KeyToPath as "KeyToPath" {
+        key: std::string::String = "key";
+        mode: Option<i32> = "mode" optional;
+        path: std::string::String = "path";
+        user: Option<i64> = "user" optional from 1.37;
     }
     k8s_openapi::api::core::v1::Lifecycle as "Lifecycle" {
         post_start: Option<k8s_openapi::api::core::v1::LifecycleHandler> = "postStart" optional;
@@ -1272,8 +1594,48 @@ smp_derive::__foreign_impls! {
         match_expressions: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeSelectorRequirement>> = "matchExpressions" optional;
         match_fields: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeSelectorRequirement>> = "matchFields" optional;
     }
+    k8s_openapi::api::core::v1::NodeSpec as "NodeSpec" {
+        config_source: Option<k8s_openapi::api::core::v1::NodeConfigSource> = "configSource" optional;
+        external_id: Option<std::string::String> = "externalID" optional;
+        pod_cidr: Option<std::string::String> = "podCIDR" optional;
+        pod_cidrs: Option<std::vec::Vec<std::string::String>> = "podCIDRs" optional strategy = "merge";
+        pod_preemption_policy: Option<k8s_openapi::api::core::v1::NodePodPreemptionPolicy> = "podPreemptionPolicy" optional from 1.37;
+        provider_id: Option<std::string::String> = "providerID" optional;
+        taints: Option<std::vec::Vec<k8s_openapi::api::core::v1::Taint>> = "taints" optional;
+        unschedulable: Option<bool> = "unschedulable" optional;
+    }
+    k8s_openapi::api::core::v1::NodeStatus as "NodeStatus" {
+        addresses: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAddress>> = "addresses" optional strategy = "merge" merge_key = "type";
+        allocatable: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatable" optional;
+        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "capacity" optional;
+        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
+        config: Option<k8s_openapi::api::core::v1::NodeConfigStatus> = "config" optional;
+        daemon_endpoints: Option<k8s_openapi::api::core::v1::NodeDaemonEndpoints> = "daemonEndpoints" optional;
+        declared_features: Option<std::vec::Vec<std::string::String>> = "declaredFeatures" optional from 1.35;
+        features: Option<k8s_openapi::api::core::v1::NodeFeatures> = "features" optional;
+        images: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerImage>> = "images" optional;
+        node_info: Option<k8s_openapi::api::core::v1::NodeSystemInfo> = "nodeInfo" optional;
+        phase: Option<std::string::String> = "phase" optional;
+        runtime_handlers: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeRuntimeHandler>> = "runtimeHandlers" optional;
+        volumes_attached: Option<std::vec::Vec<k8s_openapi::api::core::v1::AttachedVolume>> = "volumesAttached" optional;
+        volumes_in_use: Option<std::vec::Vec<std::string::String>> = "volumesInUse" optional;
+    }
     k8s_openapi::api::core::v1::NodeSwapStatus as "NodeSwapStatus" {
         capacity: Option<i64> = "capacity" optional;
+    }
+    k8s_openapi::api::core::v1::NodeSystemInfo as "NodeSystemInfo" {
+        architecture: std::string::String = "architecture";
+        boot_id: std::string::String = "bootID";
+        container_runtime_version: std::string::String = "containerRuntimeVersion";
+        kernel_version: std::string::String = "kernelVersion";
+        kube_proxy_version: std::string::String = "kubeProxyVersion";
+        kubelet_version: std::string::String = "kubeletVersion";
+        machine_id: std::string::String = "machineID";
+        operating_system: std::string::String = "operatingSystem";
+        os_image: std::string::String = "osImage";
+        running_in_user_namespace: Option<bool> = "runningInUserNamespace" optional from 1.37;
+        swap: Option<k8s_openapi::api::core::v1::NodeSwapStatus> = "swap" optional;
+        system_uuid: std::string::String = "systemUUID";
     }
     k8s_openapi::api::core::v1::ObjectFieldSelector as "ObjectFieldSelector" {
         api_version: Option<std::string::String> = "apiVersion" optional;
@@ -1320,6 +1682,17 @@ smp_derive::__foreign_impls! {
         volume_attributes_class_name: Option<std::string::String> = "volumeAttributesClassName" optional;
         volume_mode: Option<std::string::String> = "volumeMode" optional;
         volume_name: Option<std::string::String> = "volumeName" optional;
+    }
+    k8s_openapi::api::core::v1::PersistentVolumeClaimStatus as "PersistentVolumeClaimStatus" {
+        access_modes: Option<std::vec::Vec<std::string::String>> = "accessModes" optional;
+        allocated_resource_statuses: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "allocatedResourceStatuses" optional;
+        allocated_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatedResources" optional;
+        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "capacity" optional;
+        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PersistentVolumeClaimCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
+        current_volume_attributes_class_name: Option<std::string::String> = "currentVolumeAttributesClassName" optional;
+        health_status: Option<k8s_openapi::api::core::v1::VolumeHealthStatus> = "healthStatus" optional from 1.37;
+        modify_volume_status: Option<k8s_openapi::api::core::v1::ModifyVolumeStatus> = "modifyVolumeStatus" optional;
+        phase: Option<std::string::String> = "phase" optional;
     }
     k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate as "PersistentVolumeClaimTemplate" {
         metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
@@ -1449,6 +1822,76 @@ smp_derive::__foreign_impls! {
         sysctls: Option<std::vec::Vec<k8s_openapi::api::core::v1::Sysctl>> = "sysctls" optional;
         windows_options: Option<k8s_openapi::api::core::v1::WindowsSecurityContextOptions> = "windowsOptions" optional;
     }
+    k8s_openapi::api::core::v1::PodSpec as "PodSpec" {
+        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
+        affinity: Option<k8s_openapi::api::core::v1::Affinity> = "affinity" optional;
+        automount_service_account_token: Option<bool> = "automountServiceAccountToken" optional;
+        containers: std::vec::Vec<k8s_openapi::api::core::v1::Container> = "containers" strategy = "merge" merge_key = "name";
+        dns_config: Option<k8s_openapi::api::core::v1::PodDNSConfig> = "dnsConfig" optional;
+        dns_policy: Option<std::string::String> = "dnsPolicy" optional;
+        enable_service_links: Option<bool> = "enableServiceLinks" optional;
+        ephemeral_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::EphemeralContainer>> = "ephemeralContainers" optional strategy = "merge" merge_key = "name";
+        eviction_responders: Option<std::vec::Vec<k8s_openapi::api::core::v1::EvictionResponder>> = "evictionResponders" optional strategy = "merge" merge_key = "name" from 1.37;
+        host_aliases: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostAlias>> = "hostAliases" optional strategy = "merge" merge_key = "ip";
+        host_ipc: Option<bool> = "hostIPC" optional;
+        host_network: Option<bool> = "hostNetwork" optional;
+        host_pid: Option<bool> = "hostPID" optional;
+        host_users: Option<bool> = "hostUsers" optional;
+        hostname: Option<std::string::String> = "hostname" optional;
+        hostname_override: Option<std::string::String> = "hostnameOverride" optional from 1.34;
+        image_pull_secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::LocalObjectReference>> = "imagePullSecrets" optional strategy = "merge" merge_key = "name";
+        init_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::Container>> = "initContainers" optional strategy = "merge" merge_key = "name";
+        node_name: Option<std::string::String> = "nodeName" optional;
+        node_selector: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "nodeSelector" optional;
+        os: Option<k8s_openapi::api::core::v1::PodOS> = "os" optional;
+        overhead: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "overhead" optional;
+        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
+        priority: Option<i32> = "priority" optional;
+        priority_class_name: Option<std::string::String> = "priorityClassName" optional;
+        readiness_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodReadinessGate>> = "readinessGates" optional;
+        resource_claims: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaim>> = "resourceClaims" optional strategy = "merge,retainKeys" merge_key = "name";
+        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
+        restart_policy: Option<std::string::String> = "restartPolicy" optional;
+        runtime_class_name: Option<std::string::String> = "runtimeClassName" optional;
+        scheduler_name: Option<std::string::String> = "schedulerName" optional;
+        scheduling_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodSchedulingGate>> = "schedulingGates" optional strategy = "merge" merge_key = "name";
+        scheduling_group: Option<k8s_openapi::api::core::v1::PodSchedulingGroup> = "schedulingGroup" optional from 1.36;
+        security_context: Option<k8s_openapi::api::core::v1::PodSecurityContext> = "securityContext" optional;
+        service_account: Option<std::string::String> = "serviceAccount" optional;
+        service_account_name: Option<std::string::String> = "serviceAccountName" optional;
+        set_hostname_as_fqdn: Option<bool> = "setHostnameAsFQDN" optional;
+        share_process_namespace: Option<bool> = "shareProcessNamespace" optional;
+        subdomain: Option<std::string::String> = "subdomain" optional;
+        termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
+        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
+        volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
+        workload_ref: Option<k8s_openapi::api::core::v1::WorkloadReference> = "workloadRef" optional from 1.35 until 1.35;
+    }
+    k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
+        allocated_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatedResources" optional from 1.35;
+        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
+        container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "containerStatuses" optional;
+        ephemeral_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "ephemeralContainerStatuses" optional;
+        extended_resource_claim_status: Option<k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus> = "extendedResourceClaimStatus" optional from 1.34;
+        host_ip: Option<std::string::String> = "hostIP" optional;
+        host_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostIP>> = "hostIPs" optional strategy = "merge" merge_key = "ip";
+        init_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "initContainerStatuses" optional;
+        message: Option<std::string::String> = "message" optional;
+        node_allocatable_resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus>> = "nodeAllocatableResourceClaimStatuses" optional strategy = "merge" merge_key = "resourceClaimName" from 1.36;
+        nominated_node_name: Option<std::string::String> = "nominatedNodeName" optional;
+        observed_generation: Option<i64> = "observedGeneration" optional;
+        phase: Option<std::string::String> = "phase" optional;
+        pod_ip: Option<std::string::String> = "podIP" optional;
+        pod_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodIP>> = "podIPs" optional strategy = "merge" merge_key = "ip";
+        qos_class: Option<std::string::String> = "qosClass" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        resize: Option<std::string::String> = "resize" optional;
+        resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaimStatus>> = "resourceClaimStatuses" optional strategy = "merge,retainKeys" merge_key = "name";
+        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional from 1.35;
+        start_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "startTime" optional;
+        volume_health: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodVolumeHealth>> = "volumeHealth" optional from 1.37;
+    }
     k8s_openapi::api::core::v1::PodTemplate as "PodTemplate" {
         const "apiVersion";
         const "kind";
@@ -1484,6 +1927,11 @@ smp_derive::__foreign_impls! {
         tcp_socket: Option<k8s_openapi::api::core::v1::TCPSocketAction> = "tcpSocket" optional;
         termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
         timeout_seconds: Option<i32> = "timeoutSeconds" optional;
+    }
+    k8s_openapi::api::core::v1::ProjectedVolumeSource as "ProjectedVolumeSource" {
+        default_mode: Option<i32> = "defaultMode" optional;
+        default_user: Option<i64> = "defaultUser" optional from 1.37;
+        sources: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeProjection>> = "sources" optional;
     }
     k8s_openapi::api::core::v1::QuobyteVolumeSource as "QuobyteVolumeSource" {
         group: Option<std::string::String> = "group" optional;
@@ -1549,6 +1997,11 @@ smp_derive::__foreign_impls! {
         container_name: Option<std::string::String> = "containerName" optional;
         divisor: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "divisor" optional;
         resource: std::string::String = "resource";
+    }
+    k8s_openapi::api::core::v1::ResourceHealth as "ResourceHealth" {
+        health: Option<std::string::String> = "health" optional;
+        message: Option<std::string::String> = "message" optional from 1.36;
+        resource_id: std::string::String = "resourceID";
     }
     k8s_openapi::api::core::v1::ResourceQuota as "ResourceQuota" {
         const "apiVersion";
@@ -1644,6 +2097,13 @@ smp_derive::__foreign_impls! {
         name: Option<std::string::String> = "name" optional;
         namespace: Option<std::string::String> = "namespace" optional;
     }
+    k8s_openapi::api::core::v1::SecretVolumeSource as "SecretVolumeSource" {
+        default_mode: Option<i32> = "defaultMode" optional;
+        default_user: Option<i64> = "defaultUser" optional from 1.37;
+        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::KeyToPath>> = "items" optional;
+        optional: Option<bool> = "optional" optional;
+        secret_name: Option<std::string::String> = "secretName" optional;
+    }
     k8s_openapi::api::core::v1::SecurityContext as "SecurityContext" {
         allow_privilege_escalation: Option<bool> = "allowPrivilegeEscalation" optional;
         app_armor_profile: Option<k8s_openapi::api::core::v1::AppArmorProfile> = "appArmorProfile" optional;
@@ -1672,6 +2132,12 @@ smp_derive::__foreign_impls! {
         image_pull_secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::LocalObjectReference>> = "imagePullSecrets" optional;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::ObjectReference>> = "secrets" optional strategy = "merge" merge_key = "name";
+    }
+    k8s_openapi::api::core::v1::ServiceAccountTokenProjection as "ServiceAccountTokenProjection" {
+        audience: Option<std::string::String> = "audience" optional;
+        expiration_seconds: Option<i64> = "expirationSeconds" optional;
+        path: std::string::String = "path";
+        user: Option<i64> = "user" optional from 1.37;
     }
     k8s_openapi::api::core::v1::ServicePort as "ServicePort" {
         app_protocol: Option<std::string::String> = "appProtocol" optional;
@@ -1813,8 +2279,33 @@ smp_derive::__foreign_impls! {
         device_path: std::string::String = "devicePath";
         name: std::string::String = "name";
     }
+    k8s_openapi::api::core::v1::VolumeMount as "VolumeMount" {
+        bind_mount_options: Option<std::vec::Vec<std::string::String>> = "bindMountOptions" optional from 1.37;
+        mount_path: std::string::String = "mountPath";
+        mount_propagation: Option<std::string::String> = "mountPropagation" optional;
+        name: std::string::String = "name";
+        read_only: Option<bool> = "readOnly" optional;
+        recursive_read_only: Option<std::string::String> = "recursiveReadOnly" optional;
+        sub_path: Option<std::string::String> = "subPath" optional;
+        sub_path_expr: Option<std::string::String> = "subPathExpr" optional;
+    }
+    k8s_openapi::api::core::v1::VolumeMountStatus as "VolumeMountStatus" {
+        mount_path: std::string::String = "mountPath";
+        name: std::string::String = "name";
+        read_only: Option<bool> = "readOnly" optional;
+        recursive_read_only: Option<std::string::String> = "recursiveReadOnly" optional;
+        volume_status: Option<k8s_openapi::api::core::v1::VolumeStatus> = "volumeStatus" optional from 1.36;
+    }
     k8s_openapi::api::core::v1::VolumeNodeAffinity as "VolumeNodeAffinity" {
         required: Option<k8s_openapi::api::core::v1::NodeSelector> = "required" optional;
+    }
+    k8s_openapi::api::core::v1::VolumeProjection as "VolumeProjection" {
+        cluster_trust_bundle: Option<k8s_openapi::api::core::v1::ClusterTrustBundleProjection> = "clusterTrustBundle" optional;
+        config_map: Option<k8s_openapi::api::core::v1::ConfigMapProjection> = "configMap" optional;
+        downward_api: Option<k8s_openapi::api::core::v1::DownwardAPIProjection> = "downwardAPI" optional;
+        pod_certificate: Option<k8s_openapi::api::core::v1::PodCertificateProjection> = "podCertificate" optional from 1.34;
+        secret: Option<k8s_openapi::api::core::v1::SecretProjection> = "secret" optional;
+        service_account_token: Option<k8s_openapi::api::core::v1::ServiceAccountTokenProjection> = "serviceAccountToken" optional;
     }
     k8s_openapi::api::core::v1::VolumeResourceRequirements as "VolumeResourceRequirements" {
         limits: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "limits" optional;
@@ -1861,6 +2352,15 @@ smp_derive::__foreign_impls! {
         port: Option<i32> = "port" optional;
         protocol: Option<std::string::String> = "protocol" optional;
     }
+    k8s_openapi::api::discovery::v1::EndpointSlice as "EndpointSlice" {
+        const "apiVersion";
+        const "kind";
+        address_type: std::string::String = "addressType";
+        endpoints: Option<std::vec::Vec<k8s_openapi::api::discovery::v1::Endpoint>> = "endpoints" optional from 1.36;
+        endpoints: std::vec::Vec<k8s_openapi::api::discovery::v1::Endpoint> = "endpoints" until 1.35;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        ports: Option<std::vec::Vec<k8s_openapi::api::discovery::v1::EndpointPort>> = "ports" optional;
+    }
     k8s_openapi::api::discovery::v1::ForNode as "ForNode" {
         name: std::string::String = "name";
     }
@@ -1897,6 +2397,22 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMethod as "FlowDistinguisherMethod" {
         type_: std::string::String = "type";
     }
+    k8s_openapi::api::flowcontrol::v1::FlowSchema as "FlowSchema" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec = "spec" from 1.37;
+        spec: Option<k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec> = "spec" optional until 1.36;
+        status: Option<k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus> = "status" optional;
+    }
+    k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition as "FlowSchemaCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        status: Option<std::string::String> = "status" optional;
+        type_: std::string::String = "type" from 1.37;
+        type_: Option<std::string::String> = "type" optional until 1.36;
+    }
     k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec as "FlowSchemaSpec" {
         distinguisher_method: Option<k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMethod> = "distinguisherMethod" optional;
         matching_precedence: Option<i32> = "matchingPrecedence" optional;
@@ -1913,6 +2429,13 @@ smp_derive::__foreign_impls! {
         queuing: Option<k8s_openapi::api::flowcontrol::v1::QueuingConfiguration> = "queuing" optional;
         type_: std::string::String = "type";
     }
+    k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration as "LimitedPriorityLevelConfiguration" {
+        borrowing_limit_percent: Option<i32> = "borrowingLimitPercent" optional;
+        lendable_percent: Option<i32> = "lendablePercent" optional;
+        limit_response: k8s_openapi::api::flowcontrol::v1::LimitResponse = "limitResponse" from 1.37;
+        limit_response: Option<k8s_openapi::api::flowcontrol::v1::LimitResponse> = "limitResponse" optional until 1.36;
+        nominal_concurrency_shares: Option<i32> = "nominalConcurrencyShares" optional;
+    }
     k8s_openapi::api::flowcontrol::v1::NonResourcePolicyRule as "NonResourcePolicyRule" {
         non_resource_urls: std::vec::Vec<std::string::String> = "nonResourceURLs";
         verbs: std::vec::Vec<std::string::String> = "verbs";
@@ -1921,6 +2444,22 @@ smp_derive::__foreign_impls! {
         non_resource_rules: Option<std::vec::Vec<k8s_openapi::api::flowcontrol::v1::NonResourcePolicyRule>> = "nonResourceRules" optional;
         resource_rules: Option<std::vec::Vec<k8s_openapi::api::flowcontrol::v1::ResourcePolicyRule>> = "resourceRules" optional;
         subjects: std::vec::Vec<k8s_openapi::api::flowcontrol::v1::Subject> = "subjects";
+    }
+    k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as "PriorityLevelConfiguration" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec = "spec" from 1.37;
+        spec: Option<k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec> = "spec" optional until 1.36;
+        status: Option<k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationStatus> = "status" optional;
+    }
+    k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition as "PriorityLevelConfigurationCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        status: Option<std::string::String> = "status" optional;
+        type_: std::string::String = "type" from 1.37;
+        type_: Option<std::string::String> = "type" optional until 1.36;
     }
     k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationReference as "PriorityLevelConfigurationReference" {
         name: std::string::String = "name";
@@ -1965,6 +2504,13 @@ smp_derive::__foreign_impls! {
     }
     k8s_openapi::api::networking::v1::HTTPIngressRuleValue as "HTTPIngressRuleValue" {
         paths: std::vec::Vec<k8s_openapi::api::networking::v1::HTTPIngressPath> = "paths";
+    }
+    k8s_openapi::api::networking::v1::IPAddress as "IPAddress" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::networking::v1::IPAddressSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::networking::v1::IPAddressSpec> = "spec" optional until 1.35;
     }
     k8s_openapi::api::networking::v1::IPAddressSpec as "IPAddressSpec" {
         parent_ref: k8s_openapi::api::networking::v1::ParentReference = "parentRef";
@@ -2122,6 +2668,19 @@ smp_derive::__foreign_impls! {
         selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "selector" optional strategy = "replace";
         unhealthy_pod_eviction_policy: Option<std::string::String> = "unhealthyPodEvictionPolicy" optional;
     }
+    k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus as "PodDisruptionBudgetStatus" {
+        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
+        current_healthy: Option<i32> = "currentHealthy" optional from 1.36;
+        desired_healthy: Option<i32> = "desiredHealthy" optional from 1.36;
+        current_healthy: i32 = "currentHealthy" until 1.35;
+        desired_healthy: i32 = "desiredHealthy" until 1.35;
+        disrupted_pods: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>> = "disruptedPods" optional;
+        disruptions_allowed: Option<i32> = "disruptionsAllowed" optional from 1.36;
+        expected_pods: Option<i32> = "expectedPods" optional from 1.36;
+        disruptions_allowed: i32 = "disruptionsAllowed" until 1.35;
+        expected_pods: i32 = "expectedPods" until 1.35;
+        observed_generation: Option<i64> = "observedGeneration" optional;
+    }
     k8s_openapi::api::rbac::v1::AggregationRule as "AggregationRule" {
         cluster_role_selectors: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>> = "clusterRoleSelectors" optional;
     }
@@ -2159,6 +2718,12 @@ smp_derive::__foreign_impls! {
         role_ref: k8s_openapi::api::rbac::v1::RoleRef = "roleRef";
         subjects: Option<std::vec::Vec<k8s_openapi::api::rbac::v1::Subject>> = "subjects" optional;
     }
+    k8s_openapi::api::rbac::v1::RoleRef as "RoleRef" {
+        api_group: Option<std::string::String> = "apiGroup" optional from 1.36;
+        api_group: std::string::String = "apiGroup" until 1.35;
+        kind: std::string::String = "kind";
+        name: std::string::String = "name";
+    }
     k8s_openapi::api::rbac::v1::Subject as "Subject" {
         api_group: Option<std::string::String> = "apiGroup" optional;
         kind: std::string::String = "kind";
@@ -2171,9 +2736,52 @@ smp_derive::__foreign_impls! {
         time_added: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "timeAdded" optional;
         value: Option<std::string::String> = "value" optional;
     }
+    k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as "DeviceTaintRule" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec = "spec";
+        status: Option<k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStatus> = "status" optional from 1.35;
+    }
     k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec as "DeviceTaintRuleSpec" {
         device_selector: Option<k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector> = "deviceSelector" optional;
         taint: k8s_openapi::api::resource::v1alpha3::DeviceTaint = "taint";
+    }
+    k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector as "DeviceTaintSelector" {
+        device: Option<std::string::String> = "device" optional;
+        device_class_name: Option<std::string::String> = "deviceClassName" optional until 1.34;
+        driver: Option<std::string::String> = "driver" optional;
+        pool: Option<std::string::String> = "pool" optional;
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1alpha3::DeviceSelector>> = "selectors" optional until 1.34;
+    }
+    k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus as "AllocatedDeviceStatus" {
+        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional;
+        data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional;
+        device: std::string::String = "device";
+        driver: std::string::String = "driver";
+        network_data: Option<k8s_openapi::api::resource::v1beta1::NetworkDeviceData> = "networkData" optional;
+        pool: std::string::String = "pool";
+        share_id: Option<std::string::String> = "shareID" optional from 1.34;
+    }
+    k8s_openapi::api::resource::v1beta1::AllocationResult as "AllocationResult" {
+        allocation_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "allocationTimestamp" optional from 1.34;
+        devices: Option<k8s_openapi::api::resource::v1beta1::DeviceAllocationResult> = "devices" optional;
+        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
+    }
+    k8s_openapi::api::resource::v1beta1::BasicDevice as "BasicDevice" {
+        all_nodes: Option<bool> = "allNodes" optional;
+        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional from 1.34;
+        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceAttribute>> = "attributes" optional;
+        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional from 1.34;
+        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional from 1.34;
+        binds_to_node: Option<bool> = "bindsToNode" optional from 1.34;
+        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceCapacity>> = "capacity" optional;
+        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption>> = "consumesCounters" optional;
+        node_allocatable_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::NodeAllocatableResource>> = "nodeAllocatableResources" optional from 1.37;
+        node_allocatable_resource_mappings: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping>> = "nodeAllocatableResourceMappings" optional from 1.36 until 1.36;
+        node_name: Option<std::string::String> = "nodeName" optional;
+        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
+        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceTaint>> = "taints" optional;
     }
     k8s_openapi::api::resource::v1beta1::CELDeviceSelector as "CELDeviceSelector" {
         expression: std::string::String = "expression";
@@ -2198,6 +2806,20 @@ smp_derive::__foreign_impls! {
         config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceAllocationConfiguration>> = "config" optional;
         results: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult>> = "results" optional;
     }
+    k8s_openapi::api::resource::v1beta1::DeviceAttribute as "DeviceAttribute" {
+        bool: Option<bool> = "bool" optional;
+        bools: Option<std::vec::Vec<bool>> = "bools" optional from 1.36;
+        int: Option<i64> = "int" optional;
+        ints: Option<std::vec::Vec<i64>> = "ints" optional from 1.36;
+        string: Option<std::string::String> = "string" optional;
+        strings: Option<std::vec::Vec<std::string::String>> = "strings" optional from 1.36;
+        version: Option<std::string::String> = "version" optional;
+        versions: Option<std::vec::Vec<std::string::String>> = "versions" optional from 1.36;
+    }
+    k8s_openapi::api::resource::v1beta1::DeviceCapacity as "DeviceCapacity" {
+        request_policy: Option<k8s_openapi::api::resource::v1beta1::CapacityRequestPolicy> = "requestPolicy" optional from 1.34;
+        value: k8s_openapi::apimachinery::pkg::api::resource::Quantity = "value";
+    }
     k8s_openapi::api::resource::v1beta1::DeviceClaim as "DeviceClaim" {
         config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration>> = "config" optional;
         constraints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceConstraint>> = "constraints" optional;
@@ -2207,11 +2829,68 @@ smp_derive::__foreign_impls! {
         opaque: Option<k8s_openapi::api::resource::v1beta1::OpaqueDeviceConfiguration> = "opaque" optional;
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
+    k8s_openapi::api::resource::v1beta1::DeviceClass as "DeviceClass" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1beta1::DeviceClassSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1beta1::DeviceClassSpec = "spec" until 1.36;
+    }
     k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration as "DeviceClassConfiguration" {
         opaque: Option<k8s_openapi::api::resource::v1beta1::OpaqueDeviceConfiguration> = "opaque" optional;
     }
+    k8s_openapi::api::resource::v1beta1::DeviceClassSpec as "DeviceClassSpec" {
+        config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration>> = "config" optional;
+        extended_resource_name: Option<std::string::String> = "extendedResourceName" optional from 1.34;
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
+    }
+    k8s_openapi::api::resource::v1beta1::DeviceConstraint as "DeviceConstraint" {
+        distinct_attribute: Option<std::string::String> = "distinctAttribute" optional from 1.34;
+        match_attribute: Option<std::string::String> = "matchAttribute" optional;
+        requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
+    }
+    k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption as "DeviceCounterConsumption" {
+        compatibility_groups: Option<std::vec::Vec<std::string::String>> = "compatibilityGroups" optional from 1.37;
+        counter_set: std::string::String = "counterSet";
+        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::Counter> = "counters";
+    }
+    k8s_openapi::api::resource::v1beta1::DeviceRequest as "DeviceRequest" {
+        admin_access: Option<bool> = "adminAccess" optional;
+        allocation_mode: Option<std::string::String> = "allocationMode" optional;
+        capacity: Option<k8s_openapi::api::resource::v1beta1::CapacityRequirements> = "capacity" optional from 1.34;
+        count: Option<i64> = "count" optional;
+        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceDerivedAttribute>> = "derivedAttributes" optional from 1.37;
+        device_class_name: Option<std::string::String> = "deviceClassName" optional;
+        first_available: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSubRequest>> = "firstAvailable" optional;
+        name: std::string::String = "name";
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
+    }
+    k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
+        admin_access: Option<bool> = "adminAccess" optional;
+        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional from 1.34;
+        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional from 1.34;
+        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional from 1.34;
+        device: std::string::String = "device";
+        driver: std::string::String = "driver";
+        pool: std::string::String = "pool";
+        request: std::string::String = "request";
+        share_id: Option<std::string::String> = "shareID" optional from 1.34;
+        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
+    }
     k8s_openapi::api::resource::v1beta1::DeviceSelector as "DeviceSelector" {
         cel: Option<k8s_openapi::api::resource::v1beta1::CELDeviceSelector> = "cel" optional;
+    }
+    k8s_openapi::api::resource::v1beta1::DeviceSubRequest as "DeviceSubRequest" {
+        allocation_mode: Option<std::string::String> = "allocationMode" optional;
+        capacity: Option<k8s_openapi::api::resource::v1beta1::CapacityRequirements> = "capacity" optional from 1.34;
+        count: Option<i64> = "count" optional;
+        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceDerivedAttribute>> = "derivedAttributes" optional from 1.37;
+        device_class_name: std::string::String = "deviceClassName";
+        name: std::string::String = "name";
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
     }
     k8s_openapi::api::resource::v1beta1::DeviceTaint as "DeviceTaint" {
         effect: std::string::String = "effect";
@@ -2235,6 +2914,14 @@ smp_derive::__foreign_impls! {
         driver: std::string::String = "driver";
         parameters: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "parameters";
     }
+    k8s_openapi::api::resource::v1beta1::ResourceClaim as "ResourceClaim" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1beta1::ResourceClaimSpec = "spec" until 1.36;
+        status: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimStatus> = "status" optional;
+    }
     k8s_openapi::api::resource::v1beta1::ResourceClaimConsumerReference as "ResourceClaimConsumerReference" {
         api_group: Option<std::string::String> = "apiGroup" optional;
         name: std::string::String = "name";
@@ -2249,6 +2936,18 @@ smp_derive::__foreign_impls! {
         devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus>> = "devices" optional;
         reserved_for: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::ResourceClaimConsumerReference>> = "reservedFor" optional strategy = "merge" merge_key = "uid";
     }
+    k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as "ResourceClaimTemplate" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec = "spec" until 1.36;
+    }
+    k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
+        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
+        spec: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1beta1::ResourceClaimSpec = "spec" until 1.36;
+    }
     k8s_openapi::api::resource::v1beta1::ResourcePool as "ResourcePool" {
         generation: i64 = "generation";
         name: std::string::String = "name";
@@ -2260,6 +2959,32 @@ smp_derive::__foreign_impls! {
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1beta1::ResourceSliceSpec = "spec";
     }
+    k8s_openapi::api::resource::v1beta1::ResourceSliceSpec as "ResourceSliceSpec" {
+        all_nodes: Option<bool> = "allNodes" optional;
+        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::Device>> = "devices" optional;
+        driver: std::string::String = "driver";
+        node_name: Option<std::string::String> = "nodeName" optional;
+        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
+        partition_type_attribute: Option<std::string::String> = "partitionTypeAttribute" optional from 1.37;
+        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
+        pool: k8s_openapi::api::resource::v1beta1::ResourcePool = "pool";
+        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::CounterSet>> = "sharedCounters" optional;
+        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
+    }
+    k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus as "AllocatedDeviceStatus" {
+        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional;
+        data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional;
+        device: std::string::String = "device";
+        driver: std::string::String = "driver";
+        network_data: Option<k8s_openapi::api::resource::v1beta2::NetworkDeviceData> = "networkData" optional;
+        pool: std::string::String = "pool";
+        share_id: Option<std::string::String> = "shareID" optional from 1.34;
+    }
+    k8s_openapi::api::resource::v1beta2::AllocationResult as "AllocationResult" {
+        allocation_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "allocationTimestamp" optional from 1.34;
+        devices: Option<k8s_openapi::api::resource::v1beta2::DeviceAllocationResult> = "devices" optional;
+        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
+    }
     k8s_openapi::api::resource::v1beta2::CELDeviceSelector as "CELDeviceSelector" {
         expression: std::string::String = "expression";
     }
@@ -2270,6 +2995,22 @@ smp_derive::__foreign_impls! {
         counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::Counter> = "counters";
         name: std::string::String = "name";
     }
+    k8s_openapi::api::resource::v1beta2::Device as "Device" {
+        all_nodes: Option<bool> = "allNodes" optional;
+        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional from 1.34;
+        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceAttribute>> = "attributes" optional;
+        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional from 1.34;
+        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional from 1.34;
+        binds_to_node: Option<bool> = "bindsToNode" optional from 1.34;
+        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceCapacity>> = "capacity" optional;
+        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption>> = "consumesCounters" optional;
+        name: std::string::String = "name";
+        node_allocatable_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::NodeAllocatableResource>> = "nodeAllocatableResources" optional from 1.37;
+        node_allocatable_resource_mappings: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::NodeAllocatableResourceMapping>> = "nodeAllocatableResourceMappings" optional from 1.36 until 1.36;
+        node_name: Option<std::string::String> = "nodeName" optional;
+        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
+        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceTaint>> = "taints" optional;
+    }
     k8s_openapi::api::resource::v1beta2::DeviceAllocationConfiguration as "DeviceAllocationConfiguration" {
         opaque: Option<k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration> = "opaque" optional;
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
@@ -2278,6 +3019,20 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::resource::v1beta2::DeviceAllocationResult as "DeviceAllocationResult" {
         config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceAllocationConfiguration>> = "config" optional;
         results: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult>> = "results" optional;
+    }
+    k8s_openapi::api::resource::v1beta2::DeviceAttribute as "DeviceAttribute" {
+        bool: Option<bool> = "bool" optional;
+        bools: Option<std::vec::Vec<bool>> = "bools" optional from 1.36;
+        int: Option<i64> = "int" optional;
+        ints: Option<std::vec::Vec<i64>> = "ints" optional from 1.36;
+        string: Option<std::string::String> = "string" optional;
+        strings: Option<std::vec::Vec<std::string::String>> = "strings" optional from 1.36;
+        version: Option<std::string::String> = "version" optional;
+        versions: Option<std::vec::Vec<std::string::String>> = "versions" optional from 1.36;
+    }
+    k8s_openapi::api::resource::v1beta2::DeviceCapacity as "DeviceCapacity" {
+        request_policy: Option<k8s_openapi::api::resource::v1beta2::CapacityRequestPolicy> = "requestPolicy" optional from 1.34;
+        value: k8s_openapi::apimachinery::pkg::api::resource::Quantity = "value";
     }
     k8s_openapi::api::resource::v1beta2::DeviceClaim as "DeviceClaim" {
         config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration>> = "config" optional;
@@ -2288,16 +3043,61 @@ smp_derive::__foreign_impls! {
         opaque: Option<k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration> = "opaque" optional;
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
+    k8s_openapi::api::resource::v1beta2::DeviceClass as "DeviceClass" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1beta2::DeviceClassSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1beta2::DeviceClassSpec = "spec" until 1.36;
+    }
     k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration as "DeviceClassConfiguration" {
         opaque: Option<k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration> = "opaque" optional;
+    }
+    k8s_openapi::api::resource::v1beta2::DeviceClassSpec as "DeviceClassSpec" {
+        config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration>> = "config" optional;
+        extended_resource_name: Option<std::string::String> = "extendedResourceName" optional from 1.34;
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
+    }
+    k8s_openapi::api::resource::v1beta2::DeviceConstraint as "DeviceConstraint" {
+        distinct_attribute: Option<std::string::String> = "distinctAttribute" optional from 1.34;
+        match_attribute: Option<std::string::String> = "matchAttribute" optional;
+        requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
+    }
+    k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption as "DeviceCounterConsumption" {
+        compatibility_groups: Option<std::vec::Vec<std::string::String>> = "compatibilityGroups" optional from 1.37;
+        counter_set: std::string::String = "counterSet";
+        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::Counter> = "counters";
     }
     k8s_openapi::api::resource::v1beta2::DeviceRequest as "DeviceRequest" {
         exactly: Option<k8s_openapi::api::resource::v1beta2::ExactDeviceRequest> = "exactly" optional;
         first_available: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSubRequest>> = "firstAvailable" optional;
         name: std::string::String = "name";
     }
+    k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
+        admin_access: Option<bool> = "adminAccess" optional;
+        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional from 1.34;
+        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional from 1.34;
+        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional from 1.34;
+        device: std::string::String = "device";
+        driver: std::string::String = "driver";
+        pool: std::string::String = "pool";
+        request: std::string::String = "request";
+        share_id: Option<std::string::String> = "shareID" optional from 1.34;
+        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
+    }
     k8s_openapi::api::resource::v1beta2::DeviceSelector as "DeviceSelector" {
         cel: Option<k8s_openapi::api::resource::v1beta2::CELDeviceSelector> = "cel" optional;
+    }
+    k8s_openapi::api::resource::v1beta2::DeviceSubRequest as "DeviceSubRequest" {
+        allocation_mode: Option<std::string::String> = "allocationMode" optional;
+        capacity: Option<k8s_openapi::api::resource::v1beta2::CapacityRequirements> = "capacity" optional from 1.34;
+        count: Option<i64> = "count" optional;
+        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceDerivedAttribute>> = "derivedAttributes" optional from 1.37;
+        device_class_name: std::string::String = "deviceClassName";
+        name: std::string::String = "name";
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
     }
     k8s_openapi::api::resource::v1beta2::DeviceTaint as "DeviceTaint" {
         effect: std::string::String = "effect";
@@ -2312,6 +3112,16 @@ smp_derive::__foreign_impls! {
         toleration_seconds: Option<i64> = "tolerationSeconds" optional;
         value: Option<std::string::String> = "value" optional;
     }
+    k8s_openapi::api::resource::v1beta2::ExactDeviceRequest as "ExactDeviceRequest" {
+        admin_access: Option<bool> = "adminAccess" optional;
+        allocation_mode: Option<std::string::String> = "allocationMode" optional;
+        capacity: Option<k8s_openapi::api::resource::v1beta2::CapacityRequirements> = "capacity" optional from 1.34;
+        count: Option<i64> = "count" optional;
+        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceDerivedAttribute>> = "derivedAttributes" optional from 1.37;
+        device_class_name: std::string::String = "deviceClassName";
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
+    }
     k8s_openapi::api::resource::v1beta2::NetworkDeviceData as "NetworkDeviceData" {
         hardware_address: Option<std::string::String> = "hardwareAddress" optional;
         interface_name: Option<std::string::String> = "interfaceName" optional;
@@ -2320,6 +3130,14 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration as "OpaqueDeviceConfiguration" {
         driver: std::string::String = "driver";
         parameters: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "parameters";
+    }
+    k8s_openapi::api::resource::v1beta2::ResourceClaim as "ResourceClaim" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1beta2::ResourceClaimSpec = "spec" until 1.36;
+        status: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimStatus> = "status" optional;
     }
     k8s_openapi::api::resource::v1beta2::ResourceClaimConsumerReference as "ResourceClaimConsumerReference" {
         api_group: Option<std::string::String> = "apiGroup" optional;
@@ -2335,6 +3153,18 @@ smp_derive::__foreign_impls! {
         devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus>> = "devices" optional;
         reserved_for: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::ResourceClaimConsumerReference>> = "reservedFor" optional strategy = "merge" merge_key = "uid";
     }
+    k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as "ResourceClaimTemplate" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec = "spec" until 1.36;
+    }
+    k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
+        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
+        spec: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1beta2::ResourceClaimSpec = "spec" until 1.36;
+    }
     k8s_openapi::api::resource::v1beta2::ResourcePool as "ResourcePool" {
         generation: i64 = "generation";
         name: std::string::String = "name";
@@ -2346,11 +3176,53 @@ smp_derive::__foreign_impls! {
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1beta2::ResourceSliceSpec = "spec";
     }
+    k8s_openapi::api::resource::v1beta2::ResourceSliceSpec as "ResourceSliceSpec" {
+        all_nodes: Option<bool> = "allNodes" optional;
+        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::Device>> = "devices" optional;
+        driver: std::string::String = "driver";
+        node_name: Option<std::string::String> = "nodeName" optional;
+        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
+        partition_type_attribute: Option<std::string::String> = "partitionTypeAttribute" optional from 1.37;
+        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
+        pool: k8s_openapi::api::resource::v1beta2::ResourcePool = "pool";
+        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::CounterSet>> = "sharedCounters" optional;
+        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
+    }
+    k8s_openapi::api::scheduling::v1::PriorityClass as "PriorityClass" {
+        const "apiVersion";
+        const "kind";
+        description: Option<std::string::String> = "description" optional;
+        global_default: Option<bool> = "globalDefault" optional;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
+        value: Option<i32> = "value" optional from 1.36;
+        value: i32 = "value" until 1.35;
+    }
     k8s_openapi::api::storage::v1::CSIDriver as "CSIDriver" {
         const "apiVersion";
         const "kind";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::storage::v1::CSIDriverSpec = "spec";
+    }
+    k8s_openapi::api::storage::v1::CSIDriverSpec as "CSIDriverSpec" {
+        attach_required: Option<bool> = "attachRequired" optional;
+        fs_group_policy: Option<std::string::String> = "fsGroupPolicy" optional;
+        node_allocatable_update_period_seconds: Option<i64> = "nodeAllocatableUpdatePeriodSeconds" optional;
+        pod_info_on_mount: Option<bool> = "podInfoOnMount" optional;
+        prevent_pod_scheduling_if_missing: Option<bool> = "preventPodSchedulingIfMissing" optional from 1.36;
+        requires_republish: Option<bool> = "requiresRepublish" optional;
+        se_linux_mount: Option<bool> = "seLinuxMount" optional;
+        service_account_token_in_secrets: Option<bool> = "serviceAccountTokenInSecrets" optional from 1.35;
+        storage_capacity: Option<bool> = "storageCapacity" optional;
+        token_requests: Option<std::vec::Vec<k8s_openapi::api::storage::v1::TokenRequest>> = "tokenRequests" optional;
+        volume_lifecycle_modes: Option<std::vec::Vec<std::string::String>> = "volumeLifecycleModes" optional;
+    }
+    k8s_openapi::api::storage::v1::CSINode as "CSINode" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::storage::v1::CSINodeSpec = "spec";
+        status: Option<k8s_openapi::api::storage::v1::CSINodeStatus> = "status" optional from 1.37;
     }
     k8s_openapi::api::storage::v1::CSINodeDriver as "CSINodeDriver" {
         allocatable: Option<k8s_openapi::api::storage::v1::VolumeNodeResources> = "allocatable" optional;
@@ -2435,6 +3307,14 @@ smp_derive::__foreign_impls! {
         spec: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec = "spec";
         status: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus> = "status" optional;
     }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition as "CustomResourceDefinitionCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        observed_generation: Option<i64> = "observedGeneration" optional from 1.35;
+        reason: Option<std::string::String> = "reason" optional;
+        status: std::string::String = "status";
+        type_: std::string::String = "type";
+    }
     k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames as "CustomResourceDefinitionNames" {
         categories: Option<std::vec::Vec<std::string::String>> = "categories" optional;
         kind: std::string::String = "kind";
@@ -2450,6 +3330,12 @@ smp_derive::__foreign_impls! {
         preserve_unknown_fields: Option<bool> = "preserveUnknownFields" optional;
         scope: std::string::String = "scope";
         versions: std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion> = "versions";
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus as "CustomResourceDefinitionStatus" {
+        accepted_names: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames> = "acceptedNames" optional;
+        conditions: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition>> = "conditions" optional;
+        observed_generation: Option<i64> = "observedGeneration" optional from 1.35;
+        stored_versions: Option<std::vec::Vec<std::string::String>> = "storedVersions" optional;
     }
     k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion as "CustomResourceDefinitionVersion" {
         additional_printer_columns: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition>> = "additionalPrinterColumns" optional;
@@ -2625,6 +3511,13 @@ smp_derive::__foreign_impls! {
         operator: std::string::String = "operator";
         values: Option<std::vec::Vec<std::string::String>> = "values" optional;
     }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as "ListMeta" {
+        continue_: Option<std::string::String> = "continue" optional;
+        remaining_item_count: Option<i64> = "remainingItemCount" optional;
+        resource_version: Option<std::string::String> = "resourceVersion" optional;
+        self_link: Option<std::string::String> = "selfLink" optional;
+        shard_info: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo> = "shardInfo" optional from 1.36;
+    }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry as "ManagedFieldsEntry" {
         api_version: Option<std::string::String> = "apiVersion" optional;
         fields_type: Option<std::string::String> = "fieldsType" optional;
@@ -2741,6 +3634,7 @@ smp_derive::__foreign_impls! {
 k8s_openapi::k8s_if_le_1_33! {
 smp_derive::__foreign_impls! {
     krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::admissionregistration::v1beta1::AuditAnnotation as "AuditAnnotation" {
         key: std::string::String = "key";
         value_expression: std::string::String = "valueExpression";
@@ -2790,133 +3684,6 @@ smp_derive::__foreign_impls! {
         message: Option<std::string::String> = "message" optional;
         message_expression: Option<std::string::String> = "messageExpression" optional;
         reason: Option<std::string::String> = "reason" optional;
-    }
-    k8s_openapi::api::core::v1::Container as "Container" {
-        args: Option<std::vec::Vec<std::string::String>> = "args" optional;
-        command: Option<std::vec::Vec<std::string::String>> = "command" optional;
-        env: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvVar>> = "env" optional strategy = "merge" merge_key = "name";
-        env_from: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvFromSource>> = "envFrom" optional;
-        image: Option<std::string::String> = "image" optional;
-        image_pull_policy: Option<std::string::String> = "imagePullPolicy" optional;
-        lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
-        liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
-        name: std::string::String = "name";
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
-        readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
-        resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        security_context: Option<k8s_openapi::api::core::v1::SecurityContext> = "securityContext" optional;
-        startup_probe: Option<k8s_openapi::api::core::v1::Probe> = "startupProbe" optional;
-        stdin: Option<bool> = "stdin" optional;
-        stdin_once: Option<bool> = "stdinOnce" optional;
-        termination_message_path: Option<std::string::String> = "terminationMessagePath" optional;
-        termination_message_policy: Option<std::string::String> = "terminationMessagePolicy" optional;
-        tty: Option<bool> = "tty" optional;
-        volume_devices: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeDevice>> = "volumeDevices" optional strategy = "merge" merge_key = "devicePath";
-        volume_mounts: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeMount>> = "volumeMounts" optional strategy = "merge" merge_key = "mountPath";
-        working_dir: Option<std::string::String> = "workingDir" optional;
-    }
-    k8s_openapi::api::core::v1::EnvVarSource as "EnvVarSource" {
-        config_map_key_ref: Option<k8s_openapi::api::core::v1::ConfigMapKeySelector> = "configMapKeyRef" optional;
-        field_ref: Option<k8s_openapi::api::core::v1::ObjectFieldSelector> = "fieldRef" optional;
-        resource_field_ref: Option<k8s_openapi::api::core::v1::ResourceFieldSelector> = "resourceFieldRef" optional;
-        secret_key_ref: Option<k8s_openapi::api::core::v1::SecretKeySelector> = "secretKeyRef" optional;
-    }
-    k8s_openapi::api::core::v1::EphemeralContainer as "EphemeralContainer" {
-        args: Option<std::vec::Vec<std::string::String>> = "args" optional;
-        command: Option<std::vec::Vec<std::string::String>> = "command" optional;
-        env: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvVar>> = "env" optional strategy = "merge" merge_key = "name";
-        env_from: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvFromSource>> = "envFrom" optional;
-        image: Option<std::string::String> = "image" optional;
-        image_pull_policy: Option<std::string::String> = "imagePullPolicy" optional;
-        lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
-        liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
-        name: std::string::String = "name";
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
-        readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
-        resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        security_context: Option<k8s_openapi::api::core::v1::SecurityContext> = "securityContext" optional;
-        startup_probe: Option<k8s_openapi::api::core::v1::Probe> = "startupProbe" optional;
-        stdin: Option<bool> = "stdin" optional;
-        stdin_once: Option<bool> = "stdinOnce" optional;
-        target_container_name: Option<std::string::String> = "targetContainerName" optional;
-        termination_message_path: Option<std::string::String> = "terminationMessagePath" optional;
-        termination_message_policy: Option<std::string::String> = "terminationMessagePolicy" optional;
-        tty: Option<bool> = "tty" optional;
-        volume_devices: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeDevice>> = "volumeDevices" optional strategy = "merge" merge_key = "devicePath";
-        volume_mounts: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeMount>> = "volumeMounts" optional strategy = "merge" merge_key = "mountPath";
-        working_dir: Option<std::string::String> = "workingDir" optional;
-    }
-    k8s_openapi::api::core::v1::PodSpec as "PodSpec" {
-        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
-        affinity: Option<k8s_openapi::api::core::v1::Affinity> = "affinity" optional;
-        automount_service_account_token: Option<bool> = "automountServiceAccountToken" optional;
-        containers: std::vec::Vec<k8s_openapi::api::core::v1::Container> = "containers" strategy = "merge" merge_key = "name";
-        dns_config: Option<k8s_openapi::api::core::v1::PodDNSConfig> = "dnsConfig" optional;
-        dns_policy: Option<std::string::String> = "dnsPolicy" optional;
-        enable_service_links: Option<bool> = "enableServiceLinks" optional;
-        ephemeral_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::EphemeralContainer>> = "ephemeralContainers" optional strategy = "merge" merge_key = "name";
-        host_aliases: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostAlias>> = "hostAliases" optional strategy = "merge" merge_key = "ip";
-        host_ipc: Option<bool> = "hostIPC" optional;
-        host_network: Option<bool> = "hostNetwork" optional;
-        host_pid: Option<bool> = "hostPID" optional;
-        host_users: Option<bool> = "hostUsers" optional;
-        hostname: Option<std::string::String> = "hostname" optional;
-        image_pull_secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::LocalObjectReference>> = "imagePullSecrets" optional strategy = "merge" merge_key = "name";
-        init_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::Container>> = "initContainers" optional strategy = "merge" merge_key = "name";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "nodeSelector" optional;
-        os: Option<k8s_openapi::api::core::v1::PodOS> = "os" optional;
-        overhead: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "overhead" optional;
-        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
-        priority: Option<i32> = "priority" optional;
-        priority_class_name: Option<std::string::String> = "priorityClassName" optional;
-        readiness_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodReadinessGate>> = "readinessGates" optional;
-        resource_claims: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaim>> = "resourceClaims" optional strategy = "merge,retainKeys" merge_key = "name";
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        runtime_class_name: Option<std::string::String> = "runtimeClassName" optional;
-        scheduler_name: Option<std::string::String> = "schedulerName" optional;
-        scheduling_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodSchedulingGate>> = "schedulingGates" optional strategy = "merge" merge_key = "name";
-        security_context: Option<k8s_openapi::api::core::v1::PodSecurityContext> = "securityContext" optional;
-        service_account: Option<std::string::String> = "serviceAccount" optional;
-        service_account_name: Option<std::string::String> = "serviceAccountName" optional;
-        set_hostname_as_fqdn: Option<bool> = "setHostnameAsFQDN" optional;
-        share_process_namespace: Option<bool> = "shareProcessNamespace" optional;
-        subdomain: Option<std::string::String> = "subdomain" optional;
-        termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
-        volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
-    }
-    k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "containerStatuses" optional;
-        ephemeral_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "ephemeralContainerStatuses" optional;
-        host_ip: Option<std::string::String> = "hostIP" optional;
-        host_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostIP>> = "hostIPs" optional strategy = "merge" merge_key = "ip";
-        init_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "initContainerStatuses" optional;
-        message: Option<std::string::String> = "message" optional;
-        nominated_node_name: Option<std::string::String> = "nominatedNodeName" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        phase: Option<std::string::String> = "phase" optional;
-        pod_ip: Option<std::string::String> = "podIP" optional;
-        pod_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodIP>> = "podIPs" optional strategy = "merge" merge_key = "ip";
-        qos_class: Option<std::string::String> = "qosClass" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        resize: Option<std::string::String> = "resize" optional;
-        resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaimStatus>> = "resourceClaimStatuses" optional strategy = "merge,retainKeys" merge_key = "name";
-        start_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "startTime" optional;
-    }
-    k8s_openapi::api::core::v1::VolumeProjection as "VolumeProjection" {
-        cluster_trust_bundle: Option<k8s_openapi::api::core::v1::ClusterTrustBundleProjection> = "clusterTrustBundle" optional;
-        config_map: Option<k8s_openapi::api::core::v1::ConfigMapProjection> = "configMap" optional;
-        downward_api: Option<k8s_openapi::api::core::v1::DownwardAPIProjection> = "downwardAPI" optional;
-        secret: Option<k8s_openapi::api::core::v1::SecretProjection> = "secret" optional;
-        service_account_token: Option<k8s_openapi::api::core::v1::ServiceAccountTokenProjection> = "serviceAccountToken" optional;
     }
     k8s_openapi::api::resource::v1alpha3::AllocatedDeviceStatus as "AllocatedDeviceStatus" {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional;
@@ -3089,175 +3856,18 @@ smp_derive::__foreign_impls! {
         pool: k8s_openapi::api::resource::v1alpha3::ResourcePool = "pool";
         shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1alpha3::CounterSet>> = "sharedCounters" optional;
     }
-    k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus as "AllocatedDeviceStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional;
-        data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        network_data: Option<k8s_openapi::api::resource::v1beta1::NetworkDeviceData> = "networkData" optional;
-        pool: std::string::String = "pool";
-    }
-    k8s_openapi::api::resource::v1beta1::AllocationResult as "AllocationResult" {
-        devices: Option<k8s_openapi::api::resource::v1beta1::DeviceAllocationResult> = "devices" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::BasicDevice as "BasicDevice" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceAttribute>> = "attributes" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption>> = "consumesCounters" optional;
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceTaint>> = "taints" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceCapacity as "DeviceCapacity" {
-        value: k8s_openapi::apimachinery::pkg::api::resource::Quantity = "value";
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceClassSpec as "DeviceClassSpec" {
-        config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration>> = "config" optional;
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceConstraint as "DeviceConstraint" {
-        match_attribute: Option<std::string::String> = "matchAttribute" optional;
-        requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceRequest as "DeviceRequest" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: Option<std::string::String> = "deviceClassName" optional;
-        first_available: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSubRequest>> = "firstAvailable" optional;
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        pool: std::string::String = "pool";
-        request: std::string::String = "request";
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceSubRequest as "DeviceSubRequest" {
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus as "AllocatedDeviceStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional;
-        data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        network_data: Option<k8s_openapi::api::resource::v1beta2::NetworkDeviceData> = "networkData" optional;
-        pool: std::string::String = "pool";
-    }
-    k8s_openapi::api::resource::v1beta2::AllocationResult as "AllocationResult" {
-        devices: Option<k8s_openapi::api::resource::v1beta2::DeviceAllocationResult> = "devices" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::Device as "Device" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceAttribute>> = "attributes" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption>> = "consumesCounters" optional;
-        name: std::string::String = "name";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceTaint>> = "taints" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceCapacity as "DeviceCapacity" {
-        value: k8s_openapi::apimachinery::pkg::api::resource::Quantity = "value";
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceClassSpec as "DeviceClassSpec" {
-        config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration>> = "config" optional;
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceConstraint as "DeviceConstraint" {
-        match_attribute: Option<std::string::String> = "matchAttribute" optional;
-        requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        pool: std::string::String = "pool";
-        request: std::string::String = "request";
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceSubRequest as "DeviceSubRequest" {
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::ExactDeviceRequest as "ExactDeviceRequest" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
-    }
 }
 }
 
 k8s_openapi::k8s_if_le_1_34! {
 smp_derive::__foreign_impls! {
     krate = crate;
-    k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern as "PodFailurePolicyOnPodConditionsPattern" {
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::api::core::v1::NodeStatus as "NodeStatus" {
-        addresses: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAddress>> = "addresses" optional strategy = "merge" merge_key = "type";
-        allocatable: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatable" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "capacity" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        config: Option<k8s_openapi::api::core::v1::NodeConfigStatus> = "config" optional;
-        daemon_endpoints: Option<k8s_openapi::api::core::v1::NodeDaemonEndpoints> = "daemonEndpoints" optional;
-        features: Option<k8s_openapi::api::core::v1::NodeFeatures> = "features" optional;
-        images: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerImage>> = "images" optional;
-        node_info: Option<k8s_openapi::api::core::v1::NodeSystemInfo> = "nodeInfo" optional;
-        phase: Option<std::string::String> = "phase" optional;
-        runtime_handlers: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeRuntimeHandler>> = "runtimeHandlers" optional;
-        volumes_attached: Option<std::vec::Vec<k8s_openapi::api::core::v1::AttachedVolume>> = "volumesAttached" optional;
-        volumes_in_use: Option<std::vec::Vec<std::string::String>> = "volumesInUse" optional;
-    }
+    gates = k8s_openapi;
     k8s_openapi::api::resource::v1alpha3::CELDeviceSelector as "CELDeviceSelector" {
         expression: std::string::String = "expression";
     }
     k8s_openapi::api::resource::v1alpha3::DeviceSelector as "DeviceSelector" {
         cel: Option<k8s_openapi::api::resource::v1alpha3::CELDeviceSelector> = "cel" optional;
-    }
-    k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as "DeviceTaintRule" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector as "DeviceTaintSelector" {
-        device: Option<std::string::String> = "device" optional;
-        device_class_name: Option<std::string::String> = "deviceClassName" optional;
-        driver: Option<std::string::String> = "driver" optional;
-        pool: Option<std::string::String> = "pool" optional;
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1alpha3::DeviceSelector>> = "selectors" optional;
-    }
-    k8s_openapi::api::storage::v1::CSIDriverSpec as "CSIDriverSpec" {
-        attach_required: Option<bool> = "attachRequired" optional;
-        fs_group_policy: Option<std::string::String> = "fsGroupPolicy" optional;
-        node_allocatable_update_period_seconds: Option<i64> = "nodeAllocatableUpdatePeriodSeconds" optional;
-        pod_info_on_mount: Option<bool> = "podInfoOnMount" optional;
-        requires_republish: Option<bool> = "requiresRepublish" optional;
-        se_linux_mount: Option<bool> = "seLinuxMount" optional;
-        storage_capacity: Option<bool> = "storageCapacity" optional;
-        token_requests: Option<std::vec::Vec<k8s_openapi::api::storage::v1::TokenRequest>> = "tokenRequests" optional;
-        volume_lifecycle_modes: Option<std::vec::Vec<std::string::String>> = "volumeLifecycleModes" optional;
     }
     k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as "VolumeAttributesClass" {
         const "apiVersion";
@@ -3293,268 +3903,13 @@ smp_derive::__foreign_impls! {
         conditions: Option<std::vec::Vec<k8s_openapi::api::storagemigration::v1alpha1::MigrationCondition>> = "conditions" optional;
         resource_version: Option<std::string::String> = "resourceVersion" optional;
     }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition as "CustomResourceDefinitionCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus as "CustomResourceDefinitionStatus" {
-        accepted_names: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames> = "acceptedNames" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition>> = "conditions" optional;
-        stored_versions: Option<std::vec::Vec<std::string::String>> = "storedVersions" optional;
-    }
-}
-}
-
-k8s_openapi::k8s_if_le_1_35! {
-smp_derive::__foreign_impls! {
-    krate = crate;
-    k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as "ValidatingAdmissionPolicyBinding" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec> = "spec" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec as "ValidatingAdmissionPolicyBindingSpec" {
-        match_resources: Option<k8s_openapi::api::admissionregistration::v1::MatchResources> = "matchResources" optional;
-        param_ref: Option<k8s_openapi::api::admissionregistration::v1::ParamRef> = "paramRef" optional;
-        policy_name: Option<std::string::String> = "policyName" optional;
-        validation_actions: Option<std::vec::Vec<std::string::String>> = "validationActions" optional;
-    }
-    k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion as "ServerStorageVersion" {
-        api_server_id: Option<std::string::String> = "apiServerID" optional;
-        decodable_versions: Option<std::vec::Vec<std::string::String>> = "decodableVersions" optional;
-        encoding_version: Option<std::string::String> = "encodingVersion" optional;
-        served_versions: Option<std::vec::Vec<std::string::String>> = "servedVersions" optional;
-    }
-    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as "StorageVersion" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec = "spec";
-        status: k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus = "status";
-    }
-    k8s_openapi::api::authentication::v1::TokenRequest as "TokenRequest" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::authentication::v1::TokenRequestSpec = "spec";
-        status: Option<k8s_openapi::api::authentication::v1::TokenRequestStatus> = "status" optional;
-    }
-    k8s_openapi::api::authentication::v1::TokenRequestSpec as "TokenRequestSpec" {
-        audiences: std::vec::Vec<std::string::String> = "audiences";
-        bound_object_ref: Option<k8s_openapi::api::authentication::v1::BoundObjectReference> = "boundObjectRef" optional;
-        expiration_seconds: Option<i64> = "expirationSeconds" optional;
-    }
-    k8s_openapi::api::authentication::v1::TokenRequestStatus as "TokenRequestStatus" {
-        expiration_timestamp: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time = "expirationTimestamp" required;
-        token: std::string::String = "token";
-    }
-    k8s_openapi::api::authentication::v1::TokenReviewSpec as "TokenReviewSpec" {
-        audiences: Option<std::vec::Vec<std::string::String>> = "audiences" optional;
-        token: Option<std::string::String> = "token" optional;
-    }
-    k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as "HorizontalPodAutoscaler" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerStatus> = "status" optional;
-    }
-    k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as "HorizontalPodAutoscaler" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus> = "status" optional;
-    }
-    k8s_openapi::api::batch::v1::CronJob as "CronJob" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::batch::v1::CronJobSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::batch::v1::CronJobStatus> = "status" optional;
-    }
-    k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as "LeaseCandidate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec> = "spec" optional;
-    }
-    k8s_openapi::api::coordination::v1beta1::LeaseCandidate as "LeaseCandidate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec> = "spec" optional;
-    }
-    k8s_openapi::api::core::v1::ResourceHealth as "ResourceHealth" {
-        health: Option<std::string::String> = "health" optional;
-        resource_id: std::string::String = "resourceID";
-    }
-    k8s_openapi::api::core::v1::VolumeMountStatus as "VolumeMountStatus" {
-        mount_path: std::string::String = "mountPath";
-        name: std::string::String = "name";
-        read_only: Option<bool> = "readOnly" optional;
-        recursive_read_only: Option<std::string::String> = "recursiveReadOnly" optional;
-    }
-    k8s_openapi::api::discovery::v1::EndpointSlice as "EndpointSlice" {
-        const "apiVersion";
-        const "kind";
-        address_type: std::string::String = "addressType";
-        endpoints: std::vec::Vec<k8s_openapi::api::discovery::v1::Endpoint> = "endpoints";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        ports: Option<std::vec::Vec<k8s_openapi::api::discovery::v1::EndpointPort>> = "ports" optional;
-    }
-    k8s_openapi::api::networking::v1::IPAddress as "IPAddress" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::networking::v1::IPAddressSpec> = "spec" optional;
-    }
-    k8s_openapi::api::networking::v1beta1::IPAddress as "IPAddress" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::networking::v1beta1::IPAddressSpec> = "spec" optional;
-    }
-    k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus as "PodDisruptionBudgetStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        current_healthy: i32 = "currentHealthy";
-        desired_healthy: i32 = "desiredHealthy";
-        disrupted_pods: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>> = "disruptedPods" optional;
-        disruptions_allowed: i32 = "disruptionsAllowed";
-        expected_pods: i32 = "expectedPods";
-        observed_generation: Option<i64> = "observedGeneration" optional;
-    }
-    k8s_openapi::api::rbac::v1::RoleRef as "RoleRef" {
-        api_group: std::string::String = "apiGroup";
-        kind: std::string::String = "kind";
-        name: std::string::String = "name";
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceAttribute as "DeviceAttribute" {
-        bool: Option<bool> = "bool" optional;
-        int: Option<i64> = "int" optional;
-        string: Option<std::string::String> = "string" optional;
-        version: Option<std::string::String> = "version" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceAttribute as "DeviceAttribute" {
-        bool: Option<bool> = "bool" optional;
-        int: Option<i64> = "int" optional;
-        string: Option<std::string::String> = "string" optional;
-        version: Option<std::string::String> = "version" optional;
-    }
-    k8s_openapi::api::scheduling::v1::PriorityClass as "PriorityClass" {
-        const "apiVersion";
-        const "kind";
-        description: Option<std::string::String> = "description" optional;
-        global_default: Option<bool> = "globalDefault" optional;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
-        value: i32 = "value";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as "ListMeta" {
-        continue_: Option<std::string::String> = "continue" optional;
-        remaining_item_count: Option<i64> = "remainingItemCount" optional;
-        resource_version: Option<std::string::String> = "resourceVersion" optional;
-        self_link: Option<std::string::String> = "selfLink" optional;
-    }
 }
 }
 
 k8s_openapi::k8s_if_le_1_36! {
 smp_derive::__foreign_impls! {
     krate = crate;
-    k8s_openapi::api::apps::v1::ControllerRevision as "ControllerRevision" {
-        const "apiVersion";
-        const "kind";
-        data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        revision: i64 = "revision";
-    }
-    k8s_openapi::api::apps::v1::DaemonSet as "DaemonSet" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::apps::v1::DaemonSetSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::apps::v1::DaemonSetStatus> = "status" optional;
-    }
-    k8s_openapi::api::apps::v1::DaemonSetCondition as "DaemonSetCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::api::apps::v1::Deployment as "Deployment" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::apps::v1::DeploymentSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::apps::v1::DeploymentStatus> = "status" optional;
-    }
-    k8s_openapi::api::apps::v1::DeploymentCondition as "DeploymentCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        last_update_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastUpdateTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::api::apps::v1::ReplicaSet as "ReplicaSet" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::apps::v1::ReplicaSetSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::apps::v1::ReplicaSetStatus> = "status" optional;
-    }
-    k8s_openapi::api::apps::v1::ReplicaSetCondition as "ReplicaSetCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::api::apps::v1::StatefulSet as "StatefulSet" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::apps::v1::StatefulSetSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::apps::v1::StatefulSetStatus> = "status" optional;
-    }
-    k8s_openapi::api::apps::v1::StatefulSetCondition as "StatefulSetCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition as "HorizontalPodAutoscalerCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::api::batch::v1::JobSpec as "JobSpec" {
-        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
-        backoff_limit: Option<i32> = "backoffLimit" optional;
-        backoff_limit_per_index: Option<i32> = "backoffLimitPerIndex" optional;
-        completion_mode: Option<std::string::String> = "completionMode" optional;
-        completions: Option<i32> = "completions" optional;
-        managed_by: Option<std::string::String> = "managedBy" optional;
-        manual_selector: Option<bool> = "manualSelector" optional;
-        max_failed_indexes: Option<i32> = "maxFailedIndexes" optional;
-        parallelism: Option<i32> = "parallelism" optional;
-        pod_failure_policy: Option<k8s_openapi::api::batch::v1::PodFailurePolicy> = "podFailurePolicy" optional;
-        pod_replacement_policy: Option<std::string::String> = "podReplacementPolicy" optional;
-        selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "selector" optional;
-        success_policy: Option<k8s_openapi::api::batch::v1::SuccessPolicy> = "successPolicy" optional;
-        suspend: Option<bool> = "suspend" optional;
-        template: k8s_openapi::api::core::v1::PodTemplateSpec = "template";
-        ttl_seconds_after_finished: Option<i32> = "ttlSecondsAfterFinished" optional;
-    }
+    gates = k8s_openapi;
     k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as "ClusterTrustBundle" {
         const "apiVersion";
         const "kind";
@@ -3565,138 +3920,12 @@ smp_derive::__foreign_impls! {
         signer_name: Option<std::string::String> = "signerName" optional;
         trust_bundle: std::string::String = "trustBundle";
     }
-    k8s_openapi::api::core::v1::ClusterTrustBundleProjection as "ClusterTrustBundleProjection" {
-        label_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "labelSelector" optional;
-        name: Option<std::string::String> = "name" optional;
-        optional: Option<bool> = "optional" optional;
-        path: std::string::String = "path";
-        signer_name: Option<std::string::String> = "signerName" optional;
-    }
-    k8s_openapi::api::core::v1::ConfigMapVolumeSource as "ConfigMapVolumeSource" {
-        default_mode: Option<i32> = "defaultMode" optional;
-        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::KeyToPath>> = "items" optional;
-        name: std::string::String = "name";
-        optional: Option<bool> = "optional" optional;
-    }
-    k8s_openapi::api::core::v1::DownwardAPIVolumeFile as "DownwardAPIVolumeFile" {
-        field_ref: Option<k8s_openapi::api::core::v1::ObjectFieldSelector> = "fieldRef" optional;
-        mode: Option<i32> = "mode" optional;
-        path: std::string::String = "path";
-        resource_field_ref: Option<k8s_openapi::api::core::v1::ResourceFieldSelector> = "resourceFieldRef" optional;
-    }
-    k8s_openapi::api::core::v1::DownwardAPIVolumeSource as "DownwardAPIVolumeSource" {
-        default_mode: Option<i32> = "defaultMode" optional;
-        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::DownwardAPIVolumeFile>> = "items" optional;
-    }
-    k8s_openapi::api::core::v1::EmptyDirVolumeSource as "EmptyDirVolumeSource" {
-        medium: Option<std::string::String> = "medium" optional;
-        size_limit: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "sizeLimit" optional;
-    }
-    k8s_openapi::api::core::v1::GRPCAction as "GRPCAction" {
-        port: i32 = "port";
-        service: Option<std::string::String> = "service" optional;
-    }
-    k8s_openapi::api::core::v1::HTTPGetAction as "HTTPGetAction" {
-        host: Option<std::string::String> = "host" optional;
-        http_headers: Option<std::vec::Vec<k8s_openapi::api::core::v1::HTTPHeader>> = "httpHeaders" optional;
-        path: Option<std::string::String> = "path" optional;
-        port: k8s_openapi::apimachinery::pkg::util::intstr::IntOrString = "port";
-        scheme: Option<std::string::String> = "scheme" optional;
-    }
-    k8s_openapi::api::core::v1::KeyToPath as "KeyToPath" {
-        key: std::string::String = "key";
-        mode: Option<i32> = "mode" optional;
-        path: std::string::String = "path";
-    }
-    k8s_openapi::api::core::v1::NodeSpec as "NodeSpec" {
-        config_source: Option<k8s_openapi::api::core::v1::NodeConfigSource> = "configSource" optional;
-        external_id: Option<std::string::String> = "externalID" optional;
-        pod_cidr: Option<std::string::String> = "podCIDR" optional;
-        pod_cidrs: Option<std::vec::Vec<std::string::String>> = "podCIDRs" optional strategy = "merge";
-        provider_id: Option<std::string::String> = "providerID" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::core::v1::Taint>> = "taints" optional;
-        unschedulable: Option<bool> = "unschedulable" optional;
-    }
-    k8s_openapi::api::core::v1::NodeSystemInfo as "NodeSystemInfo" {
-        architecture: std::string::String = "architecture";
-        boot_id: std::string::String = "bootID";
-        container_runtime_version: std::string::String = "containerRuntimeVersion";
-        kernel_version: std::string::String = "kernelVersion";
-        kube_proxy_version: std::string::String = "kubeProxyVersion";
-        kubelet_version: std::string::String = "kubeletVersion";
-        machine_id: std::string::String = "machineID";
-        operating_system: std::string::String = "operatingSystem";
-        os_image: std::string::String = "osImage";
-        swap: Option<k8s_openapi::api::core::v1::NodeSwapStatus> = "swap" optional;
-        system_uuid: std::string::String = "systemUUID";
-    }
-    k8s_openapi::api::core::v1::PersistentVolumeClaimStatus as "PersistentVolumeClaimStatus" {
-        access_modes: Option<std::vec::Vec<std::string::String>> = "accessModes" optional;
-        allocated_resource_statuses: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "allocatedResourceStatuses" optional;
-        allocated_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatedResources" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "capacity" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PersistentVolumeClaimCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        current_volume_attributes_class_name: Option<std::string::String> = "currentVolumeAttributesClassName" optional;
-        modify_volume_status: Option<k8s_openapi::api::core::v1::ModifyVolumeStatus> = "modifyVolumeStatus" optional;
-        phase: Option<std::string::String> = "phase" optional;
-    }
-    k8s_openapi::api::core::v1::ProjectedVolumeSource as "ProjectedVolumeSource" {
-        default_mode: Option<i32> = "defaultMode" optional;
-        sources: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeProjection>> = "sources" optional;
-    }
-    k8s_openapi::api::core::v1::SecretVolumeSource as "SecretVolumeSource" {
-        default_mode: Option<i32> = "defaultMode" optional;
-        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::KeyToPath>> = "items" optional;
-        optional: Option<bool> = "optional" optional;
-        secret_name: Option<std::string::String> = "secretName" optional;
-    }
-    k8s_openapi::api::core::v1::ServiceAccountTokenProjection as "ServiceAccountTokenProjection" {
-        audience: Option<std::string::String> = "audience" optional;
-        expiration_seconds: Option<i64> = "expirationSeconds" optional;
-        path: std::string::String = "path";
-    }
-    k8s_openapi::api::core::v1::VolumeMount as "VolumeMount" {
-        mount_path: std::string::String = "mountPath";
-        mount_propagation: Option<std::string::String> = "mountPropagation" optional;
-        name: std::string::String = "name";
-        read_only: Option<bool> = "readOnly" optional;
-        recursive_read_only: Option<std::string::String> = "recursiveReadOnly" optional;
-        sub_path: Option<std::string::String> = "subPath" optional;
-        sub_path_expr: Option<std::string::String> = "subPathExpr" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::FlowSchema as "FlowSchema" {
+    k8s_openapi::api::networking::v1beta1::IPAddress as "IPAddress" {
         const "apiVersion";
         const "kind";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus> = "status" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition as "FlowSchemaCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-        type_: Option<std::string::String> = "type" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration as "LimitedPriorityLevelConfiguration" {
-        borrowing_limit_percent: Option<i32> = "borrowingLimitPercent" optional;
-        lendable_percent: Option<i32> = "lendablePercent" optional;
-        limit_response: Option<k8s_openapi::api::flowcontrol::v1::LimitResponse> = "limitResponse" optional;
-        nominal_concurrency_shares: Option<i32> = "nominalConcurrencyShares" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as "PriorityLevelConfiguration" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationStatus> = "status" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition as "PriorityLevelConfigurationCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-        type_: Option<std::string::String> = "type" optional;
+        spec: k8s_openapi::api::networking::v1beta1::IPAddressSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::networking::v1beta1::IPAddressSpec> = "spec" optional until 1.35;
     }
     k8s_openapi::api::networking::v1beta1::IPAddressSpec as "IPAddressSpec" {
         parent_ref: k8s_openapi::api::networking::v1beta1::ParentReference = "parentRef";
@@ -3720,86 +3949,6 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus as "ServiceCIDRStatus" {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
     }
-    k8s_openapi::api::resource::v1beta1::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1beta1::DeviceClassSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption as "DeviceCounterConsumption" {
-        counter_set: std::string::String = "counterSet";
-        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::Counter> = "counters";
-    }
-    k8s_openapi::api::resource::v1beta1::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1beta1::ResourceClaimSpec = "spec";
-        status: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimStatus> = "status" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
-        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
-        spec: k8s_openapi::api::resource::v1beta1::ResourceClaimSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1beta1::ResourceSliceSpec as "ResourceSliceSpec" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::Device>> = "devices" optional;
-        driver: std::string::String = "driver";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
-        pool: k8s_openapi::api::resource::v1beta1::ResourcePool = "pool";
-        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::CounterSet>> = "sharedCounters" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1beta2::DeviceClassSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption as "DeviceCounterConsumption" {
-        counter_set: std::string::String = "counterSet";
-        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::Counter> = "counters";
-    }
-    k8s_openapi::api::resource::v1beta2::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1beta2::ResourceClaimSpec = "spec";
-        status: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimStatus> = "status" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
-        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
-        spec: k8s_openapi::api::resource::v1beta2::ResourceClaimSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1beta2::ResourceSliceSpec as "ResourceSliceSpec" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::Device>> = "devices" optional;
-        driver: std::string::String = "driver";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
-        pool: k8s_openapi::api::resource::v1beta2::ResourcePool = "pool";
-        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::CounterSet>> = "sharedCounters" optional;
-    }
-    k8s_openapi::api::storage::v1::CSINode as "CSINode" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::storage::v1::CSINodeSpec = "spec";
-    }
     k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as "VolumeAttributesClass" {
         const "apiVersion";
         const "kind";
@@ -3813,6 +3962,7 @@ smp_derive::__foreign_impls! {
 k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_34! {
 smp_derive::__foreign_impls! {
     krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as "PodCertificateRequest" {
         const "apiVersion";
         const "kind";
@@ -3839,271 +3989,13 @@ smp_derive::__foreign_impls! {
         not_after: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "notAfter" optional;
         not_before: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "notBefore" optional;
     }
-    k8s_openapi::api::core::v1::PodCertificateProjection as "PodCertificateProjection" {
-        certificate_chain_path: Option<std::string::String> = "certificateChainPath" optional;
-        credential_bundle_path: Option<std::string::String> = "credentialBundlePath" optional;
-        key_path: Option<std::string::String> = "keyPath" optional;
-        key_type: std::string::String = "keyType";
-        max_expiration_seconds: Option<i32> = "maxExpirationSeconds" optional;
-        signer_name: std::string::String = "signerName";
-    }
-    k8s_openapi::api::core::v1::PodSpec as "PodSpec" {
-        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
-        affinity: Option<k8s_openapi::api::core::v1::Affinity> = "affinity" optional;
-        automount_service_account_token: Option<bool> = "automountServiceAccountToken" optional;
-        containers: std::vec::Vec<k8s_openapi::api::core::v1::Container> = "containers" strategy = "merge" merge_key = "name";
-        dns_config: Option<k8s_openapi::api::core::v1::PodDNSConfig> = "dnsConfig" optional;
-        dns_policy: Option<std::string::String> = "dnsPolicy" optional;
-        enable_service_links: Option<bool> = "enableServiceLinks" optional;
-        ephemeral_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::EphemeralContainer>> = "ephemeralContainers" optional strategy = "merge" merge_key = "name";
-        host_aliases: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostAlias>> = "hostAliases" optional strategy = "merge" merge_key = "ip";
-        host_ipc: Option<bool> = "hostIPC" optional;
-        host_network: Option<bool> = "hostNetwork" optional;
-        host_pid: Option<bool> = "hostPID" optional;
-        host_users: Option<bool> = "hostUsers" optional;
-        hostname: Option<std::string::String> = "hostname" optional;
-        hostname_override: Option<std::string::String> = "hostnameOverride" optional;
-        image_pull_secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::LocalObjectReference>> = "imagePullSecrets" optional strategy = "merge" merge_key = "name";
-        init_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::Container>> = "initContainers" optional strategy = "merge" merge_key = "name";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "nodeSelector" optional;
-        os: Option<k8s_openapi::api::core::v1::PodOS> = "os" optional;
-        overhead: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "overhead" optional;
-        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
-        priority: Option<i32> = "priority" optional;
-        priority_class_name: Option<std::string::String> = "priorityClassName" optional;
-        readiness_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodReadinessGate>> = "readinessGates" optional;
-        resource_claims: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaim>> = "resourceClaims" optional strategy = "merge,retainKeys" merge_key = "name";
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        runtime_class_name: Option<std::string::String> = "runtimeClassName" optional;
-        scheduler_name: Option<std::string::String> = "schedulerName" optional;
-        scheduling_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodSchedulingGate>> = "schedulingGates" optional strategy = "merge" merge_key = "name";
-        security_context: Option<k8s_openapi::api::core::v1::PodSecurityContext> = "securityContext" optional;
-        service_account: Option<std::string::String> = "serviceAccount" optional;
-        service_account_name: Option<std::string::String> = "serviceAccountName" optional;
-        set_hostname_as_fqdn: Option<bool> = "setHostnameAsFQDN" optional;
-        share_process_namespace: Option<bool> = "shareProcessNamespace" optional;
-        subdomain: Option<std::string::String> = "subdomain" optional;
-        termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
-        volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
-    }
-    k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "containerStatuses" optional;
-        ephemeral_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "ephemeralContainerStatuses" optional;
-        extended_resource_claim_status: Option<k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus> = "extendedResourceClaimStatus" optional;
-        host_ip: Option<std::string::String> = "hostIP" optional;
-        host_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostIP>> = "hostIPs" optional strategy = "merge" merge_key = "ip";
-        init_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "initContainerStatuses" optional;
-        message: Option<std::string::String> = "message" optional;
-        nominated_node_name: Option<std::string::String> = "nominatedNodeName" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        phase: Option<std::string::String> = "phase" optional;
-        pod_ip: Option<std::string::String> = "podIP" optional;
-        pod_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodIP>> = "podIPs" optional strategy = "merge" merge_key = "ip";
-        qos_class: Option<std::string::String> = "qosClass" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        resize: Option<std::string::String> = "resize" optional;
-        resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaimStatus>> = "resourceClaimStatuses" optional strategy = "merge,retainKeys" merge_key = "name";
-        start_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "startTime" optional;
-    }
-}
-}}
-
-k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_35! {
-smp_derive::__foreign_impls! {
-    krate = crate;
-    k8s_openapi::api::resource::v1::Device as "Device" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceCounterConsumption>> = "consumesCounters" optional;
-        name: std::string::String = "name";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceTaint>> = "taints" optional;
-    }
-    k8s_openapi::api::resource::v1::DeviceAttribute as "DeviceAttribute" {
-        bool: Option<bool> = "bool" optional;
-        int: Option<i64> = "int" optional;
-        string: Option<std::string::String> = "string" optional;
-        version: Option<std::string::String> = "version" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::BasicDevice as "BasicDevice" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption>> = "consumesCounters" optional;
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceTaint>> = "taints" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::Device as "Device" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption>> = "consumesCounters" optional;
-        name: std::string::String = "name";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceTaint>> = "taints" optional;
-    }
-}
-}}
-
-k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_36! {
-smp_derive::__foreign_impls! {
-    krate = crate;
-    k8s_openapi::api::resource::v1::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1::DeviceClassSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1::DeviceCounterConsumption as "DeviceCounterConsumption" {
-        counter_set: std::string::String = "counterSet";
-        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::Counter> = "counters";
-    }
-    k8s_openapi::api::resource::v1::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        pool: std::string::String = "pool";
-        request: std::string::String = "request";
-        share_id: Option<std::string::String> = "shareID" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1::DeviceSubRequest as "DeviceSubRequest" {
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1::ExactDeviceRequest as "ExactDeviceRequest" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1::ResourceClaimSpec = "spec";
-        status: Option<k8s_openapi::api::resource::v1::ResourceClaimStatus> = "status" optional;
-    }
-    k8s_openapi::api::resource::v1::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
-        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
-        spec: k8s_openapi::api::resource::v1::ResourceClaimSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1::ResourceSliceSpec as "ResourceSliceSpec" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1::Device>> = "devices" optional;
-        driver: std::string::String = "driver";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
-        pool: k8s_openapi::api::resource::v1::ResourcePool = "pool";
-        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1::CounterSet>> = "sharedCounters" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceRequest as "DeviceRequest" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1beta1::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: Option<std::string::String> = "deviceClassName" optional;
-        first_available: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSubRequest>> = "firstAvailable" optional;
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        pool: std::string::String = "pool";
-        request: std::string::String = "request";
-        share_id: Option<std::string::String> = "shareID" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceSubRequest as "DeviceSubRequest" {
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1beta1::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        pool: std::string::String = "pool";
-        request: std::string::String = "request";
-        share_id: Option<std::string::String> = "shareID" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceSubRequest as "DeviceSubRequest" {
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1beta2::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::ExactDeviceRequest as "ExactDeviceRequest" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1beta2::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
-    }
 }
 }}
 
 k8s_openapi::k8s_if_ge_1_34! {
 smp_derive::__foreign_impls! {
     krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::admissionregistration::v1beta1::ApplyConfiguration as "ApplyConfiguration" {
         expression: Option<std::string::String> = "expression" optional;
     }
@@ -4141,33 +4033,6 @@ smp_derive::__foreign_impls! {
         json_patch: Option<k8s_openapi::api::admissionregistration::v1beta1::JSONPatch> = "jsonPatch" optional;
         patch_type: std::string::String = "patchType";
     }
-    k8s_openapi::api::core::v1::Container as "Container" {
-        args: Option<std::vec::Vec<std::string::String>> = "args" optional;
-        command: Option<std::vec::Vec<std::string::String>> = "command" optional;
-        env: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvVar>> = "env" optional strategy = "merge" merge_key = "name";
-        env_from: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvFromSource>> = "envFrom" optional;
-        image: Option<std::string::String> = "image" optional;
-        image_pull_policy: Option<std::string::String> = "imagePullPolicy" optional;
-        lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
-        liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
-        name: std::string::String = "name";
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
-        readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
-        resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        restart_policy_rules: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerRestartRule>> = "restartPolicyRules" optional;
-        security_context: Option<k8s_openapi::api::core::v1::SecurityContext> = "securityContext" optional;
-        startup_probe: Option<k8s_openapi::api::core::v1::Probe> = "startupProbe" optional;
-        stdin: Option<bool> = "stdin" optional;
-        stdin_once: Option<bool> = "stdinOnce" optional;
-        termination_message_path: Option<std::string::String> = "terminationMessagePath" optional;
-        termination_message_policy: Option<std::string::String> = "terminationMessagePolicy" optional;
-        tty: Option<bool> = "tty" optional;
-        volume_devices: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeDevice>> = "volumeDevices" optional strategy = "merge" merge_key = "devicePath";
-        volume_mounts: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeMount>> = "volumeMounts" optional strategy = "merge" merge_key = "mountPath";
-        working_dir: Option<std::string::String> = "workingDir" optional;
-    }
     k8s_openapi::api::core::v1::ContainerExtendedResourceRequest as "ContainerExtendedResourceRequest" {
         container_name: std::string::String = "containerName";
         request_name: std::string::String = "requestName";
@@ -4181,58 +4046,25 @@ smp_derive::__foreign_impls! {
         operator: std::string::String = "operator";
         values: Option<std::vec::Vec<i32>> = "values" optional;
     }
-    k8s_openapi::api::core::v1::EnvVarSource as "EnvVarSource" {
-        config_map_key_ref: Option<k8s_openapi::api::core::v1::ConfigMapKeySelector> = "configMapKeyRef" optional;
-        field_ref: Option<k8s_openapi::api::core::v1::ObjectFieldSelector> = "fieldRef" optional;
-        file_key_ref: Option<k8s_openapi::api::core::v1::FileKeySelector> = "fileKeyRef" optional;
-        resource_field_ref: Option<k8s_openapi::api::core::v1::ResourceFieldSelector> = "resourceFieldRef" optional;
-        secret_key_ref: Option<k8s_openapi::api::core::v1::SecretKeySelector> = "secretKeyRef" optional;
-    }
-    k8s_openapi::api::core::v1::EphemeralContainer as "EphemeralContainer" {
-        args: Option<std::vec::Vec<std::string::String>> = "args" optional;
-        command: Option<std::vec::Vec<std::string::String>> = "command" optional;
-        env: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvVar>> = "env" optional strategy = "merge" merge_key = "name";
-        env_from: Option<std::vec::Vec<k8s_openapi::api::core::v1::EnvFromSource>> = "envFrom" optional;
-        image: Option<std::string::String> = "image" optional;
-        image_pull_policy: Option<std::string::String> = "imagePullPolicy" optional;
-        lifecycle: Option<k8s_openapi::api::core::v1::Lifecycle> = "lifecycle" optional;
-        liveness_probe: Option<k8s_openapi::api::core::v1::Probe> = "livenessProbe" optional;
-        name: std::string::String = "name";
-        ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerPort>> = "ports" optional strategy = "merge" merge_key = "containerPort,protocol";
-        readiness_probe: Option<k8s_openapi::api::core::v1::Probe> = "readinessProbe" optional;
-        resize_policy: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerResizePolicy>> = "resizePolicy" optional;
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        restart_policy_rules: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerRestartRule>> = "restartPolicyRules" optional;
-        security_context: Option<k8s_openapi::api::core::v1::SecurityContext> = "securityContext" optional;
-        startup_probe: Option<k8s_openapi::api::core::v1::Probe> = "startupProbe" optional;
-        stdin: Option<bool> = "stdin" optional;
-        stdin_once: Option<bool> = "stdinOnce" optional;
-        target_container_name: Option<std::string::String> = "targetContainerName" optional;
-        termination_message_path: Option<std::string::String> = "terminationMessagePath" optional;
-        termination_message_policy: Option<std::string::String> = "terminationMessagePolicy" optional;
-        tty: Option<bool> = "tty" optional;
-        volume_devices: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeDevice>> = "volumeDevices" optional strategy = "merge" merge_key = "devicePath";
-        volume_mounts: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeMount>> = "volumeMounts" optional strategy = "merge" merge_key = "mountPath";
-        working_dir: Option<std::string::String> = "workingDir" optional;
-    }
     k8s_openapi::api::core::v1::FileKeySelector as "FileKeySelector" {
         key: std::string::String = "key";
         optional: Option<bool> = "optional" optional;
         path: std::string::String = "path";
         volume_name: std::string::String = "volumeName";
     }
+    k8s_openapi::api::core::v1::PodCertificateProjection as "PodCertificateProjection" {
+        certificate_chain_path: Option<std::string::String> = "certificateChainPath" optional;
+        credential_bundle_path: Option<std::string::String> = "credentialBundlePath" optional;
+        key_path: Option<std::string::String> = "keyPath" optional;
+        key_type: std::string::String = "keyType";
+        max_expiration_seconds: Option<i32> = "maxExpirationSeconds" optional;
+        signer_name: std::string::String = "signerName";
+        user: Option<i64> = "user" optional from 1.37;
+        user_annotations: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "userAnnotations" optional from 1.35;
+    }
     k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus as "PodExtendedResourceClaimStatus" {
         request_mappings: std::vec::Vec<k8s_openapi::api::core::v1::ContainerExtendedResourceRequest> = "requestMappings";
         resource_claim_name: std::string::String = "resourceClaimName";
-    }
-    k8s_openapi::api::core::v1::VolumeProjection as "VolumeProjection" {
-        cluster_trust_bundle: Option<k8s_openapi::api::core::v1::ClusterTrustBundleProjection> = "clusterTrustBundle" optional;
-        config_map: Option<k8s_openapi::api::core::v1::ConfigMapProjection> = "configMap" optional;
-        downward_api: Option<k8s_openapi::api::core::v1::DownwardAPIProjection> = "downwardAPI" optional;
-        pod_certificate: Option<k8s_openapi::api::core::v1::PodCertificateProjection> = "podCertificate" optional;
-        secret: Option<k8s_openapi::api::core::v1::SecretProjection> = "secret" optional;
-        service_account_token: Option<k8s_openapi::api::core::v1::ServiceAccountTokenProjection> = "serviceAccountToken" optional;
     }
     k8s_openapi::api::resource::v1::AllocatedDeviceStatus as "AllocatedDeviceStatus" {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional;
@@ -4271,6 +4103,22 @@ smp_derive::__foreign_impls! {
         counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::Counter> = "counters";
         name: std::string::String = "name";
     }
+    k8s_openapi::api::resource::v1::Device as "Device" {
+        all_nodes: Option<bool> = "allNodes" optional;
+        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
+        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::DeviceAttribute>> = "attributes" optional;
+        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
+        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
+        binds_to_node: Option<bool> = "bindsToNode" optional;
+        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::DeviceCapacity>> = "capacity" optional;
+        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceCounterConsumption>> = "consumesCounters" optional;
+        name: std::string::String = "name";
+        node_allocatable_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::NodeAllocatableResource>> = "nodeAllocatableResources" optional from 1.37;
+        node_allocatable_resource_mappings: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping>> = "nodeAllocatableResourceMappings" optional from 1.36 until 1.36;
+        node_name: Option<std::string::String> = "nodeName" optional;
+        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
+        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceTaint>> = "taints" optional;
+    }
     k8s_openapi::api::resource::v1::DeviceAllocationConfiguration as "DeviceAllocationConfiguration" {
         opaque: Option<k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration> = "opaque" optional;
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
@@ -4279,6 +4127,16 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::resource::v1::DeviceAllocationResult as "DeviceAllocationResult" {
         config: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceAllocationConfiguration>> = "config" optional;
         results: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceRequestAllocationResult>> = "results" optional;
+    }
+    k8s_openapi::api::resource::v1::DeviceAttribute as "DeviceAttribute" {
+        bool: Option<bool> = "bool" optional;
+        bools: Option<std::vec::Vec<bool>> = "bools" optional from 1.36;
+        int: Option<i64> = "int" optional;
+        ints: Option<std::vec::Vec<i64>> = "ints" optional from 1.36;
+        string: Option<std::string::String> = "string" optional;
+        strings: Option<std::vec::Vec<std::string::String>> = "strings" optional from 1.36;
+        version: Option<std::string::String> = "version" optional;
+        versions: Option<std::vec::Vec<std::string::String>> = "versions" optional from 1.36;
     }
     k8s_openapi::api::resource::v1::DeviceCapacity as "DeviceCapacity" {
         request_policy: Option<k8s_openapi::api::resource::v1::CapacityRequestPolicy> = "requestPolicy" optional;
@@ -4293,6 +4151,13 @@ smp_derive::__foreign_impls! {
         opaque: Option<k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration> = "opaque" optional;
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
+    k8s_openapi::api::resource::v1::DeviceClass as "DeviceClass" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1::DeviceClassSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1::DeviceClassSpec = "spec" until 1.36;
+    }
     k8s_openapi::api::resource::v1::DeviceClassConfiguration as "DeviceClassConfiguration" {
         opaque: Option<k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration> = "opaque" optional;
     }
@@ -4306,13 +4171,41 @@ smp_derive::__foreign_impls! {
         match_attribute: Option<std::string::String> = "matchAttribute" optional;
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
+    k8s_openapi::api::resource::v1::DeviceCounterConsumption as "DeviceCounterConsumption" {
+        compatibility_groups: Option<std::vec::Vec<std::string::String>> = "compatibilityGroups" optional from 1.37;
+        counter_set: std::string::String = "counterSet";
+        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::Counter> = "counters";
+    }
     k8s_openapi::api::resource::v1::DeviceRequest as "DeviceRequest" {
         exactly: Option<k8s_openapi::api::resource::v1::ExactDeviceRequest> = "exactly" optional;
         first_available: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceSubRequest>> = "firstAvailable" optional;
         name: std::string::String = "name";
     }
+    k8s_openapi::api::resource::v1::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
+        admin_access: Option<bool> = "adminAccess" optional;
+        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
+        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
+        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional;
+        device: std::string::String = "device";
+        driver: std::string::String = "driver";
+        pool: std::string::String = "pool";
+        request: std::string::String = "request";
+        share_id: Option<std::string::String> = "shareID" optional;
+        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
+    }
     k8s_openapi::api::resource::v1::DeviceSelector as "DeviceSelector" {
         cel: Option<k8s_openapi::api::resource::v1::CELDeviceSelector> = "cel" optional;
+    }
+    k8s_openapi::api::resource::v1::DeviceSubRequest as "DeviceSubRequest" {
+        allocation_mode: Option<std::string::String> = "allocationMode" optional;
+        capacity: Option<k8s_openapi::api::resource::v1::CapacityRequirements> = "capacity" optional;
+        count: Option<i64> = "count" optional;
+        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceDerivedAttribute>> = "derivedAttributes" optional from 1.37;
+        device_class_name: std::string::String = "deviceClassName";
+        name: std::string::String = "name";
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceSelector>> = "selectors" optional;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
     }
     k8s_openapi::api::resource::v1::DeviceTaint as "DeviceTaint" {
         effect: std::string::String = "effect";
@@ -4327,6 +4220,16 @@ smp_derive::__foreign_impls! {
         toleration_seconds: Option<i64> = "tolerationSeconds" optional;
         value: Option<std::string::String> = "value" optional;
     }
+    k8s_openapi::api::resource::v1::ExactDeviceRequest as "ExactDeviceRequest" {
+        admin_access: Option<bool> = "adminAccess" optional;
+        allocation_mode: Option<std::string::String> = "allocationMode" optional;
+        capacity: Option<k8s_openapi::api::resource::v1::CapacityRequirements> = "capacity" optional;
+        count: Option<i64> = "count" optional;
+        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceDerivedAttribute>> = "derivedAttributes" optional from 1.37;
+        device_class_name: std::string::String = "deviceClassName";
+        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceSelector>> = "selectors" optional;
+        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
+    }
     k8s_openapi::api::resource::v1::NetworkDeviceData as "NetworkDeviceData" {
         hardware_address: Option<std::string::String> = "hardwareAddress" optional;
         interface_name: Option<std::string::String> = "interfaceName" optional;
@@ -4335,6 +4238,14 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration as "OpaqueDeviceConfiguration" {
         driver: std::string::String = "driver";
         parameters: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "parameters";
+    }
+    k8s_openapi::api::resource::v1::ResourceClaim as "ResourceClaim" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1::ResourceClaimSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1::ResourceClaimSpec = "spec" until 1.36;
+        status: Option<k8s_openapi::api::resource::v1::ResourceClaimStatus> = "status" optional;
     }
     k8s_openapi::api::resource::v1::ResourceClaimConsumerReference as "ResourceClaimConsumerReference" {
         api_group: Option<std::string::String> = "apiGroup" optional;
@@ -4350,6 +4261,18 @@ smp_derive::__foreign_impls! {
         devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1::AllocatedDeviceStatus>> = "devices" optional;
         reserved_for: Option<std::vec::Vec<k8s_openapi::api::resource::v1::ResourceClaimConsumerReference>> = "reservedFor" optional strategy = "merge" merge_key = "uid";
     }
+    k8s_openapi::api::resource::v1::ResourceClaimTemplate as "ResourceClaimTemplate" {
+        const "apiVersion";
+        const "kind";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec = "spec" until 1.36;
+    }
+    k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
+        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
+        spec: Option<k8s_openapi::api::resource::v1::ResourceClaimSpec> = "spec" optional from 1.37;
+        spec: k8s_openapi::api::resource::v1::ResourceClaimSpec = "spec" until 1.36;
+    }
     k8s_openapi::api::resource::v1::ResourcePool as "ResourcePool" {
         generation: i64 = "generation";
         name: std::string::String = "name";
@@ -4361,19 +4284,17 @@ smp_derive::__foreign_impls! {
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1::ResourceSliceSpec = "spec";
     }
-    k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus as "AllocatedDeviceStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional;
-        data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional;
-        device: std::string::String = "device";
+    k8s_openapi::api::resource::v1::ResourceSliceSpec as "ResourceSliceSpec" {
+        all_nodes: Option<bool> = "allNodes" optional;
+        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1::Device>> = "devices" optional;
         driver: std::string::String = "driver";
-        network_data: Option<k8s_openapi::api::resource::v1beta1::NetworkDeviceData> = "networkData" optional;
-        pool: std::string::String = "pool";
-        share_id: Option<std::string::String> = "shareID" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::AllocationResult as "AllocationResult" {
-        allocation_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "allocationTimestamp" optional;
-        devices: Option<k8s_openapi::api::resource::v1beta1::DeviceAllocationResult> = "devices" optional;
+        node_name: Option<std::string::String> = "nodeName" optional;
         node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
+        partition_type_attribute: Option<std::string::String> = "partitionTypeAttribute" optional from 1.37;
+        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
+        pool: k8s_openapi::api::resource::v1::ResourcePool = "pool";
+        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1::CounterSet>> = "sharedCounters" optional;
+        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
     }
     k8s_openapi::api::resource::v1beta1::CapacityRequestPolicy as "CapacityRequestPolicy" {
         default: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "default" optional;
@@ -4388,34 +4309,6 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::resource::v1beta1::CapacityRequirements as "CapacityRequirements" {
         requests: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "requests" optional;
     }
-    k8s_openapi::api::resource::v1beta1::DeviceCapacity as "DeviceCapacity" {
-        request_policy: Option<k8s_openapi::api::resource::v1beta1::CapacityRequestPolicy> = "requestPolicy" optional;
-        value: k8s_openapi::apimachinery::pkg::api::resource::Quantity = "value";
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceClassSpec as "DeviceClassSpec" {
-        config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration>> = "config" optional;
-        extended_resource_name: Option<std::string::String> = "extendedResourceName" optional;
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceConstraint as "DeviceConstraint" {
-        distinct_attribute: Option<std::string::String> = "distinctAttribute" optional;
-        match_attribute: Option<std::string::String> = "matchAttribute" optional;
-        requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus as "AllocatedDeviceStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional;
-        data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        network_data: Option<k8s_openapi::api::resource::v1beta2::NetworkDeviceData> = "networkData" optional;
-        pool: std::string::String = "pool";
-        share_id: Option<std::string::String> = "shareID" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::AllocationResult as "AllocationResult" {
-        allocation_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "allocationTimestamp" optional;
-        devices: Option<k8s_openapi::api::resource::v1beta2::DeviceAllocationResult> = "devices" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-    }
     k8s_openapi::api::resource::v1beta2::CapacityRequestPolicy as "CapacityRequestPolicy" {
         default: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "default" optional;
         valid_range: Option<k8s_openapi::api::resource::v1beta2::CapacityRequestPolicyRange> = "validRange" optional;
@@ -4428,20 +4321,6 @@ smp_derive::__foreign_impls! {
     }
     k8s_openapi::api::resource::v1beta2::CapacityRequirements as "CapacityRequirements" {
         requests: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "requests" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceCapacity as "DeviceCapacity" {
-        request_policy: Option<k8s_openapi::api::resource::v1beta2::CapacityRequestPolicy> = "requestPolicy" optional;
-        value: k8s_openapi::apimachinery::pkg::api::resource::Quantity = "value";
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceClassSpec as "DeviceClassSpec" {
-        config: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration>> = "config" optional;
-        extended_resource_name: Option<std::string::String> = "extendedResourceName" optional;
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceConstraint as "DeviceConstraint" {
-        distinct_attribute: Option<std::string::String> = "distinctAttribute" optional;
-        match_attribute: Option<std::string::String> = "matchAttribute" optional;
-        requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
     k8s_openapi::api::storage::v1::VolumeAttributesClass as "VolumeAttributesClass" {
         const "apiVersion";
@@ -4456,85 +4335,7 @@ smp_derive::__foreign_impls! {
 k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_35! {
 smp_derive::__foreign_impls! {
     krate = crate;
-    k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec as "PodCertificateRequestSpec" {
-        max_expiration_seconds: Option<i32> = "maxExpirationSeconds" optional;
-        node_name: std::string::String = "nodeName";
-        node_uid: std::string::String = "nodeUID";
-        pkix_public_key: k8s_openapi::ByteString = "pkixPublicKey";
-        pod_name: std::string::String = "podName";
-        pod_uid: std::string::String = "podUID";
-        proof_of_possession: k8s_openapi::ByteString = "proofOfPossession";
-        service_account_name: std::string::String = "serviceAccountName";
-        service_account_uid: std::string::String = "serviceAccountUID";
-        signer_name: std::string::String = "signerName";
-        unverified_user_annotations: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "unverifiedUserAnnotations" optional;
-    }
-    k8s_openapi::api::core::v1::PodSpec as "PodSpec" {
-        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
-        affinity: Option<k8s_openapi::api::core::v1::Affinity> = "affinity" optional;
-        automount_service_account_token: Option<bool> = "automountServiceAccountToken" optional;
-        containers: std::vec::Vec<k8s_openapi::api::core::v1::Container> = "containers" strategy = "merge" merge_key = "name";
-        dns_config: Option<k8s_openapi::api::core::v1::PodDNSConfig> = "dnsConfig" optional;
-        dns_policy: Option<std::string::String> = "dnsPolicy" optional;
-        enable_service_links: Option<bool> = "enableServiceLinks" optional;
-        ephemeral_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::EphemeralContainer>> = "ephemeralContainers" optional strategy = "merge" merge_key = "name";
-        host_aliases: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostAlias>> = "hostAliases" optional strategy = "merge" merge_key = "ip";
-        host_ipc: Option<bool> = "hostIPC" optional;
-        host_network: Option<bool> = "hostNetwork" optional;
-        host_pid: Option<bool> = "hostPID" optional;
-        host_users: Option<bool> = "hostUsers" optional;
-        hostname: Option<std::string::String> = "hostname" optional;
-        hostname_override: Option<std::string::String> = "hostnameOverride" optional;
-        image_pull_secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::LocalObjectReference>> = "imagePullSecrets" optional strategy = "merge" merge_key = "name";
-        init_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::Container>> = "initContainers" optional strategy = "merge" merge_key = "name";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "nodeSelector" optional;
-        os: Option<k8s_openapi::api::core::v1::PodOS> = "os" optional;
-        overhead: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "overhead" optional;
-        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
-        priority: Option<i32> = "priority" optional;
-        priority_class_name: Option<std::string::String> = "priorityClassName" optional;
-        readiness_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodReadinessGate>> = "readinessGates" optional;
-        resource_claims: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaim>> = "resourceClaims" optional strategy = "merge,retainKeys" merge_key = "name";
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        runtime_class_name: Option<std::string::String> = "runtimeClassName" optional;
-        scheduler_name: Option<std::string::String> = "schedulerName" optional;
-        scheduling_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodSchedulingGate>> = "schedulingGates" optional strategy = "merge" merge_key = "name";
-        security_context: Option<k8s_openapi::api::core::v1::PodSecurityContext> = "securityContext" optional;
-        service_account: Option<std::string::String> = "serviceAccount" optional;
-        service_account_name: Option<std::string::String> = "serviceAccountName" optional;
-        set_hostname_as_fqdn: Option<bool> = "setHostnameAsFQDN" optional;
-        share_process_namespace: Option<bool> = "shareProcessNamespace" optional;
-        subdomain: Option<std::string::String> = "subdomain" optional;
-        termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
-        volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
-        workload_ref: Option<k8s_openapi::api::core::v1::WorkloadReference> = "workloadRef" optional;
-    }
-    k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
-        allocated_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatedResources" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "containerStatuses" optional;
-        ephemeral_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "ephemeralContainerStatuses" optional;
-        extended_resource_claim_status: Option<k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus> = "extendedResourceClaimStatus" optional;
-        host_ip: Option<std::string::String> = "hostIP" optional;
-        host_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostIP>> = "hostIPs" optional strategy = "merge" merge_key = "ip";
-        init_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "initContainerStatuses" optional;
-        message: Option<std::string::String> = "message" optional;
-        nominated_node_name: Option<std::string::String> = "nominatedNodeName" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        phase: Option<std::string::String> = "phase" optional;
-        pod_ip: Option<std::string::String> = "podIP" optional;
-        pod_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodIP>> = "podIPs" optional strategy = "merge" merge_key = "ip";
-        qos_class: Option<std::string::String> = "qosClass" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        resize: Option<std::string::String> = "resize" optional;
-        resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaimStatus>> = "resourceClaimStatuses" optional strategy = "merge,retainKeys" merge_key = "name";
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        start_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "startTime" optional;
-    }
+    gates = k8s_openapi;
     k8s_openapi::api::core::v1::WorkloadReference as "WorkloadReference" {
         name: std::string::String = "name";
         pod_group: std::string::String = "podGroup";
@@ -4567,49 +4368,35 @@ smp_derive::__foreign_impls! {
         controller_ref: Option<k8s_openapi::api::scheduling::v1alpha1::TypedLocalObjectReference> = "controllerRef" optional;
         pod_groups: std::vec::Vec<k8s_openapi::api::scheduling::v1alpha1::PodGroup> = "podGroups";
     }
-    k8s_openapi::api::storage::v1::CSIDriverSpec as "CSIDriverSpec" {
-        attach_required: Option<bool> = "attachRequired" optional;
-        fs_group_policy: Option<std::string::String> = "fsGroupPolicy" optional;
-        node_allocatable_update_period_seconds: Option<i64> = "nodeAllocatableUpdatePeriodSeconds" optional;
-        pod_info_on_mount: Option<bool> = "podInfoOnMount" optional;
-        requires_republish: Option<bool> = "requiresRepublish" optional;
-        se_linux_mount: Option<bool> = "seLinuxMount" optional;
-        service_account_token_in_secrets: Option<bool> = "serviceAccountTokenInSecrets" optional;
-        storage_capacity: Option<bool> = "storageCapacity" optional;
-        token_requests: Option<std::vec::Vec<k8s_openapi::api::storage::v1::TokenRequest>> = "tokenRequests" optional;
-        volume_lifecycle_modes: Option<std::vec::Vec<std::string::String>> = "volumeLifecycleModes" optional;
-    }
-}
-}}
-
-k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_36! {
-smp_derive::__foreign_impls! {
-    krate = crate;
-    k8s_openapi::api::core::v1::PodCertificateProjection as "PodCertificateProjection" {
-        certificate_chain_path: Option<std::string::String> = "certificateChainPath" optional;
-        credential_bundle_path: Option<std::string::String> = "credentialBundlePath" optional;
-        key_path: Option<std::string::String> = "keyPath" optional;
-        key_type: std::string::String = "keyType";
-        max_expiration_seconds: Option<i32> = "maxExpirationSeconds" optional;
-        signer_name: std::string::String = "signerName";
-        user_annotations: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "userAnnotations" optional;
-    }
 }
 }}
 
 k8s_openapi::k8s_if_ge_1_35! {
 smp_derive::__foreign_impls! {
     krate = crate;
-    k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern as "PodFailurePolicyOnPodConditionsPattern" {
-        status: Option<std::string::String> = "status" optional;
-        type_: std::string::String = "type";
-    }
+    gates = k8s_openapi;
     k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as "PodCertificateRequest" {
         const "apiVersion";
         const "kind";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec = "spec";
         status: Option<k8s_openapi::api::certificates::v1beta1::PodCertificateRequestStatus> = "status" optional;
+    }
+    k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec as "PodCertificateRequestSpec" {
+        max_expiration_seconds: Option<i32> = "maxExpirationSeconds" optional;
+        node_name: std::string::String = "nodeName";
+        node_uid: std::string::String = "nodeUID";
+        pkix_public_key: Option<k8s_openapi::ByteString> = "pkixPublicKey" optional from 1.36;
+        pkix_public_key: k8s_openapi::ByteString = "pkixPublicKey" until 1.35;
+        pod_name: std::string::String = "podName";
+        pod_uid: std::string::String = "podUID";
+        proof_of_possession: Option<k8s_openapi::ByteString> = "proofOfPossession" optional from 1.36;
+        proof_of_possession: k8s_openapi::ByteString = "proofOfPossession" until 1.35;
+        service_account_name: std::string::String = "serviceAccountName";
+        service_account_uid: std::string::String = "serviceAccountUID";
+        signer_name: std::string::String = "signerName";
+        stub_pkc_s10_request: k8s_openapi::ByteString = "stubPKCS10Request" from 1.36;
+        unverified_user_annotations: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "unverifiedUserAnnotations" optional;
     }
     k8s_openapi::api::certificates::v1beta1::PodCertificateRequestStatus as "PodCertificateRequestStatus" {
         begin_refresh_at: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "beginRefreshAt" optional;
@@ -4618,36 +4405,8 @@ smp_derive::__foreign_impls! {
         not_after: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "notAfter" optional;
         not_before: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "notBefore" optional;
     }
-    k8s_openapi::api::core::v1::NodeStatus as "NodeStatus" {
-        addresses: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAddress>> = "addresses" optional strategy = "merge" merge_key = "type";
-        allocatable: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatable" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "capacity" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        config: Option<k8s_openapi::api::core::v1::NodeConfigStatus> = "config" optional;
-        daemon_endpoints: Option<k8s_openapi::api::core::v1::NodeDaemonEndpoints> = "daemonEndpoints" optional;
-        declared_features: Option<std::vec::Vec<std::string::String>> = "declaredFeatures" optional;
-        features: Option<k8s_openapi::api::core::v1::NodeFeatures> = "features" optional;
-        images: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerImage>> = "images" optional;
-        node_info: Option<k8s_openapi::api::core::v1::NodeSystemInfo> = "nodeInfo" optional;
-        phase: Option<std::string::String> = "phase" optional;
-        runtime_handlers: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeRuntimeHandler>> = "runtimeHandlers" optional;
-        volumes_attached: Option<std::vec::Vec<k8s_openapi::api::core::v1::AttachedVolume>> = "volumesAttached" optional;
-        volumes_in_use: Option<std::vec::Vec<std::string::String>> = "volumesInUse" optional;
-    }
-    k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as "DeviceTaintRule" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec = "spec";
-        status: Option<k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStatus> = "status" optional;
-    }
     k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStatus as "DeviceTaintRuleStatus" {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
-    }
-    k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector as "DeviceTaintSelector" {
-        device: Option<std::string::String> = "device" optional;
-        driver: Option<std::string::String> = "driver" optional;
-        pool: Option<std::string::String> = "pool" optional;
     }
     k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration as "StorageVersionMigration" {
         const "apiVersion";
@@ -4663,20 +4422,6 @@ smp_derive::__foreign_impls! {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
         resource_version: Option<std::string::String> = "resourceVersion" optional;
     }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition as "CustomResourceDefinitionCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus as "CustomResourceDefinitionStatus" {
-        accepted_names: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames> = "acceptedNames" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition>> = "conditions" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        stored_versions: Option<std::vec::Vec<std::string::String>> = "storedVersions" optional;
-    }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource as "GroupResource" {
         group: std::string::String = "group";
         resource: std::string::String = "resource";
@@ -4687,157 +4432,14 @@ smp_derive::__foreign_impls! {
 k8s_openapi::k8s_if_ge_1_36! { k8s_openapi::k8s_if_le_1_36! {
 smp_derive::__foreign_impls! {
     krate = crate;
-    k8s_openapi::api::authentication::v1::TokenRequestSpec as "TokenRequestSpec" {
-        audiences: Option<std::vec::Vec<std::string::String>> = "audiences" optional;
-        bound_object_ref: Option<k8s_openapi::api::authentication::v1::BoundObjectReference> = "boundObjectRef" optional;
-        expiration_seconds: Option<i64> = "expirationSeconds" optional;
-    }
-    k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus as "NodeAllocatableResourceClaimStatus" {
-        containers: Option<std::vec::Vec<std::string::String>> = "containers" optional;
-        resource_claim_name: std::string::String = "resourceClaimName";
-        resources: std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "resources";
-    }
-    k8s_openapi::api::core::v1::PodSpec as "PodSpec" {
-        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
-        affinity: Option<k8s_openapi::api::core::v1::Affinity> = "affinity" optional;
-        automount_service_account_token: Option<bool> = "automountServiceAccountToken" optional;
-        containers: std::vec::Vec<k8s_openapi::api::core::v1::Container> = "containers" strategy = "merge" merge_key = "name";
-        dns_config: Option<k8s_openapi::api::core::v1::PodDNSConfig> = "dnsConfig" optional;
-        dns_policy: Option<std::string::String> = "dnsPolicy" optional;
-        enable_service_links: Option<bool> = "enableServiceLinks" optional;
-        ephemeral_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::EphemeralContainer>> = "ephemeralContainers" optional strategy = "merge" merge_key = "name";
-        host_aliases: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostAlias>> = "hostAliases" optional strategy = "merge" merge_key = "ip";
-        host_ipc: Option<bool> = "hostIPC" optional;
-        host_network: Option<bool> = "hostNetwork" optional;
-        host_pid: Option<bool> = "hostPID" optional;
-        host_users: Option<bool> = "hostUsers" optional;
-        hostname: Option<std::string::String> = "hostname" optional;
-        hostname_override: Option<std::string::String> = "hostnameOverride" optional;
-        image_pull_secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::LocalObjectReference>> = "imagePullSecrets" optional strategy = "merge" merge_key = "name";
-        init_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::Container>> = "initContainers" optional strategy = "merge" merge_key = "name";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "nodeSelector" optional;
-        os: Option<k8s_openapi::api::core::v1::PodOS> = "os" optional;
-        overhead: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "overhead" optional;
-        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
-        priority: Option<i32> = "priority" optional;
-        priority_class_name: Option<std::string::String> = "priorityClassName" optional;
-        readiness_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodReadinessGate>> = "readinessGates" optional;
-        resource_claims: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaim>> = "resourceClaims" optional strategy = "merge,retainKeys" merge_key = "name";
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        runtime_class_name: Option<std::string::String> = "runtimeClassName" optional;
-        scheduler_name: Option<std::string::String> = "schedulerName" optional;
-        scheduling_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodSchedulingGate>> = "schedulingGates" optional strategy = "merge" merge_key = "name";
-        scheduling_group: Option<k8s_openapi::api::core::v1::PodSchedulingGroup> = "schedulingGroup" optional;
-        security_context: Option<k8s_openapi::api::core::v1::PodSecurityContext> = "securityContext" optional;
-        service_account: Option<std::string::String> = "serviceAccount" optional;
-        service_account_name: Option<std::string::String> = "serviceAccountName" optional;
-        set_hostname_as_fqdn: Option<bool> = "setHostnameAsFQDN" optional;
-        share_process_namespace: Option<bool> = "shareProcessNamespace" optional;
-        subdomain: Option<std::string::String> = "subdomain" optional;
-        termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
-        volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
-    }
-    k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
-        allocated_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatedResources" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "containerStatuses" optional;
-        ephemeral_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "ephemeralContainerStatuses" optional;
-        extended_resource_claim_status: Option<k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus> = "extendedResourceClaimStatus" optional;
-        host_ip: Option<std::string::String> = "hostIP" optional;
-        host_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostIP>> = "hostIPs" optional strategy = "merge" merge_key = "ip";
-        init_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "initContainerStatuses" optional;
-        message: Option<std::string::String> = "message" optional;
-        node_allocatable_resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus>> = "nodeAllocatableResourceClaimStatuses" optional strategy = "merge" merge_key = "resourceClaimName";
-        nominated_node_name: Option<std::string::String> = "nominatedNodeName" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        phase: Option<std::string::String> = "phase" optional;
-        pod_ip: Option<std::string::String> = "podIP" optional;
-        pod_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodIP>> = "podIPs" optional strategy = "merge" merge_key = "ip";
-        qos_class: Option<std::string::String> = "qosClass" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        resize: Option<std::string::String> = "resize" optional;
-        resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaimStatus>> = "resourceClaimStatuses" optional strategy = "merge,retainKeys" merge_key = "name";
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        start_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "startTime" optional;
-    }
-    k8s_openapi::api::networking::v1beta1::IPAddress as "IPAddress" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::networking::v1beta1::IPAddressSpec = "spec";
-    }
-    k8s_openapi::api::resource::v1::Device as "Device" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceCounterConsumption>> = "consumesCounters" optional;
-        name: std::string::String = "name";
-        node_allocatable_resource_mappings: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping>> = "nodeAllocatableResourceMappings" optional;
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceTaint>> = "taints" optional;
-    }
+    gates = k8s_openapi;
     k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping as "NodeAllocatableResourceMapping" {
         allocation_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "allocationMultiplier" optional;
         capacity_key: Option<std::string::String> = "capacityKey" optional;
     }
-    k8s_openapi::api::resource::v1alpha3::PoolStatus as "PoolStatus" {
-        allocated_devices: Option<i32> = "allocatedDevices" optional;
-        available_devices: Option<i32> = "availableDevices" optional;
-        driver: std::string::String = "driver";
-        generation: i64 = "generation";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        pool_name: std::string::String = "poolName";
-        resource_slice_count: Option<i32> = "resourceSliceCount" optional;
-        total_devices: Option<i32> = "totalDevices" optional;
-        unavailable_devices: Option<i32> = "unavailableDevices" optional;
-        validation_error: Option<std::string::String> = "validationError" optional;
-    }
-    k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec as "ResourcePoolStatusRequestSpec" {
-        driver: std::string::String = "driver";
-        limit: Option<i32> = "limit" optional;
-        pool_name: Option<std::string::String> = "poolName" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::BasicDevice as "BasicDevice" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption>> = "consumesCounters" optional;
-        node_allocatable_resource_mappings: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping>> = "nodeAllocatableResourceMappings" optional;
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceTaint>> = "taints" optional;
-    }
     k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping as "NodeAllocatableResourceMapping" {
         allocation_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "allocationMultiplier" optional;
         capacity_key: Option<std::string::String> = "capacityKey" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::Device as "Device" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption>> = "consumesCounters" optional;
-        name: std::string::String = "name";
-        node_allocatable_resource_mappings: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::NodeAllocatableResourceMapping>> = "nodeAllocatableResourceMappings" optional;
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceTaint>> = "taints" optional;
     }
     k8s_openapi::api::resource::v1beta2::NodeAllocatableResourceMapping as "NodeAllocatableResourceMapping" {
         allocation_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "allocationMultiplier" optional;
@@ -4923,6 +4525,7 @@ smp_derive::__foreign_impls! {
 k8s_openapi::k8s_if_ge_1_36! {
 smp_derive::__foreign_impls! {
     krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::admissionregistration::v1::ApplyConfiguration as "ApplyConfiguration" {
         expression: Option<std::string::String> = "expression" optional;
     }
@@ -4960,151 +4563,35 @@ smp_derive::__foreign_impls! {
         json_patch: Option<k8s_openapi::api::admissionregistration::v1::JSONPatch> = "jsonPatch" optional;
         patch_type: std::string::String = "patchType";
     }
-    k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as "ValidatingAdmissionPolicyBinding" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec = "spec";
-    }
-    k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec as "ValidatingAdmissionPolicyBindingSpec" {
-        match_resources: Option<k8s_openapi::api::admissionregistration::v1::MatchResources> = "matchResources" optional;
-        param_ref: Option<k8s_openapi::api::admissionregistration::v1::ParamRef> = "paramRef" optional;
-        policy_name: std::string::String = "policyName";
-        validation_actions: std::vec::Vec<std::string::String> = "validationActions";
-    }
-    k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion as "ServerStorageVersion" {
-        api_server_id: std::string::String = "apiServerID";
-        decodable_versions: std::vec::Vec<std::string::String> = "decodableVersions";
-        encoding_version: std::string::String = "encodingVersion";
-        served_versions: Option<std::vec::Vec<std::string::String>> = "servedVersions" optional;
-    }
-    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as "StorageVersion" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus> = "status" optional;
-    }
-    k8s_openapi::api::authentication::v1::TokenRequest as "TokenRequest" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::authentication::v1::TokenRequestSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::authentication::v1::TokenRequestStatus> = "status" optional;
-    }
-    k8s_openapi::api::authentication::v1::TokenRequestStatus as "TokenRequestStatus" {
-        expiration_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "expirationTimestamp" optional;
-        token: Option<std::string::String> = "token" optional;
-    }
-    k8s_openapi::api::authentication::v1::TokenReviewSpec as "TokenReviewSpec" {
-        audiences: Option<std::vec::Vec<std::string::String>> = "audiences" optional;
-        token: std::string::String = "token";
-    }
-    k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as "HorizontalPodAutoscaler" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec = "spec";
-        status: Option<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerStatus> = "status" optional;
-    }
-    k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as "HorizontalPodAutoscaler" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec = "spec";
-        status: Option<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus> = "status" optional;
-    }
-    k8s_openapi::api::batch::v1::CronJob as "CronJob" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::batch::v1::CronJobSpec = "spec";
-        status: Option<k8s_openapi::api::batch::v1::CronJobStatus> = "status" optional;
-    }
-    k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec as "PodCertificateRequestSpec" {
-        max_expiration_seconds: Option<i32> = "maxExpirationSeconds" optional;
-        node_name: std::string::String = "nodeName";
-        node_uid: std::string::String = "nodeUID";
-        pkix_public_key: Option<k8s_openapi::ByteString> = "pkixPublicKey" optional;
-        pod_name: std::string::String = "podName";
-        pod_uid: std::string::String = "podUID";
-        proof_of_possession: Option<k8s_openapi::ByteString> = "proofOfPossession" optional;
-        service_account_name: std::string::String = "serviceAccountName";
-        service_account_uid: std::string::String = "serviceAccountUID";
-        signer_name: std::string::String = "signerName";
-        stub_pkc_s10_request: k8s_openapi::ByteString = "stubPKCS10Request";
-        unverified_user_annotations: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "unverifiedUserAnnotations" optional;
-    }
-    k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as "LeaseCandidate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec = "spec";
-    }
-    k8s_openapi::api::coordination::v1beta1::LeaseCandidate as "LeaseCandidate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec = "spec";
-    }
     k8s_openapi::api::core::v1::ImageVolumeStatus as "ImageVolumeStatus" {
         image_ref: std::string::String = "imageRef";
+    }
+    k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus as "NodeAllocatableResourceClaimStatus" {
+        containers: Option<std::vec::Vec<std::string::String>> = "containers" optional;
+        mapping: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAllocatableMappedResources>> = "mapping" optional strategy = "merge" merge_key = "name" from 1.37;
+        overhead: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAllocatableOverheadResources>> = "overhead" optional strategy = "merge" merge_key = "name" from 1.37;
+        resource_claim_name: std::string::String = "resourceClaimName";
+        resources: std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "resources" until 1.36;
     }
     k8s_openapi::api::core::v1::PodSchedulingGroup as "PodSchedulingGroup" {
         pod_group_name: Option<std::string::String> = "podGroupName" optional;
     }
-    k8s_openapi::api::core::v1::ResourceHealth as "ResourceHealth" {
-        health: Option<std::string::String> = "health" optional;
-        message: Option<std::string::String> = "message" optional;
-        resource_id: std::string::String = "resourceID";
-    }
-    k8s_openapi::api::core::v1::VolumeMountStatus as "VolumeMountStatus" {
-        mount_path: std::string::String = "mountPath";
-        name: std::string::String = "name";
-        read_only: Option<bool> = "readOnly" optional;
-        recursive_read_only: Option<std::string::String> = "recursiveReadOnly" optional;
-        volume_status: Option<k8s_openapi::api::core::v1::VolumeStatus> = "volumeStatus" optional;
-    }
     k8s_openapi::api::core::v1::VolumeStatus as "VolumeStatus" {
         image: Option<k8s_openapi::api::core::v1::ImageVolumeStatus> = "image" optional;
     }
-    k8s_openapi::api::discovery::v1::EndpointSlice as "EndpointSlice" {
-        const "apiVersion";
-        const "kind";
-        address_type: std::string::String = "addressType";
-        endpoints: Option<std::vec::Vec<k8s_openapi::api::discovery::v1::Endpoint>> = "endpoints" optional;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        ports: Option<std::vec::Vec<k8s_openapi::api::discovery::v1::EndpointPort>> = "ports" optional;
-    }
-    k8s_openapi::api::networking::v1::IPAddress as "IPAddress" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::networking::v1::IPAddressSpec = "spec";
-    }
-    k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus as "PodDisruptionBudgetStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        current_healthy: Option<i32> = "currentHealthy" optional;
-        desired_healthy: Option<i32> = "desiredHealthy" optional;
-        disrupted_pods: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>> = "disruptedPods" optional;
-        disruptions_allowed: Option<i32> = "disruptionsAllowed" optional;
-        expected_pods: Option<i32> = "expectedPods" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-    }
-    k8s_openapi::api::rbac::v1::RoleRef as "RoleRef" {
-        api_group: Option<std::string::String> = "apiGroup" optional;
-        kind: std::string::String = "kind";
-        name: std::string::String = "name";
-    }
-    k8s_openapi::api::resource::v1::DeviceAttribute as "DeviceAttribute" {
-        bool: Option<bool> = "bool" optional;
-        bools: Option<std::vec::Vec<bool>> = "bools" optional;
-        int: Option<i64> = "int" optional;
-        ints: Option<std::vec::Vec<i64>> = "ints" optional;
-        string: Option<std::string::String> = "string" optional;
-        strings: Option<std::vec::Vec<std::string::String>> = "strings" optional;
-        version: Option<std::string::String> = "version" optional;
-        versions: Option<std::vec::Vec<std::string::String>> = "versions" optional;
+    k8s_openapi::api::resource::v1alpha3::PoolStatus as "PoolStatus" {
+        allocated_devices: Option<i32> = "allocatedDevices" optional;
+        available_devices: Option<i32> = "availableDevices" optional;
+        driver: std::string::String = "driver";
+        generation: i64 = "generation";
+        node_name: Option<std::string::String> = "nodeName" optional;
+        partition_summary: Option<std::vec::Vec<k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus>> = "partitionSummary" optional from 1.37;
+        pool_name: std::string::String = "poolName";
+        resource_slice_count: Option<i32> = "resourceSliceCount" optional;
+        shareable_summary: Option<k8s_openapi::api::resource::v1alpha3::ShareableSummaryStatus> = "shareableSummary" optional from 1.37;
+        total_devices: Option<i32> = "totalDevices" optional;
+        unavailable_devices: Option<i32> = "unavailableDevices" optional;
+        validation_error: Option<std::string::String> = "validationError" optional;
     }
     k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as "ResourcePoolStatusRequest" {
         const "apiVersion";
@@ -5113,30 +4600,16 @@ smp_derive::__foreign_impls! {
         spec: k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec = "spec";
         status: Option<k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus> = "status" optional;
     }
+    k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec as "ResourcePoolStatusRequestSpec" {
+        default_partition_type_attribute: Option<std::string::String> = "defaultPartitionTypeAttribute" optional from 1.37;
+        driver: std::string::String = "driver";
+        limit: Option<i32> = "limit" optional;
+        pool_name: Option<std::string::String> = "poolName" optional;
+    }
     k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus as "ResourcePoolStatusRequestStatus" {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
         pool_count: i32 = "poolCount";
         pools: Option<std::vec::Vec<k8s_openapi::api::resource::v1alpha3::PoolStatus>> = "pools" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceAttribute as "DeviceAttribute" {
-        bool: Option<bool> = "bool" optional;
-        bools: Option<std::vec::Vec<bool>> = "bools" optional;
-        int: Option<i64> = "int" optional;
-        ints: Option<std::vec::Vec<i64>> = "ints" optional;
-        string: Option<std::string::String> = "string" optional;
-        strings: Option<std::vec::Vec<std::string::String>> = "strings" optional;
-        version: Option<std::string::String> = "version" optional;
-        versions: Option<std::vec::Vec<std::string::String>> = "versions" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceAttribute as "DeviceAttribute" {
-        bool: Option<bool> = "bool" optional;
-        bools: Option<std::vec::Vec<bool>> = "bools" optional;
-        int: Option<i64> = "int" optional;
-        ints: Option<std::vec::Vec<i64>> = "ints" optional;
-        string: Option<std::string::String> = "string" optional;
-        strings: Option<std::vec::Vec<std::string::String>> = "strings" optional;
-        version: Option<std::string::String> = "version" optional;
-        versions: Option<std::vec::Vec<std::string::String>> = "versions" optional;
     }
     k8s_openapi::api::resource::v1beta2::DeviceTaintRule as "DeviceTaintRule" {
         const "apiVersion";
@@ -5157,35 +4630,6 @@ smp_derive::__foreign_impls! {
         driver: Option<std::string::String> = "driver" optional;
         pool: Option<std::string::String> = "pool" optional;
     }
-    k8s_openapi::api::scheduling::v1::PriorityClass as "PriorityClass" {
-        const "apiVersion";
-        const "kind";
-        description: Option<std::string::String> = "description" optional;
-        global_default: Option<bool> = "globalDefault" optional;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
-        value: Option<i32> = "value" optional;
-    }
-    k8s_openapi::api::storage::v1::CSIDriverSpec as "CSIDriverSpec" {
-        attach_required: Option<bool> = "attachRequired" optional;
-        fs_group_policy: Option<std::string::String> = "fsGroupPolicy" optional;
-        node_allocatable_update_period_seconds: Option<i64> = "nodeAllocatableUpdatePeriodSeconds" optional;
-        pod_info_on_mount: Option<bool> = "podInfoOnMount" optional;
-        prevent_pod_scheduling_if_missing: Option<bool> = "preventPodSchedulingIfMissing" optional;
-        requires_republish: Option<bool> = "requiresRepublish" optional;
-        se_linux_mount: Option<bool> = "seLinuxMount" optional;
-        service_account_token_in_secrets: Option<bool> = "serviceAccountTokenInSecrets" optional;
-        storage_capacity: Option<bool> = "storageCapacity" optional;
-        token_requests: Option<std::vec::Vec<k8s_openapi::api::storage::v1::TokenRequest>> = "tokenRequests" optional;
-        volume_lifecycle_modes: Option<std::vec::Vec<std::string::String>> = "volumeLifecycleModes" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as "ListMeta" {
-        continue_: Option<std::string::String> = "continue" optional;
-        remaining_item_count: Option<i64> = "remainingItemCount" optional;
-        resource_version: Option<std::string::String> = "resourceVersion" optional;
-        self_link: Option<std::string::String> = "selfLink" optional;
-        shard_info: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo> = "shardInfo" optional;
-    }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo as "ShardInfo" {
         selector: std::string::String = "selector";
     }
@@ -5195,108 +4639,12 @@ smp_derive::__foreign_impls! {
 k8s_openapi::k8s_if_ge_1_37! {
 smp_derive::__foreign_impls! {
     krate = crate;
-    k8s_openapi::api::apps::v1::ControllerRevision as "ControllerRevision" {
-        const "apiVersion";
-        const "kind";
-        data: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "data";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        revision: Option<i64> = "revision" optional;
-    }
-    k8s_openapi::api::apps::v1::DaemonSet as "DaemonSet" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::apps::v1::DaemonSetSpec = "spec";
-        status: Option<k8s_openapi::api::apps::v1::DaemonSetStatus> = "status" optional;
-    }
-    k8s_openapi::api::apps::v1::DaemonSetCondition as "DaemonSetCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-        type_: Option<std::string::String> = "type" optional;
-    }
-    k8s_openapi::api::apps::v1::Deployment as "Deployment" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::apps::v1::DeploymentSpec = "spec";
-        status: Option<k8s_openapi::api::apps::v1::DeploymentStatus> = "status" optional;
-    }
-    k8s_openapi::api::apps::v1::DeploymentCondition as "DeploymentCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        last_update_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastUpdateTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-        type_: Option<std::string::String> = "type" optional;
-    }
-    k8s_openapi::api::apps::v1::ReplicaSet as "ReplicaSet" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::apps::v1::ReplicaSetSpec = "spec";
-        status: Option<k8s_openapi::api::apps::v1::ReplicaSetStatus> = "status" optional;
-    }
-    k8s_openapi::api::apps::v1::ReplicaSetCondition as "ReplicaSetCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-        type_: Option<std::string::String> = "type" optional;
-    }
-    k8s_openapi::api::apps::v1::StatefulSet as "StatefulSet" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::apps::v1::StatefulSetSpec = "spec";
-        status: Option<k8s_openapi::api::apps::v1::StatefulSetStatus> = "status" optional;
-    }
-    k8s_openapi::api::apps::v1::StatefulSetCondition as "StatefulSetCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-        type_: Option<std::string::String> = "type" optional;
-    }
-    k8s_openapi::api::authentication::v1::TokenRequestSpec as "TokenRequestSpec" {
-        attestations: Option<std::collections::BTreeMap<std::string::String, std::vec::Vec<std::string::String>>> = "attestations" optional;
-        audiences: Option<std::vec::Vec<std::string::String>> = "audiences" optional;
-        bound_object_ref: Option<k8s_openapi::api::authentication::v1::BoundObjectReference> = "boundObjectRef" optional;
-        expiration_seconds: Option<i64> = "expirationSeconds" optional;
-    }
-    k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition as "HorizontalPodAutoscalerCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
+    gates = k8s_openapi;
     k8s_openapi::api::batch::v1::JobSchedulingConfiguration as "JobSchedulingConfiguration" {
         disruption_mode: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode> = "disruptionMode" optional;
         resource_claims: Option<std::vec::Vec<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupResourceClaim>> = "resourceClaims" optional strategy = "merge" merge_key = "name";
         scheduling_constraints: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints> = "schedulingConstraints" optional;
         scheduling_policy: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy> = "schedulingPolicy" optional;
-    }
-    k8s_openapi::api::batch::v1::JobSpec as "JobSpec" {
-        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
-        backoff_limit: Option<i32> = "backoffLimit" optional;
-        backoff_limit_per_index: Option<i32> = "backoffLimitPerIndex" optional;
-        completion_mode: Option<std::string::String> = "completionMode" optional;
-        completions: Option<i32> = "completions" optional;
-        managed_by: Option<std::string::String> = "managedBy" optional;
-        manual_selector: Option<bool> = "manualSelector" optional;
-        max_failed_indexes: Option<i32> = "maxFailedIndexes" optional;
-        parallelism: Option<i32> = "parallelism" optional;
-        pod_failure_policy: Option<k8s_openapi::api::batch::v1::PodFailurePolicy> = "podFailurePolicy" optional;
-        pod_replacement_policy: Option<std::string::String> = "podReplacementPolicy" optional;
-        scheduling: Option<k8s_openapi::api::batch::v1::JobSchedulingConfiguration> = "scheduling" optional;
-        selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "selector" optional;
-        success_policy: Option<k8s_openapi::api::batch::v1::SuccessPolicy> = "successPolicy" optional;
-        suspend: Option<bool> = "suspend" optional;
-        template: k8s_openapi::api::core::v1::PodTemplateSpec = "template";
-        ttl_seconds_after_finished: Option<i32> = "ttlSecondsAfterFinished" optional;
     }
     k8s_openapi::api::certificates::v1::ClusterTrustBundle as "ClusterTrustBundle" {
         const "apiVersion";
@@ -5334,60 +4682,9 @@ smp_derive::__foreign_impls! {
         not_after: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "notAfter" optional;
         not_before: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "notBefore" optional;
     }
-    k8s_openapi::api::core::v1::ClusterTrustBundleProjection as "ClusterTrustBundleProjection" {
-        label_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "labelSelector" optional;
-        name: Option<std::string::String> = "name" optional;
-        optional: Option<bool> = "optional" optional;
-        path: std::string::String = "path";
-        signer_name: Option<std::string::String> = "signerName" optional;
-        user: Option<i64> = "user" optional;
-    }
-    k8s_openapi::api::core::v1::ConfigMapVolumeSource as "ConfigMapVolumeSource" {
-        default_mode: Option<i32> = "defaultMode" optional;
-        default_user: Option<i64> = "defaultUser" optional;
-        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::KeyToPath>> = "items" optional;
-        name: std::string::String = "name";
-        optional: Option<bool> = "optional" optional;
-    }
-    k8s_openapi::api::core::v1::DownwardAPIVolumeFile as "DownwardAPIVolumeFile" {
-        field_ref: Option<k8s_openapi::api::core::v1::ObjectFieldSelector> = "fieldRef" optional;
-        mode: Option<i32> = "mode" optional;
-        path: std::string::String = "path";
-        resource_field_ref: Option<k8s_openapi::api::core::v1::ResourceFieldSelector> = "resourceFieldRef" optional;
-        user: Option<i64> = "user" optional;
-    }
-    k8s_openapi::api::core::v1::DownwardAPIVolumeSource as "DownwardAPIVolumeSource" {
-        default_mode: Option<i32> = "defaultMode" optional;
-        default_user: Option<i64> = "defaultUser" optional;
-        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::DownwardAPIVolumeFile>> = "items" optional;
-    }
-    k8s_openapi::api::core::v1::EmptyDirVolumeSource as "EmptyDirVolumeSource" {
-        medium: Option<std::string::String> = "medium" optional;
-        mode: Option<i32> = "mode" optional;
-        size_limit: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "sizeLimit" optional;
-    }
     k8s_openapi::api::core::v1::EvictionResponder as "EvictionResponder" {
         name: std::string::String = "name";
         priority: i32 = "priority";
-    }
-    k8s_openapi::api::core::v1::GRPCAction as "GRPCAction" {
-        mode: Option<std::string::String> = "mode" optional;
-        port: i32 = "port";
-        service: Option<std::string::String> = "service" optional;
-    }
-    k8s_openapi::api::core::v1::HTTPGetAction as "HTTPGetAction" {
-        host: Option<std::string::String> = "host" optional;
-        http_headers: Option<std::vec::Vec<k8s_openapi::api::core::v1::HTTPHeader>> = "httpHeaders" optional;
-        path: Option<std::string::String> = "path" optional;
-        port: k8s_openapi::apimachinery::pkg::util::intstr::IntOrString = "port";
-        protocol: Option<std::string::String> = "protocol" optional;
-        scheme: Option<std::string::String> = "scheme" optional;
-    }
-    k8s_openapi::api::core::v1::KeyToPath as "KeyToPath" {
-        key: std::string::String = "key";
-        mode: Option<i32> = "mode" optional;
-        path: std::string::String = "path";
-        user: Option<i64> = "user" optional;
     }
     k8s_openapi::api::core::v1::NodeAllocatableMappedResources as "NodeAllocatableMappedResources" {
         name: std::string::String = "name";
@@ -5398,151 +4695,13 @@ smp_derive::__foreign_impls! {
         per_container: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "perContainer" optional;
         per_pod: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "perPod" optional;
     }
-    k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus as "NodeAllocatableResourceClaimStatus" {
-        containers: Option<std::vec::Vec<std::string::String>> = "containers" optional;
-        mapping: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAllocatableMappedResources>> = "mapping" optional strategy = "merge" merge_key = "name";
-        overhead: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAllocatableOverheadResources>> = "overhead" optional strategy = "merge" merge_key = "name";
-        resource_claim_name: std::string::String = "resourceClaimName";
-    }
     k8s_openapi::api::core::v1::NodePodPreemptionPolicy as "NodePodPreemptionPolicy" {
         disable_resize_preemption: Option<std::vec::Vec<std::string::String>> = "disableResizePreemption" optional;
-    }
-    k8s_openapi::api::core::v1::NodeSpec as "NodeSpec" {
-        config_source: Option<k8s_openapi::api::core::v1::NodeConfigSource> = "configSource" optional;
-        external_id: Option<std::string::String> = "externalID" optional;
-        pod_cidr: Option<std::string::String> = "podCIDR" optional;
-        pod_cidrs: Option<std::vec::Vec<std::string::String>> = "podCIDRs" optional strategy = "merge";
-        pod_preemption_policy: Option<k8s_openapi::api::core::v1::NodePodPreemptionPolicy> = "podPreemptionPolicy" optional;
-        provider_id: Option<std::string::String> = "providerID" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::core::v1::Taint>> = "taints" optional;
-        unschedulable: Option<bool> = "unschedulable" optional;
-    }
-    k8s_openapi::api::core::v1::NodeSystemInfo as "NodeSystemInfo" {
-        architecture: std::string::String = "architecture";
-        boot_id: std::string::String = "bootID";
-        container_runtime_version: std::string::String = "containerRuntimeVersion";
-        kernel_version: std::string::String = "kernelVersion";
-        kube_proxy_version: std::string::String = "kubeProxyVersion";
-        kubelet_version: std::string::String = "kubeletVersion";
-        machine_id: std::string::String = "machineID";
-        operating_system: std::string::String = "operatingSystem";
-        os_image: std::string::String = "osImage";
-        running_in_user_namespace: Option<bool> = "runningInUserNamespace" optional;
-        swap: Option<k8s_openapi::api::core::v1::NodeSwapStatus> = "swap" optional;
-        system_uuid: std::string::String = "systemUUID";
-    }
-    k8s_openapi::api::core::v1::PersistentVolumeClaimStatus as "PersistentVolumeClaimStatus" {
-        access_modes: Option<std::vec::Vec<std::string::String>> = "accessModes" optional;
-        allocated_resource_statuses: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "allocatedResourceStatuses" optional;
-        allocated_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatedResources" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "capacity" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PersistentVolumeClaimCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        current_volume_attributes_class_name: Option<std::string::String> = "currentVolumeAttributesClassName" optional;
-        health_status: Option<k8s_openapi::api::core::v1::VolumeHealthStatus> = "healthStatus" optional;
-        modify_volume_status: Option<k8s_openapi::api::core::v1::ModifyVolumeStatus> = "modifyVolumeStatus" optional;
-        phase: Option<std::string::String> = "phase" optional;
-    }
-    k8s_openapi::api::core::v1::PodCertificateProjection as "PodCertificateProjection" {
-        certificate_chain_path: Option<std::string::String> = "certificateChainPath" optional;
-        credential_bundle_path: Option<std::string::String> = "credentialBundlePath" optional;
-        key_path: Option<std::string::String> = "keyPath" optional;
-        key_type: std::string::String = "keyType";
-        max_expiration_seconds: Option<i32> = "maxExpirationSeconds" optional;
-        signer_name: std::string::String = "signerName";
-        user: Option<i64> = "user" optional;
-        user_annotations: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "userAnnotations" optional;
-    }
-    k8s_openapi::api::core::v1::PodSpec as "PodSpec" {
-        active_deadline_seconds: Option<i64> = "activeDeadlineSeconds" optional;
-        affinity: Option<k8s_openapi::api::core::v1::Affinity> = "affinity" optional;
-        automount_service_account_token: Option<bool> = "automountServiceAccountToken" optional;
-        containers: std::vec::Vec<k8s_openapi::api::core::v1::Container> = "containers" strategy = "merge" merge_key = "name";
-        dns_config: Option<k8s_openapi::api::core::v1::PodDNSConfig> = "dnsConfig" optional;
-        dns_policy: Option<std::string::String> = "dnsPolicy" optional;
-        enable_service_links: Option<bool> = "enableServiceLinks" optional;
-        ephemeral_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::EphemeralContainer>> = "ephemeralContainers" optional strategy = "merge" merge_key = "name";
-        eviction_responders: Option<std::vec::Vec<k8s_openapi::api::core::v1::EvictionResponder>> = "evictionResponders" optional strategy = "merge" merge_key = "name";
-        host_aliases: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostAlias>> = "hostAliases" optional strategy = "merge" merge_key = "ip";
-        host_ipc: Option<bool> = "hostIPC" optional;
-        host_network: Option<bool> = "hostNetwork" optional;
-        host_pid: Option<bool> = "hostPID" optional;
-        host_users: Option<bool> = "hostUsers" optional;
-        hostname: Option<std::string::String> = "hostname" optional;
-        hostname_override: Option<std::string::String> = "hostnameOverride" optional;
-        image_pull_secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::LocalObjectReference>> = "imagePullSecrets" optional strategy = "merge" merge_key = "name";
-        init_containers: Option<std::vec::Vec<k8s_openapi::api::core::v1::Container>> = "initContainers" optional strategy = "merge" merge_key = "name";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "nodeSelector" optional;
-        os: Option<k8s_openapi::api::core::v1::PodOS> = "os" optional;
-        overhead: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "overhead" optional;
-        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
-        priority: Option<i32> = "priority" optional;
-        priority_class_name: Option<std::string::String> = "priorityClassName" optional;
-        readiness_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodReadinessGate>> = "readinessGates" optional;
-        resource_claims: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaim>> = "resourceClaims" optional strategy = "merge,retainKeys" merge_key = "name";
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        restart_policy: Option<std::string::String> = "restartPolicy" optional;
-        runtime_class_name: Option<std::string::String> = "runtimeClassName" optional;
-        scheduler_name: Option<std::string::String> = "schedulerName" optional;
-        scheduling_gates: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodSchedulingGate>> = "schedulingGates" optional strategy = "merge" merge_key = "name";
-        scheduling_group: Option<k8s_openapi::api::core::v1::PodSchedulingGroup> = "schedulingGroup" optional;
-        security_context: Option<k8s_openapi::api::core::v1::PodSecurityContext> = "securityContext" optional;
-        service_account: Option<std::string::String> = "serviceAccount" optional;
-        service_account_name: Option<std::string::String> = "serviceAccountName" optional;
-        set_hostname_as_fqdn: Option<bool> = "setHostnameAsFQDN" optional;
-        share_process_namespace: Option<bool> = "shareProcessNamespace" optional;
-        subdomain: Option<std::string::String> = "subdomain" optional;
-        termination_grace_period_seconds: Option<i64> = "terminationGracePeriodSeconds" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
-        topology_spread_constraints: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySpreadConstraint>> = "topologySpreadConstraints" optional strategy = "merge" merge_key = "topologyKey,whenUnsatisfiable";
-        volumes: Option<std::vec::Vec<k8s_openapi::api::core::v1::Volume>> = "volumes" optional strategy = "merge,retainKeys" merge_key = "name";
-    }
-    k8s_openapi::api::core::v1::PodStatus as "PodStatus" {
-        allocated_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "allocatedResources" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "containerStatuses" optional;
-        ephemeral_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "ephemeralContainerStatuses" optional;
-        extended_resource_claim_status: Option<k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus> = "extendedResourceClaimStatus" optional;
-        host_ip: Option<std::string::String> = "hostIP" optional;
-        host_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::HostIP>> = "hostIPs" optional strategy = "merge" merge_key = "ip";
-        init_container_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::ContainerStatus>> = "initContainerStatuses" optional;
-        message: Option<std::string::String> = "message" optional;
-        node_allocatable_resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus>> = "nodeAllocatableResourceClaimStatuses" optional strategy = "merge" merge_key = "resourceClaimName";
-        nominated_node_name: Option<std::string::String> = "nominatedNodeName" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        phase: Option<std::string::String> = "phase" optional;
-        pod_ip: Option<std::string::String> = "podIP" optional;
-        pod_ips: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodIP>> = "podIPs" optional strategy = "merge" merge_key = "ip";
-        qos_class: Option<std::string::String> = "qosClass" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        resize: Option<std::string::String> = "resize" optional;
-        resource_claim_statuses: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodResourceClaimStatus>> = "resourceClaimStatuses" optional strategy = "merge,retainKeys" merge_key = "name";
-        resources: Option<k8s_openapi::api::core::v1::ResourceRequirements> = "resources" optional;
-        start_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "startTime" optional;
-        volume_health: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodVolumeHealth>> = "volumeHealth" optional;
     }
     k8s_openapi::api::core::v1::PodVolumeHealth as "PodVolumeHealth" {
         health_conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeHealthCondition>> = "healthConditions" optional strategy = "merge" merge_key = "status,reason";
         last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
         name: std::string::String = "name";
-    }
-    k8s_openapi::api::core::v1::ProjectedVolumeSource as "ProjectedVolumeSource" {
-        default_mode: Option<i32> = "defaultMode" optional;
-        default_user: Option<i64> = "defaultUser" optional;
-        sources: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeProjection>> = "sources" optional;
-    }
-    k8s_openapi::api::core::v1::SecretVolumeSource as "SecretVolumeSource" {
-        default_mode: Option<i32> = "defaultMode" optional;
-        default_user: Option<i64> = "defaultUser" optional;
-        items: Option<std::vec::Vec<k8s_openapi::api::core::v1::KeyToPath>> = "items" optional;
-        optional: Option<bool> = "optional" optional;
-        secret_name: Option<std::string::String> = "secretName" optional;
-    }
-    k8s_openapi::api::core::v1::ServiceAccountTokenProjection as "ServiceAccountTokenProjection" {
-        audience: Option<std::string::String> = "audience" optional;
-        expiration_seconds: Option<i64> = "expirationSeconds" optional;
-        path: std::string::String = "path";
-        user: Option<i64> = "user" optional;
     }
     k8s_openapi::api::core::v1::VolumeHealthCondition as "VolumeHealthCondition" {
         message: Option<std::string::String> = "message" optional;
@@ -5552,50 +4711,6 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::core::v1::VolumeHealthStatus as "VolumeHealthStatus" {
         health_conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeHealthCondition>> = "healthConditions" optional strategy = "merge" merge_key = "status,reason";
         last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-    }
-    k8s_openapi::api::core::v1::VolumeMount as "VolumeMount" {
-        bind_mount_options: Option<std::vec::Vec<std::string::String>> = "bindMountOptions" optional;
-        mount_path: std::string::String = "mountPath";
-        mount_propagation: Option<std::string::String> = "mountPropagation" optional;
-        name: std::string::String = "name";
-        read_only: Option<bool> = "readOnly" optional;
-        recursive_read_only: Option<std::string::String> = "recursiveReadOnly" optional;
-        sub_path: Option<std::string::String> = "subPath" optional;
-        sub_path_expr: Option<std::string::String> = "subPathExpr" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::FlowSchema as "FlowSchema" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec = "spec";
-        status: Option<k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus> = "status" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition as "FlowSchemaCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration as "LimitedPriorityLevelConfiguration" {
-        borrowing_limit_percent: Option<i32> = "borrowingLimitPercent" optional;
-        lendable_percent: Option<i32> = "lendablePercent" optional;
-        limit_response: k8s_openapi::api::flowcontrol::v1::LimitResponse = "limitResponse";
-        nominal_concurrency_shares: Option<i32> = "nominalConcurrencyShares" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as "PriorityLevelConfiguration" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec = "spec";
-        status: Option<k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationStatus> = "status" optional;
-    }
-    k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition as "PriorityLevelConfigurationCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-        type_: std::string::String = "type";
     }
     k8s_openapi::api::lifecycle::v1alpha1::Eviction as "Eviction" {
         const "apiVersion";
@@ -5661,58 +4776,9 @@ smp_derive::__foreign_impls! {
         priority: i32 = "priority";
         state: std::string::String = "state";
     }
-    k8s_openapi::api::resource::v1::Device as "Device" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceCounterConsumption>> = "consumesCounters" optional;
-        name: std::string::String = "name";
-        node_allocatable_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::NodeAllocatableResource>> = "nodeAllocatableResources" optional;
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceTaint>> = "taints" optional;
-    }
-    k8s_openapi::api::resource::v1::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1::DeviceClassSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1::DeviceCounterConsumption as "DeviceCounterConsumption" {
-        compatibility_groups: Option<std::vec::Vec<std::string::String>> = "compatibilityGroups" optional;
-        counter_set: std::string::String = "counterSet";
-        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1::Counter> = "counters";
-    }
     k8s_openapi::api::resource::v1::DeviceDerivedAttribute as "DeviceDerivedAttribute" {
         expression: std::string::String = "expression";
         name: std::string::String = "name";
-    }
-    k8s_openapi::api::resource::v1::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        pool: std::string::String = "pool";
-        request: std::string::String = "request";
-        share_id: Option<std::string::String> = "shareID" optional;
-        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1::DeviceSubRequest as "DeviceSubRequest" {
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceDerivedAttribute>> = "derivedAttributes" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
     }
     k8s_openapi::api::resource::v1::DeviceTaintRule as "DeviceTaintRule" {
         const "apiVersion";
@@ -5733,16 +4799,6 @@ smp_derive::__foreign_impls! {
         driver: Option<std::string::String> = "driver" optional;
         pool: Option<std::string::String> = "pool" optional;
     }
-    k8s_openapi::api::resource::v1::ExactDeviceRequest as "ExactDeviceRequest" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceDerivedAttribute>> = "derivedAttributes" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1::DeviceToleration>> = "tolerations" optional;
-    }
     k8s_openapi::api::resource::v1::NodeAllocatableMapping as "NodeAllocatableMapping" {
         capacity_key: Option<std::string::String> = "capacityKey" optional;
         capacity_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "capacityMultiplier" optional;
@@ -5756,60 +4812,11 @@ smp_derive::__foreign_impls! {
         mapping: Option<k8s_openapi::api::resource::v1::NodeAllocatableMapping> = "mapping" optional;
         overhead: Option<k8s_openapi::api::resource::v1::NodeAllocatableOverhead> = "overhead" optional;
     }
-    k8s_openapi::api::resource::v1::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1::ResourceClaimSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::resource::v1::ResourceClaimStatus> = "status" optional;
-    }
-    k8s_openapi::api::resource::v1::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
-        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
-        spec: Option<k8s_openapi::api::resource::v1::ResourceClaimSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1::ResourceSliceSpec as "ResourceSliceSpec" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1::Device>> = "devices" optional;
-        driver: std::string::String = "driver";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        partition_type_attribute: Option<std::string::String> = "partitionTypeAttribute" optional;
-        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
-        pool: k8s_openapi::api::resource::v1::ResourcePool = "pool";
-        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1::CounterSet>> = "sharedCounters" optional;
-        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional;
-    }
     k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus as "PartitionTypeStatus" {
         allocatable: i32 = "allocatable";
         attribute: std::string::String = "attribute";
         total: i32 = "total";
         type_: std::string::String = "type";
-    }
-    k8s_openapi::api::resource::v1alpha3::PoolStatus as "PoolStatus" {
-        allocated_devices: Option<i32> = "allocatedDevices" optional;
-        available_devices: Option<i32> = "availableDevices" optional;
-        driver: std::string::String = "driver";
-        generation: i64 = "generation";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        partition_summary: Option<std::vec::Vec<k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus>> = "partitionSummary" optional;
-        pool_name: std::string::String = "poolName";
-        resource_slice_count: Option<i32> = "resourceSliceCount" optional;
-        shareable_summary: Option<k8s_openapi::api::resource::v1alpha3::ShareableSummaryStatus> = "shareableSummary" optional;
-        total_devices: Option<i32> = "totalDevices" optional;
-        unavailable_devices: Option<i32> = "unavailableDevices" optional;
-        validation_error: Option<std::string::String> = "validationError" optional;
-    }
-    k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec as "ResourcePoolStatusRequestSpec" {
-        default_partition_type_attribute: Option<std::string::String> = "defaultPartitionTypeAttribute" optional;
-        driver: std::string::String = "driver";
-        limit: Option<i32> = "limit" optional;
-        pool_name: Option<std::string::String> = "poolName" optional;
     }
     k8s_openapi::api::resource::v1alpha3::ShareableCapacityStatus as "ShareableCapacityStatus" {
         available: k8s_openapi::apimachinery::pkg::api::resource::Quantity = "available";
@@ -5822,69 +4829,9 @@ smp_derive::__foreign_impls! {
         fully_available_devices: i32 = "fullyAvailableDevices";
         partially_available_devices: i32 = "partiallyAvailableDevices";
     }
-    k8s_openapi::api::resource::v1beta1::BasicDevice as "BasicDevice" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption>> = "consumesCounters" optional;
-        node_allocatable_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::NodeAllocatableResource>> = "nodeAllocatableResources" optional;
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceTaint>> = "taints" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1beta1::DeviceClassSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption as "DeviceCounterConsumption" {
-        compatibility_groups: Option<std::vec::Vec<std::string::String>> = "compatibilityGroups" optional;
-        counter_set: std::string::String = "counterSet";
-        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta1::Counter> = "counters";
-    }
     k8s_openapi::api::resource::v1beta1::DeviceDerivedAttribute as "DeviceDerivedAttribute" {
         expression: std::string::String = "expression";
         name: std::string::String = "name";
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceRequest as "DeviceRequest" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1beta1::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceDerivedAttribute>> = "derivedAttributes" optional;
-        device_class_name: Option<std::string::String> = "deviceClassName" optional;
-        first_available: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSubRequest>> = "firstAvailable" optional;
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        pool: std::string::String = "pool";
-        request: std::string::String = "request";
-        share_id: Option<std::string::String> = "shareID" optional;
-        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::DeviceSubRequest as "DeviceSubRequest" {
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1beta1::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceDerivedAttribute>> = "derivedAttributes" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::DeviceToleration>> = "tolerations" optional;
     }
     k8s_openapi::api::resource::v1beta1::NodeAllocatableMapping as "NodeAllocatableMapping" {
         capacity_key: Option<std::string::String> = "capacityKey" optional;
@@ -5899,97 +4846,9 @@ smp_derive::__foreign_impls! {
         mapping: Option<k8s_openapi::api::resource::v1beta1::NodeAllocatableMapping> = "mapping" optional;
         overhead: Option<k8s_openapi::api::resource::v1beta1::NodeAllocatableOverhead> = "overhead" optional;
     }
-    k8s_openapi::api::resource::v1beta1::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimStatus> = "status" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
-        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
-        spec: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1beta1::ResourceSliceSpec as "ResourceSliceSpec" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::Device>> = "devices" optional;
-        driver: std::string::String = "driver";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        partition_type_attribute: Option<std::string::String> = "partitionTypeAttribute" optional;
-        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
-        pool: k8s_openapi::api::resource::v1beta1::ResourcePool = "pool";
-        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::CounterSet>> = "sharedCounters" optional;
-        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::Device as "Device" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        allow_multiple_allocations: Option<bool> = "allowMultipleAllocations" optional;
-        attributes: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceAttribute>> = "attributes" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        binds_to_node: Option<bool> = "bindsToNode" optional;
-        capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::DeviceCapacity>> = "capacity" optional;
-        consumes_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption>> = "consumesCounters" optional;
-        name: std::string::String = "name";
-        node_allocatable_resources: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::NodeAllocatableResource>> = "nodeAllocatableResources" optional;
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        taints: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceTaint>> = "taints" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1beta2::DeviceClassSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption as "DeviceCounterConsumption" {
-        compatibility_groups: Option<std::vec::Vec<std::string::String>> = "compatibilityGroups" optional;
-        counter_set: std::string::String = "counterSet";
-        counters: std::collections::BTreeMap<std::string::String, k8s_openapi::api::resource::v1beta2::Counter> = "counters";
-    }
     k8s_openapi::api::resource::v1beta2::DeviceDerivedAttribute as "DeviceDerivedAttribute" {
         expression: std::string::String = "expression";
         name: std::string::String = "name";
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult as "DeviceRequestAllocationResult" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        binding_conditions: Option<std::vec::Vec<std::string::String>> = "bindingConditions" optional;
-        binding_failure_conditions: Option<std::vec::Vec<std::string::String>> = "bindingFailureConditions" optional;
-        consumed_capacity: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "consumedCapacity" optional;
-        device: std::string::String = "device";
-        driver: std::string::String = "driver";
-        pool: std::string::String = "pool";
-        request: std::string::String = "request";
-        share_id: Option<std::string::String> = "shareID" optional;
-        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::DeviceSubRequest as "DeviceSubRequest" {
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1beta2::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceDerivedAttribute>> = "derivedAttributes" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        name: std::string::String = "name";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::ExactDeviceRequest as "ExactDeviceRequest" {
-        admin_access: Option<bool> = "adminAccess" optional;
-        allocation_mode: Option<std::string::String> = "allocationMode" optional;
-        capacity: Option<k8s_openapi::api::resource::v1beta2::CapacityRequirements> = "capacity" optional;
-        count: Option<i64> = "count" optional;
-        derived_attributes: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceDerivedAttribute>> = "derivedAttributes" optional;
-        device_class_name: std::string::String = "deviceClassName";
-        selectors: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceSelector>> = "selectors" optional;
-        tolerations: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::DeviceToleration>> = "tolerations" optional;
     }
     k8s_openapi::api::resource::v1beta2::NodeAllocatableMapping as "NodeAllocatableMapping" {
         capacity_key: Option<std::string::String> = "capacityKey" optional;
@@ -6003,35 +4862,6 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::resource::v1beta2::NodeAllocatableResource as "NodeAllocatableResource" {
         mapping: Option<k8s_openapi::api::resource::v1beta2::NodeAllocatableMapping> = "mapping" optional;
         overhead: Option<k8s_openapi::api::resource::v1beta2::NodeAllocatableOverhead> = "overhead" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimStatus> = "status" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec as "ResourceClaimTemplateSpec" {
-        metadata: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta> = "metadata" optional;
-        spec: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimSpec> = "spec" optional;
-    }
-    k8s_openapi::api::resource::v1beta2::ResourceSliceSpec as "ResourceSliceSpec" {
-        all_nodes: Option<bool> = "allNodes" optional;
-        devices: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::Device>> = "devices" optional;
-        driver: std::string::String = "driver";
-        node_name: Option<std::string::String> = "nodeName" optional;
-        node_selector: Option<k8s_openapi::api::core::v1::NodeSelector> = "nodeSelector" optional;
-        partition_type_attribute: Option<std::string::String> = "partitionTypeAttribute" optional;
-        per_device_node_selection: Option<bool> = "perDeviceNodeSelection" optional;
-        pool: k8s_openapi::api::resource::v1beta2::ResourcePool = "pool";
-        shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::CounterSet>> = "sharedCounters" optional;
-        skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional;
     }
     k8s_openapi::api::scheduling::v1alpha3::AllCompositeDisruptionMode as "AllCompositeDisruptionMode" = any;
     k8s_openapi::api::scheduling::v1alpha3::AllDisruptionMode as "AllDisruptionMode" = any;
@@ -6293,13 +5123,6 @@ smp_derive::__foreign_impls! {
         controller_ref: Option<k8s_openapi::api::scheduling::v1beta1::TypedLocalObjectReference> = "controllerRef" optional;
         pod_group_templates: Option<std::vec::Vec<k8s_openapi::api::scheduling::v1beta1::PodGroupTemplate>> = "podGroupTemplates" optional;
     }
-    k8s_openapi::api::storage::v1::CSINode as "CSINode" {
-        const "apiVersion";
-        const "kind";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::storage::v1::CSINodeSpec = "spec";
-        status: Option<k8s_openapi::api::storage::v1::CSINodeStatus> = "status" optional;
-    }
     k8s_openapi::api::storage::v1::CSINodeStatus as "CSINodeStatus" {
         storage_health: Option<std::vec::Vec<k8s_openapi::api::storage::v1::StorageHealth>> = "storageHealth" optional strategy = "merge" merge_key = "name";
     }
@@ -6334,7 +5157,7 @@ smp_derive::__foreign_impls! {
 
 /// The schema of each type above by OpenAPI definition name: one table
 /// per run of versions, each sorted by name.
-pub(super) static DEFINITIONS: &[&[super::Definition]] = &[DEFINITIONS_ALL, DEFINITIONS_UNTIL_1_33, DEFINITIONS_UNTIL_1_34, DEFINITIONS_UNTIL_1_35, DEFINITIONS_UNTIL_1_36, DEFINITIONS_ONLY_1_34, DEFINITIONS_1_34_TO_1_35, DEFINITIONS_1_34_TO_1_36, DEFINITIONS_FROM_1_34, DEFINITIONS_ONLY_1_35, DEFINITIONS_1_35_TO_1_36, DEFINITIONS_FROM_1_35, DEFINITIONS_ONLY_1_36, DEFINITIONS_FROM_1_36, DEFINITIONS_FROM_1_37];
+pub(super) static DEFINITIONS: &[&[super::Definition]] = &[DEFINITIONS_ALL, DEFINITIONS_UNTIL_1_33, DEFINITIONS_UNTIL_1_34, DEFINITIONS_UNTIL_1_36, DEFINITIONS_ONLY_1_34, DEFINITIONS_FROM_1_34, DEFINITIONS_ONLY_1_35, DEFINITIONS_FROM_1_35, DEFINITIONS_ONLY_1_36, DEFINITIONS_FROM_1_36, DEFINITIONS_FROM_1_37];
 
 const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1.AuditAnnotation", <k8s_openapi::api::admissionregistration::v1::AuditAnnotation as crate::StrategicMerge>::shape),
@@ -6350,6 +5173,8 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1.ServiceReference", <k8s_openapi::api::admissionregistration::v1::ServiceReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.TypeChecking", <k8s_openapi::api::admissionregistration::v1::TypeChecking as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as crate::StrategicMerge>::shape),
+    ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape),
+    ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.ValidatingWebhook", <k8s_openapi::api::admissionregistration::v1::ValidatingWebhook as crate::StrategicMerge>::shape),
@@ -6376,20 +5201,31 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1beta1.ParamKind", <k8s_openapi::api::admissionregistration::v1beta1::ParamKind as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1beta1.ParamRef", <k8s_openapi::api::admissionregistration::v1beta1::ParamRef as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1beta1.Variable", <k8s_openapi::api::admissionregistration::v1beta1::Variable as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apiserverinternal.v1alpha1.ServerStorageVersion", <k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apiserverinternal.v1alpha1.StorageVersion", <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as crate::StrategicMerge>::shape),
     ("io.k8s.api.apiserverinternal.v1alpha1.StorageVersionCondition", <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.apiserverinternal.v1alpha1.StorageVersionSpec", <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.apiserverinternal.v1alpha1.StorageVersionStatus", <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.ControllerRevision", <k8s_openapi::api::apps::v1::ControllerRevision as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.DaemonSet", <k8s_openapi::api::apps::v1::DaemonSet as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.DaemonSetCondition", <k8s_openapi::api::apps::v1::DaemonSetCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.DaemonSetSpec", <k8s_openapi::api::apps::v1::DaemonSetSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.DaemonSetStatus", <k8s_openapi::api::apps::v1::DaemonSetStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.DaemonSetUpdateStrategy", <k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.Deployment", <k8s_openapi::api::apps::v1::Deployment as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.DeploymentCondition", <k8s_openapi::api::apps::v1::DeploymentCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.DeploymentSpec", <k8s_openapi::api::apps::v1::DeploymentSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.DeploymentStatus", <k8s_openapi::api::apps::v1::DeploymentStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.DeploymentStrategy", <k8s_openapi::api::apps::v1::DeploymentStrategy as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.ReplicaSet", <k8s_openapi::api::apps::v1::ReplicaSet as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.ReplicaSetCondition", <k8s_openapi::api::apps::v1::ReplicaSetCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.ReplicaSetSpec", <k8s_openapi::api::apps::v1::ReplicaSetSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.ReplicaSetStatus", <k8s_openapi::api::apps::v1::ReplicaSetStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.RollingUpdateDaemonSet", <k8s_openapi::api::apps::v1::RollingUpdateDaemonSet as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.RollingUpdateDeployment", <k8s_openapi::api::apps::v1::RollingUpdateDeployment as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy", <k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.StatefulSet", <k8s_openapi::api::apps::v1::StatefulSet as crate::StrategicMerge>::shape),
+    ("io.k8s.api.apps.v1.StatefulSetCondition", <k8s_openapi::api::apps::v1::StatefulSetCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.StatefulSetOrdinals", <k8s_openapi::api::apps::v1::StatefulSetOrdinals as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", <k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy as crate::StrategicMerge>::shape),
     ("io.k8s.api.apps.v1.StatefulSetSpec", <k8s_openapi::api::apps::v1::StatefulSetSpec as crate::StrategicMerge>::shape),
@@ -6398,7 +5234,11 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.authentication.v1.BoundObjectReference", <k8s_openapi::api::authentication::v1::BoundObjectReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.authentication.v1.SelfSubjectReview", <k8s_openapi::api::authentication::v1::SelfSubjectReview as crate::StrategicMerge>::shape),
     ("io.k8s.api.authentication.v1.SelfSubjectReviewStatus", <k8s_openapi::api::authentication::v1::SelfSubjectReviewStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.authentication.v1.TokenRequest", <k8s_openapi::api::authentication::v1::TokenRequest as crate::StrategicMerge>::shape),
+    ("io.k8s.api.authentication.v1.TokenRequestSpec", <k8s_openapi::api::authentication::v1::TokenRequestSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.authentication.v1.TokenRequestStatus", <k8s_openapi::api::authentication::v1::TokenRequestStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.authentication.v1.TokenReview", <k8s_openapi::api::authentication::v1::TokenReview as crate::StrategicMerge>::shape),
+    ("io.k8s.api.authentication.v1.TokenReviewSpec", <k8s_openapi::api::authentication::v1::TokenReviewSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.authentication.v1.TokenReviewStatus", <k8s_openapi::api::authentication::v1::TokenReviewStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.authentication.v1.UserInfo", <k8s_openapi::api::authentication::v1::UserInfo as crate::StrategicMerge>::shape),
     ("io.k8s.api.authorization.v1.FieldSelectorAttributes", <k8s_openapi::api::authorization::v1::FieldSelectorAttributes as crate::StrategicMerge>::shape),
@@ -6417,6 +5257,7 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.authorization.v1.SubjectAccessReviewStatus", <k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.authorization.v1.SubjectRulesReviewStatus", <k8s_openapi::api::authorization::v1::SubjectRulesReviewStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v1.CrossVersionObjectReference", <k8s_openapi::api::autoscaling::v1::CrossVersionObjectReference as crate::StrategicMerge>::shape),
+    ("io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec", <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus", <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v1.Scale", <k8s_openapi::api::autoscaling::v1::Scale as crate::StrategicMerge>::shape),
@@ -6429,7 +5270,9 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.autoscaling.v2.ExternalMetricStatus", <k8s_openapi::api::autoscaling::v2::ExternalMetricStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v2.HPAScalingPolicy", <k8s_openapi::api::autoscaling::v2::HPAScalingPolicy as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v2.HPAScalingRules", <k8s_openapi::api::autoscaling::v2::HPAScalingRules as crate::StrategicMerge>::shape),
+    ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerBehavior as crate::StrategicMerge>::shape),
+    ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v2.MetricIdentifier", <k8s_openapi::api::autoscaling::v2::MetricIdentifier as crate::StrategicMerge>::shape),
@@ -6443,14 +5286,17 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.autoscaling.v2.PodsMetricStatus", <k8s_openapi::api::autoscaling::v2::PodsMetricStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v2.ResourceMetricSource", <k8s_openapi::api::autoscaling::v2::ResourceMetricSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.autoscaling.v2.ResourceMetricStatus", <k8s_openapi::api::autoscaling::v2::ResourceMetricStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.batch.v1.CronJob", <k8s_openapi::api::batch::v1::CronJob as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.CronJobSpec", <k8s_openapi::api::batch::v1::CronJobSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.CronJobStatus", <k8s_openapi::api::batch::v1::CronJobStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.Job", <k8s_openapi::api::batch::v1::Job as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.JobCondition", <k8s_openapi::api::batch::v1::JobCondition as crate::StrategicMerge>::shape),
+    ("io.k8s.api.batch.v1.JobSpec", <k8s_openapi::api::batch::v1::JobSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.JobStatus", <k8s_openapi::api::batch::v1::JobStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.JobTemplateSpec", <k8s_openapi::api::batch::v1::JobTemplateSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.PodFailurePolicy", <k8s_openapi::api::batch::v1::PodFailurePolicy as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement", <k8s_openapi::api::batch::v1::PodFailurePolicyOnExitCodesRequirement as crate::StrategicMerge>::shape),
+    ("io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", <k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.PodFailurePolicyRule", <k8s_openapi::api::batch::v1::PodFailurePolicyRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.SuccessPolicy", <k8s_openapi::api::batch::v1::SuccessPolicy as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.SuccessPolicyRule", <k8s_openapi::api::batch::v1::SuccessPolicyRule as crate::StrategicMerge>::shape),
@@ -6463,7 +5309,9 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.certificates.v1beta1.ClusterTrustBundleSpec", <k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.coordination.v1.Lease", <k8s_openapi::api::coordination::v1::Lease as crate::StrategicMerge>::shape),
     ("io.k8s.api.coordination.v1.LeaseSpec", <k8s_openapi::api::coordination::v1::LeaseSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.coordination.v1alpha2.LeaseCandidate", <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as crate::StrategicMerge>::shape),
     ("io.k8s.api.coordination.v1alpha2.LeaseCandidateSpec", <k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.coordination.v1beta1.LeaseCandidate", <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as crate::StrategicMerge>::shape),
     ("io.k8s.api.coordination.v1beta1.LeaseCandidateSpec", <k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource", <k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.Affinity", <k8s_openapi::api::core::v1::Affinity as crate::StrategicMerge>::shape),
@@ -6481,6 +5329,7 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.CinderPersistentVolumeSource", <k8s_openapi::api::core::v1::CinderPersistentVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.CinderVolumeSource", <k8s_openapi::api::core::v1::CinderVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ClientIPConfig", <k8s_openapi::api::core::v1::ClientIPConfig as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.ClusterTrustBundleProjection", <k8s_openapi::api::core::v1::ClusterTrustBundleProjection as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ComponentCondition", <k8s_openapi::api::core::v1::ComponentCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ComponentStatus", <k8s_openapi::api::core::v1::ComponentStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ConfigMap", <k8s_openapi::api::core::v1::ConfigMap as crate::StrategicMerge>::shape),
@@ -6488,6 +5337,8 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.ConfigMapKeySelector", <k8s_openapi::api::core::v1::ConfigMapKeySelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ConfigMapNodeConfigSource", <k8s_openapi::api::core::v1::ConfigMapNodeConfigSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ConfigMapProjection", <k8s_openapi::api::core::v1::ConfigMapProjection as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.ConfigMapVolumeSource", <k8s_openapi::api::core::v1::ConfigMapVolumeSource as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.Container", <k8s_openapi::api::core::v1::Container as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ContainerImage", <k8s_openapi::api::core::v1::ContainerImage as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ContainerPort", <k8s_openapi::api::core::v1::ContainerPort as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ContainerResizePolicy", <k8s_openapi::api::core::v1::ContainerResizePolicy as crate::StrategicMerge>::shape),
@@ -6499,12 +5350,17 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.ContainerUser", <k8s_openapi::api::core::v1::ContainerUser as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.DaemonEndpoint", <k8s_openapi::api::core::v1::DaemonEndpoint as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.DownwardAPIProjection", <k8s_openapi::api::core::v1::DownwardAPIProjection as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.DownwardAPIVolumeFile", <k8s_openapi::api::core::v1::DownwardAPIVolumeFile as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.DownwardAPIVolumeSource", <k8s_openapi::api::core::v1::DownwardAPIVolumeSource as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.EmptyDirVolumeSource", <k8s_openapi::api::core::v1::EmptyDirVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.EndpointAddress", <k8s_openapi::api::core::v1::EndpointAddress as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.EndpointPort", <k8s_openapi::api::core::v1::EndpointPort as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.EndpointSubset", <k8s_openapi::api::core::v1::EndpointSubset as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.Endpoints", <k8s_openapi::api::core::v1::Endpoints as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.EnvFromSource", <k8s_openapi::api::core::v1::EnvFromSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.EnvVar", <k8s_openapi::api::core::v1::EnvVar as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.EnvVarSource", <k8s_openapi::api::core::v1::EnvVarSource as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.EphemeralContainer", <k8s_openapi::api::core::v1::EphemeralContainer as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.EphemeralVolumeSource", <k8s_openapi::api::core::v1::EphemeralVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.Event", <k8s_openapi::api::core::v1::Event as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.EventSeries", <k8s_openapi::api::core::v1::EventSeries as crate::StrategicMerge>::shape),
@@ -6515,9 +5371,11 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.FlexVolumeSource", <k8s_openapi::api::core::v1::FlexVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.FlockerVolumeSource", <k8s_openapi::api::core::v1::FlockerVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.GCEPersistentDiskVolumeSource", <k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.GRPCAction", <k8s_openapi::api::core::v1::GRPCAction as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.GitRepoVolumeSource", <k8s_openapi::api::core::v1::GitRepoVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.GlusterfsPersistentVolumeSource", <k8s_openapi::api::core::v1::GlusterfsPersistentVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.GlusterfsVolumeSource", <k8s_openapi::api::core::v1::GlusterfsVolumeSource as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.HTTPGetAction", <k8s_openapi::api::core::v1::HTTPGetAction as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.HTTPHeader", <k8s_openapi::api::core::v1::HTTPHeader as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.HostAlias", <k8s_openapi::api::core::v1::HostAlias as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.HostIP", <k8s_openapi::api::core::v1::HostIP as crate::StrategicMerge>::shape),
@@ -6525,6 +5383,7 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.ISCSIPersistentVolumeSource", <k8s_openapi::api::core::v1::ISCSIPersistentVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ISCSIVolumeSource", <k8s_openapi::api::core::v1::ISCSIVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ImageVolumeSource", <k8s_openapi::api::core::v1::ImageVolumeSource as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.KeyToPath", <k8s_openapi::api::core::v1::KeyToPath as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.Lifecycle", <k8s_openapi::api::core::v1::Lifecycle as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.LifecycleHandler", <k8s_openapi::api::core::v1::LifecycleHandler as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.LimitRange", <k8s_openapi::api::core::v1::LimitRange as crate::StrategicMerge>::shape),
@@ -6554,13 +5413,17 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.NodeSelector", <k8s_openapi::api::core::v1::NodeSelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.NodeSelectorRequirement", <k8s_openapi::api::core::v1::NodeSelectorRequirement as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.NodeSelectorTerm", <k8s_openapi::api::core::v1::NodeSelectorTerm as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.NodeSpec", <k8s_openapi::api::core::v1::NodeSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.NodeStatus", <k8s_openapi::api::core::v1::NodeStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.NodeSwapStatus", <k8s_openapi::api::core::v1::NodeSwapStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.NodeSystemInfo", <k8s_openapi::api::core::v1::NodeSystemInfo as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ObjectFieldSelector", <k8s_openapi::api::core::v1::ObjectFieldSelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ObjectReference", <k8s_openapi::api::core::v1::ObjectReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PersistentVolume", <k8s_openapi::api::core::v1::PersistentVolume as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PersistentVolumeClaim", <k8s_openapi::api::core::v1::PersistentVolumeClaim as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PersistentVolumeClaimCondition", <k8s_openapi::api::core::v1::PersistentVolumeClaimCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PersistentVolumeClaimSpec", <k8s_openapi::api::core::v1::PersistentVolumeClaimSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.PersistentVolumeClaimStatus", <k8s_openapi::api::core::v1::PersistentVolumeClaimStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PersistentVolumeClaimTemplate", <k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource", <k8s_openapi::api::core::v1::PersistentVolumeClaimVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PersistentVolumeSpec", <k8s_openapi::api::core::v1::PersistentVolumeSpec as crate::StrategicMerge>::shape),
@@ -6580,12 +5443,15 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.PodResourceClaimStatus", <k8s_openapi::api::core::v1::PodResourceClaimStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PodSchedulingGate", <k8s_openapi::api::core::v1::PodSchedulingGate as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PodSecurityContext", <k8s_openapi::api::core::v1::PodSecurityContext as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.PodSpec", <k8s_openapi::api::core::v1::PodSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.PodStatus", <k8s_openapi::api::core::v1::PodStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PodTemplate", <k8s_openapi::api::core::v1::PodTemplate as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PodTemplateSpec", <k8s_openapi::api::core::v1::PodTemplateSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PortStatus", <k8s_openapi::api::core::v1::PortStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PortworxVolumeSource", <k8s_openapi::api::core::v1::PortworxVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PreferredSchedulingTerm", <k8s_openapi::api::core::v1::PreferredSchedulingTerm as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.Probe", <k8s_openapi::api::core::v1::Probe as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.ProjectedVolumeSource", <k8s_openapi::api::core::v1::ProjectedVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.QuobyteVolumeSource", <k8s_openapi::api::core::v1::QuobyteVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.RBDPersistentVolumeSource", <k8s_openapi::api::core::v1::RBDPersistentVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.RBDVolumeSource", <k8s_openapi::api::core::v1::RBDVolumeSource as crate::StrategicMerge>::shape),
@@ -6595,6 +5461,7 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.ReplicationControllerStatus", <k8s_openapi::api::core::v1::ReplicationControllerStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ResourceClaim", <k8s_openapi::api::core::v1::ResourceClaim as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ResourceFieldSelector", <k8s_openapi::api::core::v1::ResourceFieldSelector as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.ResourceHealth", <k8s_openapi::api::core::v1::ResourceHealth as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ResourceQuota", <k8s_openapi::api::core::v1::ResourceQuota as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ResourceQuotaSpec", <k8s_openapi::api::core::v1::ResourceQuotaSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ResourceQuotaStatus", <k8s_openapi::api::core::v1::ResourceQuotaStatus as crate::StrategicMerge>::shape),
@@ -6611,9 +5478,11 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.SecretKeySelector", <k8s_openapi::api::core::v1::SecretKeySelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.SecretProjection", <k8s_openapi::api::core::v1::SecretProjection as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.SecretReference", <k8s_openapi::api::core::v1::SecretReference as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.SecretVolumeSource", <k8s_openapi::api::core::v1::SecretVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.SecurityContext", <k8s_openapi::api::core::v1::SecurityContext as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.Service", <k8s_openapi::api::core::v1::Service as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ServiceAccount", <k8s_openapi::api::core::v1::ServiceAccount as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.ServiceAccountTokenProjection", <k8s_openapi::api::core::v1::ServiceAccountTokenProjection as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ServicePort", <k8s_openapi::api::core::v1::ServicePort as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ServiceSpec", <k8s_openapi::api::core::v1::ServiceSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ServiceStatus", <k8s_openapi::api::core::v1::ServiceStatus as crate::StrategicMerge>::shape),
@@ -6632,7 +5501,10 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.core.v1.TypedObjectReference", <k8s_openapi::api::core::v1::TypedObjectReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.Volume", <k8s_openapi::api::core::v1::Volume as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.VolumeDevice", <k8s_openapi::api::core::v1::VolumeDevice as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.VolumeMount", <k8s_openapi::api::core::v1::VolumeMount as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.VolumeMountStatus", <k8s_openapi::api::core::v1::VolumeMountStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.VolumeNodeAffinity", <k8s_openapi::api::core::v1::VolumeNodeAffinity as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.VolumeProjection", <k8s_openapi::api::core::v1::VolumeProjection as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.VolumeResourceRequirements", <k8s_openapi::api::core::v1::VolumeResourceRequirements as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource", <k8s_openapi::api::core::v1::VsphereVirtualDiskVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.WeightedPodAffinityTerm", <k8s_openapi::api::core::v1::WeightedPodAffinityTerm as crate::StrategicMerge>::shape),
@@ -6641,18 +5513,24 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.discovery.v1.EndpointConditions", <k8s_openapi::api::discovery::v1::EndpointConditions as crate::StrategicMerge>::shape),
     ("io.k8s.api.discovery.v1.EndpointHints", <k8s_openapi::api::discovery::v1::EndpointHints as crate::StrategicMerge>::shape),
     ("io.k8s.api.discovery.v1.EndpointPort", <k8s_openapi::api::discovery::v1::EndpointPort as crate::StrategicMerge>::shape),
+    ("io.k8s.api.discovery.v1.EndpointSlice", <k8s_openapi::api::discovery::v1::EndpointSlice as crate::StrategicMerge>::shape),
     ("io.k8s.api.discovery.v1.ForNode", <k8s_openapi::api::discovery::v1::ForNode as crate::StrategicMerge>::shape),
     ("io.k8s.api.discovery.v1.ForZone", <k8s_openapi::api::discovery::v1::ForZone as crate::StrategicMerge>::shape),
     ("io.k8s.api.events.v1.Event", <k8s_openapi::api::events::v1::Event as crate::StrategicMerge>::shape),
     ("io.k8s.api.events.v1.EventSeries", <k8s_openapi::api::events::v1::EventSeries as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration", <k8s_openapi::api::flowcontrol::v1::ExemptPriorityLevelConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod", <k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMethod as crate::StrategicMerge>::shape),
+    ("io.k8s.api.flowcontrol.v1.FlowSchema", <k8s_openapi::api::flowcontrol::v1::FlowSchema as crate::StrategicMerge>::shape),
+    ("io.k8s.api.flowcontrol.v1.FlowSchemaCondition", <k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.FlowSchemaSpec", <k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.FlowSchemaStatus", <k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.GroupSubject", <k8s_openapi::api::flowcontrol::v1::GroupSubject as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.LimitResponse", <k8s_openapi::api::flowcontrol::v1::LimitResponse as crate::StrategicMerge>::shape),
+    ("io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration", <k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.NonResourcePolicyRule", <k8s_openapi::api::flowcontrol::v1::NonResourcePolicyRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects", <k8s_openapi::api::flowcontrol::v1::PolicyRulesWithSubjects as crate::StrategicMerge>::shape),
+    ("io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationStatus as crate::StrategicMerge>::shape),
@@ -6663,6 +5541,7 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.flowcontrol.v1.UserSubject", <k8s_openapi::api::flowcontrol::v1::UserSubject as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1.HTTPIngressPath", <k8s_openapi::api::networking::v1::HTTPIngressPath as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1.HTTPIngressRuleValue", <k8s_openapi::api::networking::v1::HTTPIngressRuleValue as crate::StrategicMerge>::shape),
+    ("io.k8s.api.networking.v1.IPAddress", <k8s_openapi::api::networking::v1::IPAddress as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1.IPAddressSpec", <k8s_openapi::api::networking::v1::IPAddressSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1.IPBlock", <k8s_openapi::api::networking::v1::IPBlock as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1.Ingress", <k8s_openapi::api::networking::v1::Ingress as crate::StrategicMerge>::shape),
@@ -6695,54 +5574,93 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.policy.v1.Eviction", <k8s_openapi::api::policy::v1::Eviction as crate::StrategicMerge>::shape),
     ("io.k8s.api.policy.v1.PodDisruptionBudget", <k8s_openapi::api::policy::v1::PodDisruptionBudget as crate::StrategicMerge>::shape),
     ("io.k8s.api.policy.v1.PodDisruptionBudgetSpec", <k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.policy.v1.PodDisruptionBudgetStatus", <k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.rbac.v1.AggregationRule", <k8s_openapi::api::rbac::v1::AggregationRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.rbac.v1.ClusterRole", <k8s_openapi::api::rbac::v1::ClusterRole as crate::StrategicMerge>::shape),
     ("io.k8s.api.rbac.v1.ClusterRoleBinding", <k8s_openapi::api::rbac::v1::ClusterRoleBinding as crate::StrategicMerge>::shape),
     ("io.k8s.api.rbac.v1.PolicyRule", <k8s_openapi::api::rbac::v1::PolicyRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.rbac.v1.Role", <k8s_openapi::api::rbac::v1::Role as crate::StrategicMerge>::shape),
     ("io.k8s.api.rbac.v1.RoleBinding", <k8s_openapi::api::rbac::v1::RoleBinding as crate::StrategicMerge>::shape),
+    ("io.k8s.api.rbac.v1.RoleRef", <k8s_openapi::api::rbac::v1::RoleRef as crate::StrategicMerge>::shape),
     ("io.k8s.api.rbac.v1.Subject", <k8s_openapi::api::rbac::v1::Subject as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.DeviceTaint", <k8s_openapi::api::resource::v1alpha3::DeviceTaint as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1alpha3.DeviceTaintRule", <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.DeviceTaintRuleSpec", <k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1alpha3.DeviceTaintSelector", <k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.AllocatedDeviceStatus", <k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.AllocationResult", <k8s_openapi::api::resource::v1beta1::AllocationResult as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.BasicDevice", <k8s_openapi::api::resource::v1beta1::BasicDevice as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.CELDeviceSelector", <k8s_openapi::api::resource::v1beta1::CELDeviceSelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.Counter", <k8s_openapi::api::resource::v1beta1::Counter as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.CounterSet", <k8s_openapi::api::resource::v1beta1::CounterSet as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.Device", <k8s_openapi::api::resource::v1beta1::Device as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceAllocationConfiguration", <k8s_openapi::api::resource::v1beta1::DeviceAllocationConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceAllocationResult", <k8s_openapi::api::resource::v1beta1::DeviceAllocationResult as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceAttribute", <k8s_openapi::api::resource::v1beta1::DeviceAttribute as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceCapacity", <k8s_openapi::api::resource::v1beta1::DeviceCapacity as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceClaim", <k8s_openapi::api::resource::v1beta1::DeviceClaim as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceClaimConfiguration", <k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceClass", <k8s_openapi::api::resource::v1beta1::DeviceClass as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceClassConfiguration", <k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceClassSpec", <k8s_openapi::api::resource::v1beta1::DeviceClassSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceConstraint", <k8s_openapi::api::resource::v1beta1::DeviceConstraint as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceCounterConsumption", <k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceRequest", <k8s_openapi::api::resource::v1beta1::DeviceRequest as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceSelector", <k8s_openapi::api::resource::v1beta1::DeviceSelector as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.DeviceSubRequest", <k8s_openapi::api::resource::v1beta1::DeviceSubRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceTaint", <k8s_openapi::api::resource::v1beta1::DeviceTaint as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceToleration", <k8s_openapi::api::resource::v1beta1::DeviceToleration as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.NetworkDeviceData", <k8s_openapi::api::resource::v1beta1::NetworkDeviceData as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.OpaqueDeviceConfiguration", <k8s_openapi::api::resource::v1beta1::OpaqueDeviceConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.ResourceClaim", <k8s_openapi::api::resource::v1beta1::ResourceClaim as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.ResourceClaimConsumerReference", <k8s_openapi::api::resource::v1beta1::ResourceClaimConsumerReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.ResourceClaimSpec", <k8s_openapi::api::resource::v1beta1::ResourceClaimSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.ResourceClaimStatus", <k8s_openapi::api::resource::v1beta1::ResourceClaimStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.ResourceClaimTemplate", <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.ResourcePool", <k8s_openapi::api::resource::v1beta1::ResourcePool as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.ResourceSlice", <k8s_openapi::api::resource::v1beta1::ResourceSlice as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta1.ResourceSliceSpec", <k8s_openapi::api::resource::v1beta1::ResourceSliceSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.AllocatedDeviceStatus", <k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.AllocationResult", <k8s_openapi::api::resource::v1beta2::AllocationResult as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.CELDeviceSelector", <k8s_openapi::api::resource::v1beta2::CELDeviceSelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.Counter", <k8s_openapi::api::resource::v1beta2::Counter as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.CounterSet", <k8s_openapi::api::resource::v1beta2::CounterSet as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.Device", <k8s_openapi::api::resource::v1beta2::Device as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceAllocationConfiguration", <k8s_openapi::api::resource::v1beta2::DeviceAllocationConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceAllocationResult", <k8s_openapi::api::resource::v1beta2::DeviceAllocationResult as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.DeviceAttribute", <k8s_openapi::api::resource::v1beta2::DeviceAttribute as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.DeviceCapacity", <k8s_openapi::api::resource::v1beta2::DeviceCapacity as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceClaim", <k8s_openapi::api::resource::v1beta2::DeviceClaim as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceClaimConfiguration", <k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.DeviceClass", <k8s_openapi::api::resource::v1beta2::DeviceClass as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceClassConfiguration", <k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.DeviceClassSpec", <k8s_openapi::api::resource::v1beta2::DeviceClassSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.DeviceConstraint", <k8s_openapi::api::resource::v1beta2::DeviceConstraint as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.DeviceCounterConsumption", <k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceRequest", <k8s_openapi::api::resource::v1beta2::DeviceRequest as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceSelector", <k8s_openapi::api::resource::v1beta2::DeviceSelector as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.DeviceSubRequest", <k8s_openapi::api::resource::v1beta2::DeviceSubRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceTaint", <k8s_openapi::api::resource::v1beta2::DeviceTaint as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceToleration", <k8s_openapi::api::resource::v1beta2::DeviceToleration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.ExactDeviceRequest", <k8s_openapi::api::resource::v1beta2::ExactDeviceRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.NetworkDeviceData", <k8s_openapi::api::resource::v1beta2::NetworkDeviceData as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.OpaqueDeviceConfiguration", <k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.ResourceClaim", <k8s_openapi::api::resource::v1beta2::ResourceClaim as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.ResourceClaimConsumerReference", <k8s_openapi::api::resource::v1beta2::ResourceClaimConsumerReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.ResourceClaimSpec", <k8s_openapi::api::resource::v1beta2::ResourceClaimSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.ResourceClaimStatus", <k8s_openapi::api::resource::v1beta2::ResourceClaimStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.ResourceClaimTemplate", <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.ResourcePool", <k8s_openapi::api::resource::v1beta2::ResourcePool as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.ResourceSlice", <k8s_openapi::api::resource::v1beta2::ResourceSlice as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1beta2.ResourceSliceSpec", <k8s_openapi::api::resource::v1beta2::ResourceSliceSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.scheduling.v1.PriorityClass", <k8s_openapi::api::scheduling::v1::PriorityClass as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1.CSIDriver", <k8s_openapi::api::storage::v1::CSIDriver as crate::StrategicMerge>::shape),
+    ("io.k8s.api.storage.v1.CSIDriverSpec", <k8s_openapi::api::storage::v1::CSIDriverSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.api.storage.v1.CSINode", <k8s_openapi::api::storage::v1::CSINode as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1.CSINodeDriver", <k8s_openapi::api::storage::v1::CSINodeDriver as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1.CSINodeSpec", <k8s_openapi::api::storage::v1::CSINodeSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1.CSIStorageCapacity", <k8s_openapi::api::storage::v1::CSIStorageCapacity as crate::StrategicMerge>::shape),
@@ -6757,8 +5675,10 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition as crate::StrategicMerge>::shape),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion as crate::StrategicMerge>::shape),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition as crate::StrategicMerge>::shape),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition as crate::StrategicMerge>::shape),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames as crate::StrategicMerge>::shape),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec as crate::StrategicMerge>::shape),
+    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus as crate::StrategicMerge>::shape),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion as crate::StrategicMerge>::shape),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale as crate::StrategicMerge>::shape),
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus as crate::StrategicMerge>::shape),
@@ -6783,6 +5703,7 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery", <k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery as crate::StrategicMerge>::shape),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", <k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as crate::StrategicMerge>::shape),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", <k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement as crate::StrategicMerge>::shape),
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", <k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as crate::StrategicMerge>::shape),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry", <k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry as crate::StrategicMerge>::shape),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta as crate::StrategicMerge>::shape),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference", <k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference as crate::StrategicMerge>::shape),
@@ -6810,12 +5731,6 @@ const DEFINITIONS_UNTIL_1_33: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicySpec", <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicySpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyStatus", <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicyStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1beta1.Validation", <k8s_openapi::api::admissionregistration::v1beta1::Validation as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.Container", <k8s_openapi::api::core::v1::Container as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.EnvVarSource", <k8s_openapi::api::core::v1::EnvVarSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.EphemeralContainer", <k8s_openapi::api::core::v1::EphemeralContainer as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodSpec", <k8s_openapi::api::core::v1::PodSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodStatus", <k8s_openapi::api::core::v1::PodStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.VolumeProjection", <k8s_openapi::api::core::v1::VolumeProjection as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.AllocatedDeviceStatus", <k8s_openapi::api::resource::v1alpha3::AllocatedDeviceStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.AllocationResult", <k8s_openapi::api::resource::v1alpha3::AllocationResult as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.BasicDevice", <k8s_openapi::api::resource::v1alpha3::BasicDevice as crate::StrategicMerge>::shape),
@@ -6847,132 +5762,34 @@ const DEFINITIONS_UNTIL_1_33: &[super::Definition] = &[
     ("io.k8s.api.resource.v1alpha3.ResourcePool", <k8s_openapi::api::resource::v1alpha3::ResourcePool as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.ResourceSlice", <k8s_openapi::api::resource::v1alpha3::ResourceSlice as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.ResourceSliceSpec", <k8s_openapi::api::resource::v1alpha3::ResourceSliceSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.AllocatedDeviceStatus", <k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.AllocationResult", <k8s_openapi::api::resource::v1beta1::AllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.BasicDevice", <k8s_openapi::api::resource::v1beta1::BasicDevice as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceCapacity", <k8s_openapi::api::resource::v1beta1::DeviceCapacity as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceClassSpec", <k8s_openapi::api::resource::v1beta1::DeviceClassSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceConstraint", <k8s_openapi::api::resource::v1beta1::DeviceConstraint as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceRequest", <k8s_openapi::api::resource::v1beta1::DeviceRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceSubRequest", <k8s_openapi::api::resource::v1beta1::DeviceSubRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.AllocatedDeviceStatus", <k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.AllocationResult", <k8s_openapi::api::resource::v1beta2::AllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.Device", <k8s_openapi::api::resource::v1beta2::Device as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceCapacity", <k8s_openapi::api::resource::v1beta2::DeviceCapacity as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceClassSpec", <k8s_openapi::api::resource::v1beta2::DeviceClassSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceConstraint", <k8s_openapi::api::resource::v1beta2::DeviceConstraint as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceSubRequest", <k8s_openapi::api::resource::v1beta2::DeviceSubRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ExactDeviceRequest", <k8s_openapi::api::resource::v1beta2::ExactDeviceRequest as crate::StrategicMerge>::shape),
 ];
 }
 k8s_openapi::k8s_if_ge_1_34! { const DEFINITIONS_UNTIL_1_33: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_le_1_34! {
 const DEFINITIONS_UNTIL_1_34: &[super::Definition] = &[
-    ("io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", <k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.NodeStatus", <k8s_openapi::api::core::v1::NodeStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.CELDeviceSelector", <k8s_openapi::api::resource::v1alpha3::CELDeviceSelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.DeviceSelector", <k8s_openapi::api::resource::v1alpha3::DeviceSelector as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1alpha3.DeviceTaintRule", <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1alpha3.DeviceTaintSelector", <k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector as crate::StrategicMerge>::shape),
-    ("io.k8s.api.storage.v1.CSIDriverSpec", <k8s_openapi::api::storage::v1::CSIDriverSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1alpha1.VolumeAttributesClass", <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as crate::StrategicMerge>::shape),
     ("io.k8s.api.storagemigration.v1alpha1.GroupVersionResource", <k8s_openapi::api::storagemigration::v1alpha1::GroupVersionResource as crate::StrategicMerge>::shape),
     ("io.k8s.api.storagemigration.v1alpha1.MigrationCondition", <k8s_openapi::api::storagemigration::v1alpha1::MigrationCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.storagemigration.v1alpha1.StorageVersionMigration", <k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigration as crate::StrategicMerge>::shape),
     ("io.k8s.api.storagemigration.v1alpha1.StorageVersionMigrationSpec", <k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigrationSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.storagemigration.v1alpha1.StorageVersionMigrationStatus", <k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigrationStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus as crate::StrategicMerge>::shape),
 ];
 }
 k8s_openapi::k8s_if_ge_1_35! { const DEFINITIONS_UNTIL_1_34: &[super::Definition] = &[]; }
 
-k8s_openapi::k8s_if_le_1_35! {
-const DEFINITIONS_UNTIL_1_35: &[super::Definition] = &[
-    ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape),
-    ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apiserverinternal.v1alpha1.ServerStorageVersion", <k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apiserverinternal.v1alpha1.StorageVersion", <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as crate::StrategicMerge>::shape),
-    ("io.k8s.api.authentication.v1.TokenRequest", <k8s_openapi::api::authentication::v1::TokenRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.authentication.v1.TokenRequestSpec", <k8s_openapi::api::authentication::v1::TokenRequestSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.authentication.v1.TokenRequestStatus", <k8s_openapi::api::authentication::v1::TokenRequestStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.authentication.v1.TokenReviewSpec", <k8s_openapi::api::authentication::v1::TokenReviewSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as crate::StrategicMerge>::shape),
-    ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as crate::StrategicMerge>::shape),
-    ("io.k8s.api.batch.v1.CronJob", <k8s_openapi::api::batch::v1::CronJob as crate::StrategicMerge>::shape),
-    ("io.k8s.api.coordination.v1alpha2.LeaseCandidate", <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.coordination.v1beta1.LeaseCandidate", <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ResourceHealth", <k8s_openapi::api::core::v1::ResourceHealth as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.VolumeMountStatus", <k8s_openapi::api::core::v1::VolumeMountStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.discovery.v1.EndpointSlice", <k8s_openapi::api::discovery::v1::EndpointSlice as crate::StrategicMerge>::shape),
-    ("io.k8s.api.networking.v1.IPAddress", <k8s_openapi::api::networking::v1::IPAddress as crate::StrategicMerge>::shape),
-    ("io.k8s.api.networking.v1beta1.IPAddress", <k8s_openapi::api::networking::v1beta1::IPAddress as crate::StrategicMerge>::shape),
-    ("io.k8s.api.policy.v1.PodDisruptionBudgetStatus", <k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.rbac.v1.RoleRef", <k8s_openapi::api::rbac::v1::RoleRef as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceAttribute", <k8s_openapi::api::resource::v1beta1::DeviceAttribute as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceAttribute", <k8s_openapi::api::resource::v1beta2::DeviceAttribute as crate::StrategicMerge>::shape),
-    ("io.k8s.api.scheduling.v1.PriorityClass", <k8s_openapi::api::scheduling::v1::PriorityClass as crate::StrategicMerge>::shape),
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", <k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as crate::StrategicMerge>::shape),
-];
-}
-k8s_openapi::k8s_if_ge_1_36! { const DEFINITIONS_UNTIL_1_35: &[super::Definition] = &[]; }
-
 k8s_openapi::k8s_if_le_1_36! {
 const DEFINITIONS_UNTIL_1_36: &[super::Definition] = &[
-    ("io.k8s.api.apps.v1.ControllerRevision", <k8s_openapi::api::apps::v1::ControllerRevision as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.DaemonSet", <k8s_openapi::api::apps::v1::DaemonSet as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.DaemonSetCondition", <k8s_openapi::api::apps::v1::DaemonSetCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.Deployment", <k8s_openapi::api::apps::v1::Deployment as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.DeploymentCondition", <k8s_openapi::api::apps::v1::DeploymentCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.ReplicaSet", <k8s_openapi::api::apps::v1::ReplicaSet as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.ReplicaSetCondition", <k8s_openapi::api::apps::v1::ReplicaSetCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.StatefulSet", <k8s_openapi::api::apps::v1::StatefulSet as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.StatefulSetCondition", <k8s_openapi::api::apps::v1::StatefulSetCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.batch.v1.JobSpec", <k8s_openapi::api::batch::v1::JobSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1alpha1.ClusterTrustBundle", <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1alpha1.ClusterTrustBundleSpec", <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ClusterTrustBundleProjection", <k8s_openapi::api::core::v1::ClusterTrustBundleProjection as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ConfigMapVolumeSource", <k8s_openapi::api::core::v1::ConfigMapVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.DownwardAPIVolumeFile", <k8s_openapi::api::core::v1::DownwardAPIVolumeFile as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.DownwardAPIVolumeSource", <k8s_openapi::api::core::v1::DownwardAPIVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.EmptyDirVolumeSource", <k8s_openapi::api::core::v1::EmptyDirVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.GRPCAction", <k8s_openapi::api::core::v1::GRPCAction as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.HTTPGetAction", <k8s_openapi::api::core::v1::HTTPGetAction as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.KeyToPath", <k8s_openapi::api::core::v1::KeyToPath as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.NodeSpec", <k8s_openapi::api::core::v1::NodeSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.NodeSystemInfo", <k8s_openapi::api::core::v1::NodeSystemInfo as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PersistentVolumeClaimStatus", <k8s_openapi::api::core::v1::PersistentVolumeClaimStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ProjectedVolumeSource", <k8s_openapi::api::core::v1::ProjectedVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.SecretVolumeSource", <k8s_openapi::api::core::v1::SecretVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ServiceAccountTokenProjection", <k8s_openapi::api::core::v1::ServiceAccountTokenProjection as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.VolumeMount", <k8s_openapi::api::core::v1::VolumeMount as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.FlowSchema", <k8s_openapi::api::flowcontrol::v1::FlowSchema as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.FlowSchemaCondition", <k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration", <k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition as crate::StrategicMerge>::shape),
+    ("io.k8s.api.networking.v1beta1.IPAddress", <k8s_openapi::api::networking::v1beta1::IPAddress as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1beta1.IPAddressSpec", <k8s_openapi::api::networking::v1beta1::IPAddressSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1beta1.ParentReference", <k8s_openapi::api::networking::v1beta1::ParentReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1beta1.ServiceCIDR", <k8s_openapi::api::networking::v1beta1::ServiceCIDR as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1beta1.ServiceCIDRSpec", <k8s_openapi::api::networking::v1beta1::ServiceCIDRSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.networking.v1beta1.ServiceCIDRStatus", <k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceClass", <k8s_openapi::api::resource::v1beta1::DeviceClass as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceCounterConsumption", <k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.ResourceClaim", <k8s_openapi::api::resource::v1beta1::ResourceClaim as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.ResourceClaimTemplate", <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.ResourceSliceSpec", <k8s_openapi::api::resource::v1beta1::ResourceSliceSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceClass", <k8s_openapi::api::resource::v1beta2::DeviceClass as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceCounterConsumption", <k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ResourceClaim", <k8s_openapi::api::resource::v1beta2::ResourceClaim as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ResourceClaimTemplate", <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ResourceSliceSpec", <k8s_openapi::api::resource::v1beta2::ResourceSliceSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.storage.v1.CSINode", <k8s_openapi::api::storage::v1::CSINode as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1beta1.VolumeAttributesClass", <k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as crate::StrategicMerge>::shape),
 ];
 }
@@ -6983,46 +5800,10 @@ const DEFINITIONS_ONLY_1_34: &[super::Definition] = &[
     ("io.k8s.api.certificates.v1alpha1.PodCertificateRequest", <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1alpha1.PodCertificateRequestSpec", <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequestSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1alpha1.PodCertificateRequestStatus", <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequestStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodCertificateProjection", <k8s_openapi::api::core::v1::PodCertificateProjection as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodSpec", <k8s_openapi::api::core::v1::PodSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodStatus", <k8s_openapi::api::core::v1::PodStatus as crate::StrategicMerge>::shape),
 ];
 }}
 k8s_openapi::k8s_if_le_1_33! { const DEFINITIONS_ONLY_1_34: &[super::Definition] = &[]; }
 k8s_openapi::k8s_if_ge_1_35! { const DEFINITIONS_ONLY_1_34: &[super::Definition] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_35! {
-const DEFINITIONS_1_34_TO_1_35: &[super::Definition] = &[
-    ("io.k8s.api.resource.v1.Device", <k8s_openapi::api::resource::v1::Device as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceAttribute", <k8s_openapi::api::resource::v1::DeviceAttribute as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.BasicDevice", <k8s_openapi::api::resource::v1beta1::BasicDevice as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.Device", <k8s_openapi::api::resource::v1beta2::Device as crate::StrategicMerge>::shape),
-];
-}}
-k8s_openapi::k8s_if_le_1_33! { const DEFINITIONS_1_34_TO_1_35: &[super::Definition] = &[]; }
-k8s_openapi::k8s_if_ge_1_36! { const DEFINITIONS_1_34_TO_1_35: &[super::Definition] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_36! {
-const DEFINITIONS_1_34_TO_1_36: &[super::Definition] = &[
-    ("io.k8s.api.resource.v1.DeviceClass", <k8s_openapi::api::resource::v1::DeviceClass as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceCounterConsumption", <k8s_openapi::api::resource::v1::DeviceCounterConsumption as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceSubRequest", <k8s_openapi::api::resource::v1::DeviceSubRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ExactDeviceRequest", <k8s_openapi::api::resource::v1::ExactDeviceRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ResourceClaim", <k8s_openapi::api::resource::v1::ResourceClaim as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ResourceClaimTemplate", <k8s_openapi::api::resource::v1::ResourceClaimTemplate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ResourceSliceSpec", <k8s_openapi::api::resource::v1::ResourceSliceSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceRequest", <k8s_openapi::api::resource::v1beta1::DeviceRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceSubRequest", <k8s_openapi::api::resource::v1beta1::DeviceSubRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceSubRequest", <k8s_openapi::api::resource::v1beta2::DeviceSubRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ExactDeviceRequest", <k8s_openapi::api::resource::v1beta2::ExactDeviceRequest as crate::StrategicMerge>::shape),
-];
-}}
-k8s_openapi::k8s_if_le_1_33! { const DEFINITIONS_1_34_TO_1_36: &[super::Definition] = &[]; }
-k8s_openapi::k8s_if_ge_1_37! { const DEFINITIONS_1_34_TO_1_36: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_34! {
 const DEFINITIONS_FROM_1_34: &[super::Definition] = &[
@@ -7033,15 +5814,12 @@ const DEFINITIONS_FROM_1_34: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicyBindingSpec", <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicySpec", <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1beta1.Mutation", <k8s_openapi::api::admissionregistration::v1beta1::Mutation as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.Container", <k8s_openapi::api::core::v1::Container as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ContainerExtendedResourceRequest", <k8s_openapi::api::core::v1::ContainerExtendedResourceRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ContainerRestartRule", <k8s_openapi::api::core::v1::ContainerRestartRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes", <k8s_openapi::api::core::v1::ContainerRestartRuleOnExitCodes as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.EnvVarSource", <k8s_openapi::api::core::v1::EnvVarSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.EphemeralContainer", <k8s_openapi::api::core::v1::EphemeralContainer as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.FileKeySelector", <k8s_openapi::api::core::v1::FileKeySelector as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.PodCertificateProjection", <k8s_openapi::api::core::v1::PodCertificateProjection as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PodExtendedResourceClaimStatus", <k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.VolumeProjection", <k8s_openapi::api::core::v1::VolumeProjection as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.AllocatedDeviceStatus", <k8s_openapi::api::resource::v1::AllocatedDeviceStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.AllocationResult", <k8s_openapi::api::resource::v1::AllocationResult as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.CELDeviceSelector", <k8s_openapi::api::resource::v1::CELDeviceSelector as crate::StrategicMerge>::shape),
@@ -7050,41 +5828,42 @@ const DEFINITIONS_FROM_1_34: &[super::Definition] = &[
     ("io.k8s.api.resource.v1.CapacityRequirements", <k8s_openapi::api::resource::v1::CapacityRequirements as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.Counter", <k8s_openapi::api::resource::v1::Counter as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.CounterSet", <k8s_openapi::api::resource::v1::CounterSet as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.Device", <k8s_openapi::api::resource::v1::Device as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceAllocationConfiguration", <k8s_openapi::api::resource::v1::DeviceAllocationConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceAllocationResult", <k8s_openapi::api::resource::v1::DeviceAllocationResult as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.DeviceAttribute", <k8s_openapi::api::resource::v1::DeviceAttribute as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceCapacity", <k8s_openapi::api::resource::v1::DeviceCapacity as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceClaim", <k8s_openapi::api::resource::v1::DeviceClaim as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceClaimConfiguration", <k8s_openapi::api::resource::v1::DeviceClaimConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.DeviceClass", <k8s_openapi::api::resource::v1::DeviceClass as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceClassConfiguration", <k8s_openapi::api::resource::v1::DeviceClassConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceClassSpec", <k8s_openapi::api::resource::v1::DeviceClassSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceConstraint", <k8s_openapi::api::resource::v1::DeviceConstraint as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.DeviceCounterConsumption", <k8s_openapi::api::resource::v1::DeviceCounterConsumption as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceRequest", <k8s_openapi::api::resource::v1::DeviceRequest as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceSelector", <k8s_openapi::api::resource::v1::DeviceSelector as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.DeviceSubRequest", <k8s_openapi::api::resource::v1::DeviceSubRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceTaint", <k8s_openapi::api::resource::v1::DeviceTaint as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceToleration", <k8s_openapi::api::resource::v1::DeviceToleration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.ExactDeviceRequest", <k8s_openapi::api::resource::v1::ExactDeviceRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.NetworkDeviceData", <k8s_openapi::api::resource::v1::NetworkDeviceData as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.OpaqueDeviceConfiguration", <k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.ResourceClaim", <k8s_openapi::api::resource::v1::ResourceClaim as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.ResourceClaimConsumerReference", <k8s_openapi::api::resource::v1::ResourceClaimConsumerReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.ResourceClaimSpec", <k8s_openapi::api::resource::v1::ResourceClaimSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.ResourceClaimStatus", <k8s_openapi::api::resource::v1::ResourceClaimStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.ResourceClaimTemplate", <k8s_openapi::api::resource::v1::ResourceClaimTemplate as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.ResourcePool", <k8s_openapi::api::resource::v1::ResourcePool as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.ResourceSlice", <k8s_openapi::api::resource::v1::ResourceSlice as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.AllocatedDeviceStatus", <k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.AllocationResult", <k8s_openapi::api::resource::v1beta1::AllocationResult as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1.ResourceSliceSpec", <k8s_openapi::api::resource::v1::ResourceSliceSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.CapacityRequestPolicy", <k8s_openapi::api::resource::v1beta1::CapacityRequestPolicy as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.CapacityRequestPolicyRange", <k8s_openapi::api::resource::v1beta1::CapacityRequestPolicyRange as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.CapacityRequirements", <k8s_openapi::api::resource::v1beta1::CapacityRequirements as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceCapacity", <k8s_openapi::api::resource::v1beta1::DeviceCapacity as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceClassSpec", <k8s_openapi::api::resource::v1beta1::DeviceClassSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceConstraint", <k8s_openapi::api::resource::v1beta1::DeviceConstraint as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.AllocatedDeviceStatus", <k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.AllocationResult", <k8s_openapi::api::resource::v1beta2::AllocationResult as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.CapacityRequestPolicy", <k8s_openapi::api::resource::v1beta2::CapacityRequestPolicy as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.CapacityRequestPolicyRange", <k8s_openapi::api::resource::v1beta2::CapacityRequestPolicyRange as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.CapacityRequirements", <k8s_openapi::api::resource::v1beta2::CapacityRequirements as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceCapacity", <k8s_openapi::api::resource::v1beta2::DeviceCapacity as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceClassSpec", <k8s_openapi::api::resource::v1beta2::DeviceClassSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceConstraint", <k8s_openapi::api::resource::v1beta2::DeviceConstraint as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1.VolumeAttributesClass", <k8s_openapi::api::storage::v1::VolumeAttributesClass as crate::StrategicMerge>::shape),
 ];
 }
@@ -7092,9 +5871,6 @@ k8s_openapi::k8s_if_le_1_33! { const DEFINITIONS_FROM_1_34: &[super::Definition]
 
 k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_35! {
 const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[
-    ("io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec", <k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodSpec", <k8s_openapi::api::core::v1::PodSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodStatus", <k8s_openapi::api::core::v1::PodStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.WorkloadReference", <k8s_openapi::api::core::v1::WorkloadReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha1.BasicSchedulingPolicy", <k8s_openapi::api::scheduling::v1alpha1::BasicSchedulingPolicy as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha1.GangSchedulingPolicy", <k8s_openapi::api::scheduling::v1alpha1::GangSchedulingPolicy as crate::StrategicMerge>::shape),
@@ -7103,34 +5879,20 @@ const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[
     ("io.k8s.api.scheduling.v1alpha1.TypedLocalObjectReference", <k8s_openapi::api::scheduling::v1alpha1::TypedLocalObjectReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha1.Workload", <k8s_openapi::api::scheduling::v1alpha1::Workload as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha1.WorkloadSpec", <k8s_openapi::api::scheduling::v1alpha1::WorkloadSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.storage.v1.CSIDriverSpec", <k8s_openapi::api::storage::v1::CSIDriverSpec as crate::StrategicMerge>::shape),
 ];
 }}
 k8s_openapi::k8s_if_le_1_34! { const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[]; }
 k8s_openapi::k8s_if_ge_1_36! { const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[]; }
 
-k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_36! {
-const DEFINITIONS_1_35_TO_1_36: &[super::Definition] = &[
-    ("io.k8s.api.core.v1.PodCertificateProjection", <k8s_openapi::api::core::v1::PodCertificateProjection as crate::StrategicMerge>::shape),
-];
-}}
-k8s_openapi::k8s_if_le_1_34! { const DEFINITIONS_1_35_TO_1_36: &[super::Definition] = &[]; }
-k8s_openapi::k8s_if_ge_1_37! { const DEFINITIONS_1_35_TO_1_36: &[super::Definition] = &[]; }
-
 k8s_openapi::k8s_if_ge_1_35! {
 const DEFINITIONS_FROM_1_35: &[super::Definition] = &[
-    ("io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", <k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1beta1.PodCertificateRequest", <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as crate::StrategicMerge>::shape),
+    ("io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec", <k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1beta1.PodCertificateRequestStatus", <k8s_openapi::api::certificates::v1beta1::PodCertificateRequestStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.NodeStatus", <k8s_openapi::api::core::v1::NodeStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1alpha3.DeviceTaintRule", <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.DeviceTaintRuleStatus", <k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1alpha3.DeviceTaintSelector", <k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.storagemigration.v1beta1.StorageVersionMigration", <k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration as crate::StrategicMerge>::shape),
     ("io.k8s.api.storagemigration.v1beta1.StorageVersionMigrationSpec", <k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.storagemigration.v1beta1.StorageVersionMigrationStatus", <k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus as crate::StrategicMerge>::shape),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.GroupResource", <k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource as crate::StrategicMerge>::shape),
 ];
 }
@@ -7138,18 +5900,8 @@ k8s_openapi::k8s_if_le_1_34! { const DEFINITIONS_FROM_1_35: &[super::Definition]
 
 k8s_openapi::k8s_if_ge_1_36! { k8s_openapi::k8s_if_le_1_36! {
 const DEFINITIONS_ONLY_1_36: &[super::Definition] = &[
-    ("io.k8s.api.authentication.v1.TokenRequestSpec", <k8s_openapi::api::authentication::v1::TokenRequestSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus", <k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodSpec", <k8s_openapi::api::core::v1::PodSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodStatus", <k8s_openapi::api::core::v1::PodStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.networking.v1beta1.IPAddress", <k8s_openapi::api::networking::v1beta1::IPAddress as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.Device", <k8s_openapi::api::resource::v1::Device as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.NodeAllocatableResourceMapping", <k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1alpha3.PoolStatus", <k8s_openapi::api::resource::v1alpha3::PoolStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestSpec", <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.BasicDevice", <k8s_openapi::api::resource::v1beta1::BasicDevice as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.NodeAllocatableResourceMapping", <k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.Device", <k8s_openapi::api::resource::v1beta2::Device as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.NodeAllocatableResourceMapping", <k8s_openapi::api::resource::v1beta2::NodeAllocatableResourceMapping as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha2.BasicSchedulingPolicy", <k8s_openapi::api::scheduling::v1alpha2::BasicSchedulingPolicy as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha2.GangSchedulingPolicy", <k8s_openapi::api::scheduling::v1alpha2::GangSchedulingPolicy as crate::StrategicMerge>::shape),
@@ -7181,40 +5933,18 @@ const DEFINITIONS_FROM_1_36: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec", <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBindingSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec", <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicySpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.Mutation", <k8s_openapi::api::admissionregistration::v1::Mutation as crate::StrategicMerge>::shape),
-    ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape),
-    ("io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec", <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apiserverinternal.v1alpha1.ServerStorageVersion", <k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apiserverinternal.v1alpha1.StorageVersion", <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as crate::StrategicMerge>::shape),
-    ("io.k8s.api.authentication.v1.TokenRequest", <k8s_openapi::api::authentication::v1::TokenRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.authentication.v1.TokenRequestStatus", <k8s_openapi::api::authentication::v1::TokenRequestStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.authentication.v1.TokenReviewSpec", <k8s_openapi::api::authentication::v1::TokenReviewSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as crate::StrategicMerge>::shape),
-    ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as crate::StrategicMerge>::shape),
-    ("io.k8s.api.batch.v1.CronJob", <k8s_openapi::api::batch::v1::CronJob as crate::StrategicMerge>::shape),
-    ("io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec", <k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.coordination.v1alpha2.LeaseCandidate", <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.coordination.v1beta1.LeaseCandidate", <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.ImageVolumeStatus", <k8s_openapi::api::core::v1::ImageVolumeStatus as crate::StrategicMerge>::shape),
+    ("io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus", <k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PodSchedulingGroup", <k8s_openapi::api::core::v1::PodSchedulingGroup as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ResourceHealth", <k8s_openapi::api::core::v1::ResourceHealth as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.VolumeMountStatus", <k8s_openapi::api::core::v1::VolumeMountStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.VolumeStatus", <k8s_openapi::api::core::v1::VolumeStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.discovery.v1.EndpointSlice", <k8s_openapi::api::discovery::v1::EndpointSlice as crate::StrategicMerge>::shape),
-    ("io.k8s.api.networking.v1.IPAddress", <k8s_openapi::api::networking::v1::IPAddress as crate::StrategicMerge>::shape),
-    ("io.k8s.api.policy.v1.PodDisruptionBudgetStatus", <k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.rbac.v1.RoleRef", <k8s_openapi::api::rbac::v1::RoleRef as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceAttribute", <k8s_openapi::api::resource::v1::DeviceAttribute as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1alpha3.PoolStatus", <k8s_openapi::api::resource::v1alpha3::PoolStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequest", <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as crate::StrategicMerge>::shape),
+    ("io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestSpec", <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestStatus", <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceAttribute", <k8s_openapi::api::resource::v1beta1::DeviceAttribute as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceAttribute", <k8s_openapi::api::resource::v1beta2::DeviceAttribute as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceTaintRule", <k8s_openapi::api::resource::v1beta2::DeviceTaintRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceTaintRuleSpec", <k8s_openapi::api::resource::v1beta2::DeviceTaintRuleSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceTaintRuleStatus", <k8s_openapi::api::resource::v1beta2::DeviceTaintRuleStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceTaintSelector", <k8s_openapi::api::resource::v1beta2::DeviceTaintSelector as crate::StrategicMerge>::shape),
-    ("io.k8s.api.scheduling.v1.PriorityClass", <k8s_openapi::api::scheduling::v1::PriorityClass as crate::StrategicMerge>::shape),
-    ("io.k8s.api.storage.v1.CSIDriverSpec", <k8s_openapi::api::storage::v1::CSIDriverSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", <k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as crate::StrategicMerge>::shape),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo", <k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo as crate::StrategicMerge>::shape),
 ];
 }
@@ -7222,55 +5952,19 @@ k8s_openapi::k8s_if_le_1_35! { const DEFINITIONS_FROM_1_36: &[super::Definition]
 
 k8s_openapi::k8s_if_ge_1_37! {
 const DEFINITIONS_FROM_1_37: &[super::Definition] = &[
-    ("io.k8s.api.apps.v1.ControllerRevision", <k8s_openapi::api::apps::v1::ControllerRevision as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.DaemonSet", <k8s_openapi::api::apps::v1::DaemonSet as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.DaemonSetCondition", <k8s_openapi::api::apps::v1::DaemonSetCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.Deployment", <k8s_openapi::api::apps::v1::Deployment as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.DeploymentCondition", <k8s_openapi::api::apps::v1::DeploymentCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.ReplicaSet", <k8s_openapi::api::apps::v1::ReplicaSet as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.ReplicaSetCondition", <k8s_openapi::api::apps::v1::ReplicaSetCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.StatefulSet", <k8s_openapi::api::apps::v1::StatefulSet as crate::StrategicMerge>::shape),
-    ("io.k8s.api.apps.v1.StatefulSetCondition", <k8s_openapi::api::apps::v1::StatefulSetCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.authentication.v1.TokenRequestSpec", <k8s_openapi::api::authentication::v1::TokenRequestSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition", <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.batch.v1.JobSchedulingConfiguration", <k8s_openapi::api::batch::v1::JobSchedulingConfiguration as crate::StrategicMerge>::shape),
-    ("io.k8s.api.batch.v1.JobSpec", <k8s_openapi::api::batch::v1::JobSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1.ClusterTrustBundle", <k8s_openapi::api::certificates::v1::ClusterTrustBundle as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1.ClusterTrustBundleSpec", <k8s_openapi::api::certificates::v1::ClusterTrustBundleSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1.PodCertificateRequest", <k8s_openapi::api::certificates::v1::PodCertificateRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1.PodCertificateRequestSpec", <k8s_openapi::api::certificates::v1::PodCertificateRequestSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1.PodCertificateRequestStatus", <k8s_openapi::api::certificates::v1::PodCertificateRequestStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ClusterTrustBundleProjection", <k8s_openapi::api::core::v1::ClusterTrustBundleProjection as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ConfigMapVolumeSource", <k8s_openapi::api::core::v1::ConfigMapVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.DownwardAPIVolumeFile", <k8s_openapi::api::core::v1::DownwardAPIVolumeFile as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.DownwardAPIVolumeSource", <k8s_openapi::api::core::v1::DownwardAPIVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.EmptyDirVolumeSource", <k8s_openapi::api::core::v1::EmptyDirVolumeSource as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.EvictionResponder", <k8s_openapi::api::core::v1::EvictionResponder as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.GRPCAction", <k8s_openapi::api::core::v1::GRPCAction as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.HTTPGetAction", <k8s_openapi::api::core::v1::HTTPGetAction as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.KeyToPath", <k8s_openapi::api::core::v1::KeyToPath as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.NodeAllocatableMappedResources", <k8s_openapi::api::core::v1::NodeAllocatableMappedResources as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.NodeAllocatableOverheadResources", <k8s_openapi::api::core::v1::NodeAllocatableOverheadResources as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus", <k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.NodePodPreemptionPolicy", <k8s_openapi::api::core::v1::NodePodPreemptionPolicy as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.NodeSpec", <k8s_openapi::api::core::v1::NodeSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.NodeSystemInfo", <k8s_openapi::api::core::v1::NodeSystemInfo as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PersistentVolumeClaimStatus", <k8s_openapi::api::core::v1::PersistentVolumeClaimStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodCertificateProjection", <k8s_openapi::api::core::v1::PodCertificateProjection as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodSpec", <k8s_openapi::api::core::v1::PodSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.PodStatus", <k8s_openapi::api::core::v1::PodStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.PodVolumeHealth", <k8s_openapi::api::core::v1::PodVolumeHealth as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ProjectedVolumeSource", <k8s_openapi::api::core::v1::ProjectedVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.SecretVolumeSource", <k8s_openapi::api::core::v1::SecretVolumeSource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.ServiceAccountTokenProjection", <k8s_openapi::api::core::v1::ServiceAccountTokenProjection as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.VolumeHealthCondition", <k8s_openapi::api::core::v1::VolumeHealthCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.core.v1.VolumeHealthStatus", <k8s_openapi::api::core::v1::VolumeHealthStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.core.v1.VolumeMount", <k8s_openapi::api::core::v1::VolumeMount as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.FlowSchema", <k8s_openapi::api::flowcontrol::v1::FlowSchema as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.FlowSchemaCondition", <k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration", <k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as crate::StrategicMerge>::shape),
-    ("io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition", <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition as crate::StrategicMerge>::shape),
     ("io.k8s.api.lifecycle.v1alpha1.Eviction", <k8s_openapi::api::lifecycle::v1alpha1::Eviction as crate::StrategicMerge>::shape),
     ("io.k8s.api.lifecycle.v1alpha1.EvictionPodReference", <k8s_openapi::api::lifecycle::v1alpha1::EvictionPodReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.lifecycle.v1alpha1.EvictionRequest", <k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest as crate::StrategicMerge>::shape),
@@ -7284,57 +5978,25 @@ const DEFINITIONS_FROM_1_37: &[super::Definition] = &[
     ("io.k8s.api.lifecycle.v1alpha1.Requester", <k8s_openapi::api::lifecycle::v1alpha1::Requester as crate::StrategicMerge>::shape),
     ("io.k8s.api.lifecycle.v1alpha1.ResponderStatus", <k8s_openapi::api::lifecycle::v1alpha1::ResponderStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.lifecycle.v1alpha1.TargetResponder", <k8s_openapi::api::lifecycle::v1alpha1::TargetResponder as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.Device", <k8s_openapi::api::resource::v1::Device as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceClass", <k8s_openapi::api::resource::v1::DeviceClass as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceCounterConsumption", <k8s_openapi::api::resource::v1::DeviceCounterConsumption as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceDerivedAttribute", <k8s_openapi::api::resource::v1::DeviceDerivedAttribute as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.DeviceSubRequest", <k8s_openapi::api::resource::v1::DeviceSubRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceTaintRule", <k8s_openapi::api::resource::v1::DeviceTaintRule as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceTaintRuleSpec", <k8s_openapi::api::resource::v1::DeviceTaintRuleSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceTaintRuleStatus", <k8s_openapi::api::resource::v1::DeviceTaintRuleStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.DeviceTaintSelector", <k8s_openapi::api::resource::v1::DeviceTaintSelector as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ExactDeviceRequest", <k8s_openapi::api::resource::v1::ExactDeviceRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.NodeAllocatableMapping", <k8s_openapi::api::resource::v1::NodeAllocatableMapping as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.NodeAllocatableOverhead", <k8s_openapi::api::resource::v1::NodeAllocatableOverhead as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1.NodeAllocatableResource", <k8s_openapi::api::resource::v1::NodeAllocatableResource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ResourceClaim", <k8s_openapi::api::resource::v1::ResourceClaim as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ResourceClaimTemplate", <k8s_openapi::api::resource::v1::ResourceClaimTemplate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1.ResourceSliceSpec", <k8s_openapi::api::resource::v1::ResourceSliceSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.PartitionTypeStatus", <k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1alpha3.PoolStatus", <k8s_openapi::api::resource::v1alpha3::PoolStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1alpha3.ResourcePoolStatusRequestSpec", <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.ShareableCapacityStatus", <k8s_openapi::api::resource::v1alpha3::ShareableCapacityStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.ShareableSummaryStatus", <k8s_openapi::api::resource::v1alpha3::ShareableSummaryStatus as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.BasicDevice", <k8s_openapi::api::resource::v1beta1::BasicDevice as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceClass", <k8s_openapi::api::resource::v1beta1::DeviceClass as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceCounterConsumption", <k8s_openapi::api::resource::v1beta1::DeviceCounterConsumption as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.DeviceDerivedAttribute", <k8s_openapi::api::resource::v1beta1::DeviceDerivedAttribute as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceRequest", <k8s_openapi::api::resource::v1beta1::DeviceRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.DeviceSubRequest", <k8s_openapi::api::resource::v1beta1::DeviceSubRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.NodeAllocatableMapping", <k8s_openapi::api::resource::v1beta1::NodeAllocatableMapping as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.NodeAllocatableOverhead", <k8s_openapi::api::resource::v1beta1::NodeAllocatableOverhead as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.NodeAllocatableResource", <k8s_openapi::api::resource::v1beta1::NodeAllocatableResource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.ResourceClaim", <k8s_openapi::api::resource::v1beta1::ResourceClaim as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.ResourceClaimTemplate", <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta1.ResourceSliceSpec", <k8s_openapi::api::resource::v1beta1::ResourceSliceSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.Device", <k8s_openapi::api::resource::v1beta2::Device as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceClass", <k8s_openapi::api::resource::v1beta2::DeviceClass as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceCounterConsumption", <k8s_openapi::api::resource::v1beta2::DeviceCounterConsumption as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.DeviceDerivedAttribute", <k8s_openapi::api::resource::v1beta2::DeviceDerivedAttribute as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceRequestAllocationResult", <k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResult as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.DeviceSubRequest", <k8s_openapi::api::resource::v1beta2::DeviceSubRequest as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ExactDeviceRequest", <k8s_openapi::api::resource::v1beta2::ExactDeviceRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.NodeAllocatableMapping", <k8s_openapi::api::resource::v1beta2::NodeAllocatableMapping as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.NodeAllocatableOverhead", <k8s_openapi::api::resource::v1beta2::NodeAllocatableOverhead as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta2.NodeAllocatableResource", <k8s_openapi::api::resource::v1beta2::NodeAllocatableResource as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ResourceClaim", <k8s_openapi::api::resource::v1beta2::ResourceClaim as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ResourceClaimTemplate", <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ResourceClaimTemplateSpec", <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.resource.v1beta2.ResourceSliceSpec", <k8s_openapi::api::resource::v1beta2::ResourceSliceSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha3.AllCompositeDisruptionMode", <k8s_openapi::api::scheduling::v1alpha3::AllCompositeDisruptionMode as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha3.AllDisruptionMode", <k8s_openapi::api::scheduling::v1alpha3::AllDisruptionMode as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha3.BasicSchedulingPolicy", <k8s_openapi::api::scheduling::v1alpha3::BasicSchedulingPolicy as crate::StrategicMerge>::shape),
@@ -7398,7 +6060,6 @@ const DEFINITIONS_FROM_1_37: &[super::Definition] = &[
     ("io.k8s.api.scheduling.v1beta1.Workload", <k8s_openapi::api::scheduling::v1beta1::Workload as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1beta1.WorkloadReference", <k8s_openapi::api::scheduling::v1beta1::WorkloadReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1beta1.WorkloadSpec", <k8s_openapi::api::scheduling::v1beta1::WorkloadSpec as crate::StrategicMerge>::shape),
-    ("io.k8s.api.storage.v1.CSINode", <k8s_openapi::api::storage::v1::CSINode as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1.CSINodeStatus", <k8s_openapi::api::storage::v1::CSINodeStatus as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1.StorageHealth", <k8s_openapi::api::storage::v1::StorageHealth as crate::StrategicMerge>::shape),
     ("io.k8s.api.storage.v1.StorageHealthCondition", <k8s_openapi::api::storage::v1::StorageHealthCondition as crate::StrategicMerge>::shape),
@@ -7411,7 +6072,7 @@ k8s_openapi::k8s_if_le_1_36! { const DEFINITIONS_FROM_1_37: &[super::Definition]
 
 /// The schema of each resource type above (one with a constant
 /// `apiVersion` and `kind`): one table per run of versions.
-pub(super) static RESOURCES: &[&[super::Resource]] = &[RESOURCES_ALL, RESOURCES_UNTIL_1_33, RESOURCES_UNTIL_1_34, RESOURCES_UNTIL_1_35, RESOURCES_UNTIL_1_36, RESOURCES_ONLY_1_34, RESOURCES_1_34_TO_1_35, RESOURCES_1_34_TO_1_36, RESOURCES_FROM_1_34, RESOURCES_ONLY_1_35, RESOURCES_1_35_TO_1_36, RESOURCES_FROM_1_35, RESOURCES_ONLY_1_36, RESOURCES_FROM_1_36, RESOURCES_FROM_1_37];
+pub(super) static RESOURCES: &[&[super::Resource]] = &[RESOURCES_ALL, RESOURCES_UNTIL_1_33, RESOURCES_UNTIL_1_34, RESOURCES_UNTIL_1_36, RESOURCES_ONLY_1_34, RESOURCES_FROM_1_34, RESOURCES_ONLY_1_35, RESOURCES_FROM_1_35, RESOURCES_ONLY_1_36, RESOURCES_FROM_1_36, RESOURCES_FROM_1_37];
 
 const RESOURCES_ALL: &[super::Resource] = &[
     (
@@ -7423,6 +6084,11 @@ const RESOURCES_ALL: &[super::Resource] = &[
         <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration as k8s_openapi::Resource>::API_VERSION,
@@ -7440,9 +6106,44 @@ const RESOURCES_ALL: &[super::Resource] = &[
         <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
     ),
     (
+        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::apps::v1::ControllerRevision as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::apps::v1::ControllerRevision as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::apps::v1::ControllerRevision as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::apps::v1::DaemonSet as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::apps::v1::DaemonSet as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::apps::v1::DaemonSet as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::apps::v1::Deployment as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::apps::v1::Deployment as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::apps::v1::Deployment as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::apps::v1::ReplicaSet as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::apps::v1::ReplicaSet as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::apps::v1::ReplicaSet as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::apps::v1::StatefulSet as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::apps::v1::StatefulSet as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::apps::v1::StatefulSet as crate::StrategicMerge>::shape,
+    ),
+    (
         <k8s_openapi::api::authentication::v1::SelfSubjectReview as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::authentication::v1::SelfSubjectReview as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::authentication::v1::SelfSubjectReview as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::authentication::v1::TokenRequest as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::authentication::v1::TokenRequest as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::authentication::v1::TokenRequest as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::authentication::v1::TokenReview as k8s_openapi::Resource>::API_VERSION,
@@ -7470,9 +6171,24 @@ const RESOURCES_ALL: &[super::Resource] = &[
         <k8s_openapi::api::authorization::v1::SubjectAccessReview as crate::StrategicMerge>::shape,
     ),
     (
+        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
+    ),
+    (
         <k8s_openapi::api::autoscaling::v1::Scale as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::autoscaling::v1::Scale as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::autoscaling::v1::Scale as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::batch::v1::CronJob as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::batch::v1::CronJob as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::batch::v1::CronJob as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::batch::v1::Job as k8s_openapi::Resource>::API_VERSION,
@@ -7493,6 +6209,16 @@ const RESOURCES_ALL: &[super::Resource] = &[
         <k8s_openapi::api::coordination::v1::Lease as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::coordination::v1::Lease as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::coordination::v1::Lease as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::core::v1::Binding as k8s_openapi::Resource>::API_VERSION,
@@ -7580,9 +6306,29 @@ const RESOURCES_ALL: &[super::Resource] = &[
         <k8s_openapi::api::core::v1::ServiceAccount as crate::StrategicMerge>::shape,
     ),
     (
+        <k8s_openapi::api::discovery::v1::EndpointSlice as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::discovery::v1::EndpointSlice as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::discovery::v1::EndpointSlice as crate::StrategicMerge>::shape,
+    ),
+    (
         <k8s_openapi::api::events::v1::Event as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::events::v1::Event as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::events::v1::Event as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::flowcontrol::v1::FlowSchema as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::flowcontrol::v1::FlowSchema as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::flowcontrol::v1::FlowSchema as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::networking::v1::IPAddress as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::networking::v1::IPAddress as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::networking::v1::IPAddress as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::networking::v1::Ingress as k8s_openapi::Resource>::API_VERSION,
@@ -7640,9 +6386,44 @@ const RESOURCES_ALL: &[super::Resource] = &[
         <k8s_openapi::api::rbac::v1::RoleBinding as crate::StrategicMerge>::shape,
     ),
     (
+        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::resource::v1beta1::DeviceClass as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::resource::v1beta1::DeviceClass as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::resource::v1beta1::DeviceClass as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::resource::v1beta1::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::resource::v1beta1::ResourceClaim as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::resource::v1beta1::ResourceClaim as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
+    ),
+    (
         <k8s_openapi::api::resource::v1beta1::ResourceSlice as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::resource::v1beta1::ResourceSlice as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::resource::v1beta1::ResourceSlice as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::resource::v1beta2::DeviceClass as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::resource::v1beta2::DeviceClass as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::resource::v1beta2::DeviceClass as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::resource::v1beta2::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::resource::v1beta2::ResourceClaim as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::resource::v1beta2::ResourceClaim as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::resource::v1beta2::ResourceSlice as k8s_openapi::Resource>::API_VERSION,
@@ -7650,9 +6431,19 @@ const RESOURCES_ALL: &[super::Resource] = &[
         <k8s_openapi::api::resource::v1beta2::ResourceSlice as crate::StrategicMerge>::shape,
     ),
     (
+        <k8s_openapi::api::scheduling::v1::PriorityClass as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::scheduling::v1::PriorityClass as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::scheduling::v1::PriorityClass as crate::StrategicMerge>::shape,
+    ),
+    (
         <k8s_openapi::api::storage::v1::CSIDriver as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::storage::v1::CSIDriver as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::storage::v1::CSIDriver as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::storage::v1::CSINode as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::storage::v1::CSINode as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::storage::v1::CSINode as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::storage::v1::CSIStorageCapacity as k8s_openapi::Resource>::API_VERSION,
@@ -7745,11 +6536,6 @@ k8s_openapi::k8s_if_ge_1_34! { const RESOURCES_UNTIL_1_33: &[super::Resource] = 
 k8s_openapi::k8s_if_le_1_34! {
 const RESOURCES_UNTIL_1_34: &[super::Resource] = &[
     (
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as crate::StrategicMerge>::shape,
-    ),
-    (
         <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as crate::StrategicMerge>::shape,
@@ -7763,57 +6549,12 @@ const RESOURCES_UNTIL_1_34: &[super::Resource] = &[
 }
 k8s_openapi::k8s_if_ge_1_35! { const RESOURCES_UNTIL_1_34: &[super::Resource] = &[]; }
 
-k8s_openapi::k8s_if_le_1_35! {
-const RESOURCES_UNTIL_1_35: &[super::Resource] = &[
+k8s_openapi::k8s_if_le_1_36! {
+const RESOURCES_UNTIL_1_36: &[super::Resource] = &[
     (
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authentication::v1::TokenRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authentication::v1::TokenRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authentication::v1::TokenRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::batch::v1::CronJob as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::batch::v1::CronJob as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::batch::v1::CronJob as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::discovery::v1::EndpointSlice as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::discovery::v1::EndpointSlice as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::discovery::v1::EndpointSlice as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1::IPAddress as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1::IPAddress as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1::IPAddress as crate::StrategicMerge>::shape,
+        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::networking::v1beta1::IPAddress as k8s_openapi::Resource>::API_VERSION,
@@ -7821,95 +6562,9 @@ const RESOURCES_UNTIL_1_35: &[super::Resource] = &[
         <k8s_openapi::api::networking::v1beta1::IPAddress as crate::StrategicMerge>::shape,
     ),
     (
-        <k8s_openapi::api::scheduling::v1::PriorityClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1::PriorityClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1::PriorityClass as crate::StrategicMerge>::shape,
-    ),
-];
-}
-k8s_openapi::k8s_if_ge_1_36! { const RESOURCES_UNTIL_1_35: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_le_1_36! {
-const RESOURCES_UNTIL_1_36: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::apps::v1::ControllerRevision as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::ControllerRevision as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::ControllerRevision as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::DaemonSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::DaemonSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::DaemonSet as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::Deployment as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::Deployment as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::Deployment as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::ReplicaSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::ReplicaSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::ReplicaSet as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::StatefulSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::StatefulSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::StatefulSet as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as crate::StrategicMerge>::shape,
-    ),
-    (
         <k8s_openapi::api::networking::v1beta1::ServiceCIDR as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::networking::v1beta1::ServiceCIDR as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::networking::v1beta1::ServiceCIDR as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1::CSINode as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1::CSINode as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1::CSINode as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as k8s_openapi::Resource>::API_VERSION,
@@ -7932,15 +6587,18 @@ const RESOURCES_ONLY_1_34: &[super::Resource] = &[
 k8s_openapi::k8s_if_le_1_33! { const RESOURCES_ONLY_1_34: &[super::Resource] = &[]; }
 k8s_openapi::k8s_if_ge_1_35! { const RESOURCES_ONLY_1_34: &[super::Resource] = &[]; }
 
-k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_35! {
-const RESOURCES_1_34_TO_1_35: &[super::Resource] = &[
-];
-}}
-k8s_openapi::k8s_if_le_1_33! { const RESOURCES_1_34_TO_1_35: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_36! { const RESOURCES_1_34_TO_1_35: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_36! {
-const RESOURCES_1_34_TO_1_36: &[super::Resource] = &[
+k8s_openapi::k8s_if_ge_1_34! {
+const RESOURCES_FROM_1_34: &[super::Resource] = &[
+    (
+        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as crate::StrategicMerge>::shape,
+    ),
+    (
+        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
+        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
+        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
+    ),
     (
         <k8s_openapi::api::resource::v1::DeviceClass as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::resource::v1::DeviceClass as k8s_openapi::Resource>::KIND,
@@ -7955,23 +6613,6 @@ const RESOURCES_1_34_TO_1_36: &[super::Resource] = &[
         <k8s_openapi::api::resource::v1::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::resource::v1::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::resource::v1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-];
-}}
-k8s_openapi::k8s_if_le_1_33! { const RESOURCES_1_34_TO_1_36: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_37! { const RESOURCES_1_34_TO_1_36: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_34! {
-const RESOURCES_FROM_1_34: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::resource::v1::ResourceSlice as k8s_openapi::Resource>::API_VERSION,
@@ -7999,24 +6640,12 @@ const RESOURCES_ONLY_1_35: &[super::Resource] = &[
 k8s_openapi::k8s_if_le_1_34! { const RESOURCES_ONLY_1_35: &[super::Resource] = &[]; }
 k8s_openapi::k8s_if_ge_1_36! { const RESOURCES_ONLY_1_35: &[super::Resource] = &[]; }
 
-k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_36! {
-const RESOURCES_1_35_TO_1_36: &[super::Resource] = &[
-];
-}}
-k8s_openapi::k8s_if_le_1_34! { const RESOURCES_1_35_TO_1_36: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_37! { const RESOURCES_1_35_TO_1_36: &[super::Resource] = &[]; }
-
 k8s_openapi::k8s_if_ge_1_35! {
 const RESOURCES_FROM_1_35: &[super::Resource] = &[
     (
         <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration as k8s_openapi::Resource>::API_VERSION,
@@ -8029,11 +6658,6 @@ k8s_openapi::k8s_if_le_1_34! { const RESOURCES_FROM_1_35: &[super::Resource] = &
 
 k8s_openapi::k8s_if_ge_1_36! { k8s_openapi::k8s_if_le_1_36! {
 const RESOURCES_ONLY_1_36: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::networking::v1beta1::IPAddress as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1beta1::IPAddress as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1beta1::IPAddress as crate::StrategicMerge>::shape,
-    ),
     (
         <k8s_openapi::api::scheduling::v1alpha2::PodGroup as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::scheduling::v1alpha2::PodGroup as k8s_openapi::Resource>::KIND,
@@ -8062,56 +6686,6 @@ const RESOURCES_FROM_1_36: &[super::Resource] = &[
         <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
     ),
     (
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authentication::v1::TokenRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authentication::v1::TokenRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authentication::v1::TokenRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::batch::v1::CronJob as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::batch::v1::CronJob as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::batch::v1::CronJob as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::discovery::v1::EndpointSlice as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::discovery::v1::EndpointSlice as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::discovery::v1::EndpointSlice as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1::IPAddress as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1::IPAddress as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1::IPAddress as crate::StrategicMerge>::shape,
-    ),
-    (
         <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as crate::StrategicMerge>::shape,
@@ -8121,42 +6695,12 @@ const RESOURCES_FROM_1_36: &[super::Resource] = &[
         <k8s_openapi::api::resource::v1beta2::DeviceTaintRule as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::resource::v1beta2::DeviceTaintRule as crate::StrategicMerge>::shape,
     ),
-    (
-        <k8s_openapi::api::scheduling::v1::PriorityClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1::PriorityClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1::PriorityClass as crate::StrategicMerge>::shape,
-    ),
 ];
 }
 k8s_openapi::k8s_if_le_1_35! { const RESOURCES_FROM_1_36: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_37! {
 const RESOURCES_FROM_1_37: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::apps::v1::ControllerRevision as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::ControllerRevision as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::ControllerRevision as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::DaemonSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::DaemonSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::DaemonSet as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::Deployment as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::Deployment as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::Deployment as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::ReplicaSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::ReplicaSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::ReplicaSet as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::StatefulSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::StatefulSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::StatefulSet as crate::StrategicMerge>::shape,
-    ),
     (
         <k8s_openapi::api::certificates::v1::ClusterTrustBundle as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::certificates::v1::ClusterTrustBundle as k8s_openapi::Resource>::KIND,
@@ -8166,16 +6710,6 @@ const RESOURCES_FROM_1_37: &[super::Resource] = &[
         <k8s_openapi::api::certificates::v1::PodCertificateRequest as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::certificates::v1::PodCertificateRequest as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::certificates::v1::PodCertificateRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::lifecycle::v1alpha1::Eviction as k8s_openapi::Resource>::API_VERSION,
@@ -8188,54 +6722,9 @@ const RESOURCES_FROM_1_37: &[super::Resource] = &[
         <k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest as crate::StrategicMerge>::shape,
     ),
     (
-        <k8s_openapi::api::resource::v1::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
         <k8s_openapi::api::resource::v1::DeviceTaintRule as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::resource::v1::DeviceTaintRule as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::resource::v1::DeviceTaintRule as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup as k8s_openapi::Resource>::API_VERSION,
@@ -8261,11 +6750,6 @@ const RESOURCES_FROM_1_37: &[super::Resource] = &[
         <k8s_openapi::api::scheduling::v1beta1::Workload as k8s_openapi::Resource>::API_VERSION,
         <k8s_openapi::api::scheduling::v1beta1::Workload as k8s_openapi::Resource>::KIND,
         <k8s_openapi::api::scheduling::v1beta1::Workload as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1::CSINode as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1::CSINode as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1::CSINode as crate::StrategicMerge>::shape,
     ),
     (
         <k8s_openapi::api::storagemigration::v1::StorageVersionMigration as k8s_openapi::Resource>::API_VERSION,

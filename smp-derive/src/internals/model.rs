@@ -7,6 +7,7 @@ use super::strategy::Strategy;
 use serde_derive_internals::{Ctxt, Derive, ast, attr as serde_attr};
 use syn::{DeriveInput, ExprPath, Generics, Ident, LitStr, Member, Path, Type, Visibility};
 
+#[derive(Clone)]
 pub struct Container {
     pub ident: Ident,
     /// The implementing type when it is not the derive input itself (a
@@ -28,6 +29,7 @@ pub struct Container {
 }
 
 /// How values of the type are diffed and patched.
+#[derive(Clone)]
 pub enum Body {
     /// A struct with named fields, walked field by field.
     Fields(Vec<Field>),
@@ -45,6 +47,7 @@ pub enum Body {
     Any,
 }
 
+#[derive(Clone)]
 pub struct Field {
     pub member: Member,
     pub ty: Type,
@@ -64,6 +67,7 @@ pub struct Field {
 }
 
 /// The value of a field whose key is absent from the JSON.
+#[derive(Clone)]
 pub enum Missing {
     Default,
     Path(ExprPath),
@@ -73,6 +77,7 @@ pub enum Missing {
     Type,
 }
 
+#[derive(Clone)]
 pub struct Variant {
     pub json: String,
     /// The newtype variant's type; `None` for other variant forms.

@@ -1,6 +1,7 @@
 //! Writing the generated file: `__foreign_impls!` descriptions of every
 //! struct, each under the gates of the Kubernetes versions in which
-//! k8s-openapi has it in that form, and the lookup tables.
+//! k8s-openapi has it, with `from 1.NN` / `until 1.NN` on the fields that
+//! only some of those versions have, and the lookup tables.
 
 use crate::parse::{Kind, Presence, TypeDef};
 use std::collections::BTreeMap;
@@ -24,7 +25,8 @@ pub struct Versions {
     pub last: u32,
 }
 
-/// One form of a type: its description, the same in `versions`.
+/// One form of a type: its description, the same in the versions of its
+/// run.
 struct Form {
     definition: String,
     path: String,
@@ -32,12 +34,22 @@ struct Form {
     resource: bool,
 }
 
+/// A type as one version has it: the description's first lines, then one
+/// line per field.
+struct Seen {
+    minor: u32,
+    definition: String,
+    head: String,
+    fields: Vec<String>,
+    resource: bool,
+}
+
 /// The generated file, built one version at a time.
 pub struct File {
     /// Every version, oldest first.
     versions: Vec<u32>,
-    /// The versions in which each form of a type is found.
-    forms: BTreeMap<(String, String), (Form, Vec<u32>)>,
+    /// Each type, by path, in the versions that have it.
+    types: BTreeMap<String, Vec<Seen>>,
     /// The patch metadata rows with no field in some versions, and those
     /// versions.
     unmapped: BTreeMap<String, Vec<u32>>,
@@ -45,23 +57,52 @@ pub struct File {
 
 impl File {
     pub fn new(versions: Vec<u32>) -> File {
-        File { versions, forms: BTreeMap::new(), unmapped: BTreeMap::new() }
+        File { versions, types: BTreeMap::new(), unmapped: BTreeMap::new() }
     }
 
     /// Adds the types of one version. `unmapped` lists the patch metadata
     /// rows (`definition field`) that have no field in this version.
     pub fn add_version(&mut self, minor: u32, types: &[Described<'_>], unmapped: Vec<String>) {
         for t in types {
-            let mut text = String::new();
-            describe(&mut text, t);
+            let (head, fields) = describe(t);
             let resource = matches!(&t.def.kind, Kind::Struct { constants, .. } if !constants.is_empty());
-            let form = Form { definition: t.def.definition.clone(), path: t.def.path.clone(), text, resource };
-            let key = (form.path.clone(), form.text.clone());
-            self.forms.entry(key).or_insert((form, Vec::new())).1.push(minor);
+            let seen = Seen { minor, definition: t.def.definition.clone(), head, fields, resource };
+            self.types.entry(t.def.path.clone()).or_default().push(seen);
         }
         for row in unmapped {
             self.unmapped.entry(row).or_default().push(minor);
         }
+    }
+
+    /// Each type's forms: one per run of versions with the same head, its
+    /// fields gated by the versions that have them when not all do.
+    fn forms(&self) -> Vec<(Versions, Form)> {
+        let mut out = Vec::new();
+        for (path, seen) in &self.types {
+            let mut heads: BTreeMap<(&str, &str, bool), Vec<&Seen>> = BTreeMap::new();
+            for s in seen {
+                heads.entry((s.definition.as_str(), s.head.as_str(), s.resource)).or_default().push(s);
+            }
+            for ((definition, head, resource), seen) in heads {
+                let found: Vec<u32> = seen.iter().map(|s| s.minor).collect();
+                for run in self.runs(&found) {
+                    let in_run: Vec<&Seen> =
+                        seen.iter().copied().filter(|s| (run.first..=run.last).contains(&s.minor)).collect();
+                    let mut text = head.to_string();
+                    for (field, minors) in merged_fields(&in_run) {
+                        for sub in self.runs(&minors) {
+                            line(&mut text, &gated_field(field, sub, run));
+                        }
+                    }
+                    if !text.ends_with(" = any;\n") {
+                        line(&mut text, "    }");
+                    }
+                    let form = Form { definition: definition.to_string(), path: path.clone(), text, resource };
+                    out.push((run, form));
+                }
+            }
+        }
+        out
     }
 
     /// The runs of consecutive versions in `found`.
@@ -81,11 +122,10 @@ impl File {
 
     /// The text of the file.
     pub fn text(&self) -> String {
+        let forms = self.forms();
         let mut by_run: BTreeMap<Versions, Vec<&Form>> = BTreeMap::new();
-        for (form, found) in self.forms.values() {
-            for run in self.runs(found) {
-                by_run.entry(run).or_default().push(form);
-            }
+        for (run, form) in &forms {
+            by_run.entry(*run).or_default().push(form);
         }
         let everywhere = Versions { first: self.versions[0], last: *self.versions.last().expect("a version") };
 
@@ -95,8 +135,9 @@ impl File {
         line(w, "//");
         line(w, "// `StrategicMerge` for the types of k8s-openapi, with the patch metadata of");
         line(w, "// smp-k8s-types/generator/patch_metadata.txt. Each type is described in");
-        line(w, "// the Kubernetes versions in which k8s-openapi has it in that form; the");
-        line(w, "// other versions' descriptions are left out by k8s-openapi's");
+        line(w, "// the Kubernetes versions in which k8s-openapi has it; a field that only");
+        line(w, "// some of them have says from (`from 1.NN`) or until (`until 1.NN`) which.");
+        line(w, "// The other versions' descriptions are left out by k8s-openapi's");
         line(w, "// `k8s_if_ge_1_NN!` and `k8s_if_le_1_NN!`. Refresh with");
         line(w, "// `cargo run -p smp-k8s-gen`.");
         if !self.unmapped.is_empty() {
@@ -118,6 +159,7 @@ impl File {
             optional_line(w, &open);
             line(w, "smp_derive::__foreign_impls! {");
             line(w, "    krate = crate;");
+            line(w, "    gates = k8s_openapi;");
             for form in forms {
                 w.push_str(&form.text);
             }
@@ -218,17 +260,20 @@ fn table_name(table: &str, run: Versions, everywhere: Versions) -> String {
     }
 }
 
-/// One type in the `__foreign_impls!` syntax.
-fn describe(w: &mut String, t: &Described<'_>) {
+/// One type in the `__foreign_impls!` syntax: its first lines, and one
+/// line per field (without the closing brace).
+fn describe(t: &Described<'_>) -> (String, Vec<String>) {
     let (path, name) = (&t.def.path, &t.def.name);
+    let mut head = String::new();
+    let mut fields = Vec::new();
     match &t.def.kind {
-        Kind::Json => line(w, &format!("    {path} as {name:?} = any;")),
-        Kind::Struct { constants, fields } => {
-            line(w, &format!("    {path} as {name:?} {{"));
+        Kind::Json => line(&mut head, &format!("    {path} as {name:?} = any;")),
+        Kind::Struct { constants, fields: defs } => {
+            line(&mut head, &format!("    {path} as {name:?} {{"));
             for c in constants {
-                line(w, &format!("        const {c:?};"));
+                line(&mut head, &format!("        const {c:?};"));
             }
-            for (f, (strategy, merge_key)) in fields.iter().zip(&t.meta) {
+            for (f, (strategy, merge_key)) in defs.iter().zip(&t.meta) {
                 let mut text = format!("        {}: {} = {:?}", f.member, f.ty, f.json);
                 match f.presence {
                     Presence::Optional => text.push_str(" optional"),
@@ -241,13 +286,48 @@ fn describe(w: &mut String, t: &Described<'_>) {
                 if !merge_key.is_empty() {
                     let _ = write!(text, " merge_key = {merge_key:?}");
                 }
-                text.push(';');
-                line(w, &text);
+                fields.push(text);
             }
-            line(w, "    }");
         }
         Kind::Other(what) => unreachable!("{path} ({what}) is not described"),
     }
+    (head, fields)
+}
+
+/// The field lines of a type's versions, each with the versions that have
+/// it, in field order: a line first seen in a later version goes after the
+/// line before it there.
+fn merged_fields<'a>(seen: &[&'a Seen]) -> Vec<(&'a str, Vec<u32>)> {
+    let mut merged: Vec<(&'a str, Vec<u32>)> = Vec::new();
+    for s in seen {
+        let mut at = 0;
+        for field in &s.fields {
+            match merged.iter().position(|(f, _)| *f == field.as_str()) {
+                Some(i) => {
+                    merged[i].1.push(s.minor);
+                    at = i + 1;
+                }
+                None => {
+                    merged.insert(at, (field.as_str(), vec![s.minor]));
+                    at += 1;
+                }
+            }
+        }
+    }
+    merged
+}
+
+/// A field line kept to `sub`, a run of versions within the type's `run`.
+fn gated_field(field: &str, sub: Versions, run: Versions) -> String {
+    let mut text = field.to_string();
+    if sub.first > run.first {
+        let _ = write!(text, " from 1.{}", sub.first);
+    }
+    if sub.last < run.last {
+        let _ = write!(text, " until 1.{}", sub.last);
+    }
+    text.push(';');
+    text
 }
 
 fn optional_line(w: &mut String, text: &str) {
@@ -288,5 +368,24 @@ mod tests {
         assert_eq!(complement(Versions { first: 35, last: 37 }, EVERYWHERE), ["k8s_openapi::k8s_if_le_1_34!"]);
         assert_eq!(table_name("T", Versions { first: 34, last: 34 }, EVERYWHERE), "T_ONLY_1_34");
         assert_eq!(table_name("T", Versions { first: 33, last: 35 }, EVERYWHERE), "T_UNTIL_1_35");
+    }
+
+    #[test]
+    fn fields_that_some_versions_lack_are_gated_within_the_type_run() {
+        let seen = |minor, fields: &[&str]| Seen {
+            minor,
+            definition: "d".into(),
+            head: "h".into(),
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+            resource: false,
+        };
+        let (a, b, c) = (seen(33, &["a", "c"]), seen(34, &["a", "b", "c"]), seen(35, &["a", "b"]));
+        let merged = merged_fields(&[&a, &b, &c]);
+        assert_eq!(merged, [("a", vec![33, 34, 35]), ("b", vec![34, 35]), ("c", vec![33, 34])]);
+        let run = Versions { first: 33, last: 35 };
+        assert_eq!(gated_field("a", run, run), "a;");
+        assert_eq!(gated_field("b", Versions { first: 34, last: 35 }, run), "b from 1.34;");
+        assert_eq!(gated_field("c", Versions { first: 33, last: 34 }, run), "c until 1.34;");
+        assert_eq!(gated_field("d", Versions { first: 34, last: 34 }, run), "d from 1.34 until 1.34;");
     }
 }
