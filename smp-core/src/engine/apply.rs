@@ -77,7 +77,7 @@ fn apply_maps(
         crate::strict::check_known_fields(patch, schema, options.patch_merge_key)?;
     }
     let merger = Merger { mode: Mode::Apply, patch_merge_key: options.patch_merge_key };
-    merger.merge_map(original, patch.clone(), schema, 0).map(Value::Object)
+    merger.merge_map(original, patch, schema, 0).map(Value::Object)
 }
 
 /// Applies a patch in place. On error `target` is left exactly as it was.
@@ -92,7 +92,7 @@ pub fn merge_patches(patches: &[Value], schema: Schema<'_>) -> Result<Value> {
     let merger = Merger::new(Mode::MergePatches);
     let mut acc = Map::new();
     for p in patches {
-        acc = merger.merge_map(acc, document(p)?.clone(), schema, 0)?;
+        acc = merger.merge_map(acc, document(p)?, schema, 0)?;
     }
     Ok(Value::Object(acc))
 }
@@ -141,25 +141,27 @@ impl Merger {
         self.mode == Mode::Apply
     }
 
-    /// A patch value taken as it is: without `$patch` objects, and without
-    /// `$patchMergeKey` when that is a directive.
-    fn take_patch_value(&self, v: Value) -> Option<Value> {
+    /// A copy of a patch value taken as it is: without `$patch` objects
+    /// (and, when `drop_nulls`, null members), and without `$patchMergeKey`
+    /// when that is a directive.
+    fn take_patch_value(&self, v: &Value, drop_nulls: bool) -> Option<Value> {
         if self.patch_merge_key && !self.apply_mode() {
             // Patches merged into one keep their directives for the receiver.
-            return Some(v);
+            return Some(v.clone());
         }
-        let mut v = remove_directives(v)?;
+        let mut v = copy_patch_value(v, drop_nulls)?;
         if self.patch_merge_key {
             patch_merge_key::strip(&mut v);
         }
         Some(v)
     }
 
-    /// `mergeMap`.
+    /// `mergeMap`. The patch is borrowed: only what the result keeps of it
+    /// is copied.
     pub(crate) fn merge_map(
         &self,
         mut original: Map<String, Value>,
-        mut patch: Map<String, Value>,
+        patch: &Map<String, Value>,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<Map<String, Value>> {
@@ -167,22 +169,26 @@ impl Merger {
         if let Some(directive) = patch.get(PATCH) {
             return match directive.as_str() {
                 Some("replace") => {
-                    patch.remove(PATCH);
-                    Ok(patch)
+                    Ok(patch.iter().filter(|(k, _)| *k != PATCH).map(|(k, v)| (k.clone(), v.clone())).collect())
                 }
                 Some("delete") => Ok(Map::new()),
-                _ => Err(ErrorKind::UnknownPatchType { value: fmt_s(directive), map: fmt_v_map(&patch) }.into()),
+                _ => Err(ErrorKind::UnknownPatchType { value: fmt_s(directive), map: fmt_v_map(patch) }.into()),
             };
         }
-        self.apply_retain_keys(&mut original, &mut patch)?;
-        self.merge_ordered_lists(&mut original, &mut patch, schema, depth)?;
+        self.apply_retain_keys(&mut original, patch)?;
+        // Keys of the patch that the directives have dealt with.
+        let mut done = Done::default();
+        self.merge_ordered_lists(&mut original, patch, &mut done, schema, depth)?;
 
         // Deletions from primitive lists run after everything else: the
         // reference's order is random, and this is one of its outcomes.
-        let (deletes, rest): (Vec<_>, Vec<_>) =
-            patch.into_iter().partition(|(k, _)| k.starts_with(DELETE_FROM_PRIMITIVE_LIST));
-        for (k, v) in rest.into_iter().chain(deletes) {
-            self.merge_key(&mut original, k, v, schema, depth)?;
+        let is_delete = |k: &str| k.starts_with(DELETE_FROM_PRIMITIVE_LIST);
+        let rest = patch.iter().filter(|(k, _)| !is_delete(k));
+        let deletes = patch.iter().filter(|(k, _)| is_delete(k));
+        for (k, v) in rest.chain(deletes) {
+            if !done.skipped(k) {
+                self.merge_key(&mut original, k, v, schema, depth)?;
+            }
         }
         Ok(original)
     }
@@ -191,8 +197,8 @@ impl Merger {
     fn merge_key(
         &self,
         original: &mut Map<String, Value>,
-        key: String,
-        patch_v: Value,
+        key: &str,
+        patch_v: &Value,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
@@ -200,51 +206,46 @@ impl Merger {
         let mut is_delete_list = false;
         if key.starts_with(DELETE_FROM_PRIMITIVE_LIST) {
             if !self.apply_mode() {
-                original.insert(key, patch_v);
+                original.insert(key.to_string(), patch_v.clone());
                 return Ok(());
             }
-            let field = directive_field(&key, DELETE_FROM_PRIMITIVE_LIST, ErrorKind::BadDeleteFromPrimitiveList)
-                .map_err(|e| e.at_key(&key))?;
-            key = field.to_string();
+            key = directive_field(key, DELETE_FROM_PRIMITIVE_LIST, ErrorKind::BadDeleteFromPrimitiveList)
+                .map_err(|e| e.at_key(key))?;
             is_delete_list = true;
         }
         if patch_v.is_null() {
-            original.remove(&key);
+            original.remove(key);
             if self.apply_mode() {
                 return Ok(());
             }
         }
-        let same_kind = original.get(&key).map(|o| GoKind::of(o) == GoKind::of(&patch_v));
+        let same_kind = original.get(key).map(|o| GoKind::of(o) == GoKind::of(patch_v));
         if same_kind != Some(true) {
             // Absent from the original, or of another type: take the patch value.
             if !is_delete_list {
-                let mut v = patch_v;
-                if self.apply_mode() {
-                    discard_nulls(&mut v);
-                }
-                match self.take_patch_value(v) {
-                    Some(v) => original.insert(key, v),
-                    None => original.remove(&key),
+                match self.take_patch_value(patch_v, self.apply_mode()) {
+                    Some(v) => original.insert(key.to_string(), v),
+                    None => original.remove(key),
                 };
             }
             return Ok(());
         }
-        let slot = original.get_mut(&key).expect("checked above");
+        let slot = original.get_mut(key).expect("checked above");
         let result = match patch_v {
-            Value::Object(p) => self.merge_object_field(slot, p, &key, schema, depth),
-            Value::Array(p) => self.merge_list_field(slot, p, &key, schema, is_delete_list, depth),
+            Value::Object(p) => self.merge_object_field(slot, p, key, schema, depth),
+            Value::Array(p) => self.merge_list_field(slot, p, key, schema, is_delete_list, depth),
             scalar => {
-                *slot = scalar;
+                *slot = scalar.clone();
                 Ok(())
             }
         };
-        result.map_err(|e| e.at_key(&key))
+        result.map_err(|e| e.at_key(key))
     }
 
     fn merge_object_field(
         &self,
         slot: &mut Value,
-        patch: Map<String, Value>,
+        patch: &Map<String, Value>,
         key: &str,
         schema: Schema<'_>,
         depth: usize,
@@ -252,7 +253,7 @@ impl Merger {
         let (sub, meta) = schema.lookup_struct(key)?;
         let strategy = meta.strategy()?;
         if strategy.replace {
-            *slot = Value::Object(patch);
+            *slot = Value::Object(patch.clone());
             return Ok(());
         }
         let Value::Object(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
@@ -263,7 +264,7 @@ impl Merger {
     fn merge_list_field(
         &self,
         slot: &mut Value,
-        patch: Vec<Value>,
+        patch: &[Value],
         key: &str,
         schema: Schema<'_>,
         is_delete_list: bool,
@@ -271,14 +272,14 @@ impl Merger {
     ) -> Result<()> {
         let (elem, meta) = schema.lookup_slice(key)?;
         let strategy = meta.strategy()?;
-        if self.patch_merge_key && !is_delete_list && patch_merge_key::in_use(&patch, None) {
+        if self.patch_merge_key && !is_delete_list && patch_merge_key::in_use(patch, None) {
             // The directive makes any list a merged one.
             let Value::Array(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
             *slot = Value::Array(self.merge_by_directive(orig, patch, None, elem, meta, depth + 1)?);
             return Ok(());
         }
         if !(strategy.merge || is_delete_list) {
-            *slot = Value::Array(patch);
+            *slot = Value::Array(patch.to_vec());
             return Ok(());
         }
         let Value::Array(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
@@ -287,20 +288,21 @@ impl Merger {
     }
 
     /// `applyRetainKeysDirective`.
-    fn apply_retain_keys(&self, original: &mut Map<String, Value>, patch: &mut Map<String, Value>) -> Result<()> {
-        let Some(retain) = patch.remove(RETAIN_KEYS) else {
+    /// (The per-key loop skips `$retainKeys`.)
+    fn apply_retain_keys(&self, original: &mut Map<String, Value>, patch: &Map<String, Value>) -> Result<()> {
+        let Some(retain) = patch.get(RETAIN_KEYS) else {
             return Ok(());
         };
         if !self.apply_mode() {
             match original.get(RETAIN_KEYS) {
-                Some(existing) if !deep_eq(existing, &retain) => {
+                Some(existing) if !deep_eq(existing, retain) => {
                     return Err(
-                        ErrorKind::RetainKeysMismatch { original: fmt_v(existing), patch: fmt_v(&retain) }.into()
+                        ErrorKind::RetainKeysMismatch { original: fmt_v(existing), patch: fmt_v(retain) }.into()
                     );
                 }
                 Some(_) => {}
                 None => {
-                    original.insert(RETAIN_KEYS.to_string(), retain);
+                    original.insert(RETAIN_KEYS.to_string(), retain.clone());
                 }
             }
             return Ok(());
@@ -308,9 +310,13 @@ impl Merger {
         let Value::Array(list) = retain else {
             return Err(ErrorKind::BadRetainKeys.into());
         };
-        let keep = ValueIndex::new(&list);
+        let keep = ValueIndex::new(list);
         for (k, v) in patch.iter() {
-            if v.is_null() || k.starts_with(DELETE_FROM_PRIMITIVE_LIST) || k.starts_with(SET_ELEMENT_ORDER) {
+            if k == RETAIN_KEYS
+                || v.is_null()
+                || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
+                || k.starts_with(SET_ELEMENT_ORDER)
+            {
                 continue;
             }
             if !keep.contains(&Value::String(k.clone()))? {
@@ -326,36 +332,45 @@ impl Merger {
     }
 
     /// `mergePatchIntoOriginal`: every `$setElementOrder/<f>` with its list `f`.
-    fn merge_ordered_lists(
+    /// Every `$setElementOrder` key and every list merged here is `done`:
+    /// the per-key loop skips them.
+    fn merge_ordered_lists<'p>(
         &self,
         original: &mut Map<String, Value>,
-        patch: &mut Map<String, Value>,
+        patch: &'p Map<String, Value>,
+        done: &mut Done<'p>,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
-        let directives: Vec<String> = patch.keys().filter(|k| k.starts_with(SET_ELEMENT_ORDER)).cloned().collect();
+        let directives: Vec<&String> = patch.keys().filter(|k| k.starts_with(SET_ELEMENT_ORDER)).collect();
         for key in directives {
             // `$setElementOrder/$setElementOrder/x` takes `$setElementOrder/x`
             // as its list; the reference then never visits that key (a Go
             // map range skips keys deleted during the loop).
-            let Some(order) = patch.remove(&key) else { continue };
-            self.merge_ordered_list(original, patch, &key, order, schema, depth).map_err(|e| e.at_key(&key))?;
+            if done.taken(key) {
+                continue;
+            }
+            done.0.push(key);
+            self.merge_ordered_list(original, patch, done, key, &patch[key], schema, depth)
+                .map_err(|e| e.at_key(key))?;
         }
         Ok(())
     }
 
-    fn merge_ordered_list(
+    #[allow(clippy::too_many_arguments)]
+    fn merge_ordered_list<'p>(
         &self,
         original: &mut Map<String, Value>,
-        patch: &mut Map<String, Value>,
+        patch: &'p Map<String, Value>,
+        done: &mut Done<'p>,
         key: &str,
-        order: Value,
+        order: &Value,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
         if !self.apply_mode() {
             match original.get(key) {
-                Some(existing) if !deep_eq(existing, &order) => {
+                Some(existing) if !deep_eq(existing, order) => {
                     return Err(ErrorKind::BadSetElementOrder.into());
                 }
                 Some(_) => {}
@@ -365,14 +380,20 @@ impl Merger {
             }
         }
         let Value::Array(order) = order else {
-            return Err(bad_arg(GoKind::Array, &order));
+            return Err(bad_arg(GoKind::Array, order));
         };
-        let field = directive_field(key, SET_ELEMENT_ORDER, ErrorKind::BadSetElementOrder)?.to_string();
-        // An error aborts the whole patch, so the lists are taken out freely.
-        let orig_list = take_list(original, &field)?;
-        let patch_list = take_list(patch, &field)?;
-        if let Some(list) = self.order_list(orig_list, patch_list, &field, &order, schema, depth)? {
-            original.insert(field, Value::Array(list));
+        let field = directive_field(key, SET_ELEMENT_ORDER, ErrorKind::BadSetElementOrder)?;
+        // An error aborts the whole patch, so the live list is taken out freely.
+        let orig_list = take_list(original, field)?;
+        let patch_list = match patch.get_key_value(field) {
+            Some((k, v)) if !done.taken(k) => {
+                done.0.push(k);
+                Some(v.as_array().ok_or_else(|| bad_arg(GoKind::Array, v))?.as_slice())
+            }
+            _ => None,
+        };
+        if let Some(list) = self.order_list(orig_list, patch_list, field, order, schema, depth)? {
+            original.insert(field.to_string(), Value::Array(list));
         }
         Ok(())
     }
@@ -382,33 +403,26 @@ impl Merger {
     fn order_list(
         &self,
         orig: Option<Vec<Value>>,
-        patch: Option<Vec<Value>>,
+        patch: Option<&[Value]>,
         field: &str,
         order: &[Value],
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<Option<Vec<Value>>> {
         let (elem, meta) = schema.lookup_slice(field)?;
-        if self.patch_merge_key && patch_merge_key::in_use(patch.as_deref().unwrap_or(&[]), Some(order)) {
+        if self.patch_merge_key && patch_merge_key::in_use(patch.unwrap_or(&[]), Some(order)) {
             let (orig, patch) = (orig.unwrap_or_default(), patch.unwrap_or_default());
             return self.merge_by_directive(orig, patch, Some(order), elem, meta, depth + 1).map(Some);
         }
         let strategy = meta.strategy()?;
         if let Some(mk) = &meta.merge_key {
             let elems = Json(ApplyCx { merger: self, schema: elem, depth: depth + 1 });
-            return keyed_merge::merge_ordered(
-                &elems,
-                KeyFields::primary(mk),
-                orig,
-                patch.as_deref(),
-                order,
-                strategy.merge,
-            );
+            return keyed_merge::merge_ordered(&elems, KeyFields::primary(mk), orig, patch, order, strategy.merge);
         }
-        validate_patch_with_order(patch.as_deref().unwrap_or(&[]), order, "")?;
+        validate_patch_with_order(patch.unwrap_or(&[]), order, "")?;
 
         let empty: &[Value] = &[];
-        let kind = slice_element_type(&[orig.as_deref().unwrap_or(empty), patch.as_deref().unwrap_or(empty)]);
+        let kind = slice_element_type(&[orig.as_deref().unwrap_or(empty), patch.unwrap_or(empty)]);
         // The server-order view of the live list (see `merge_scalar_sets`).
         let (merged, view): (Vec<Value>, Vec<Value>) = match (orig, patch) {
             (None, None) => return Ok(None),
@@ -416,13 +430,7 @@ impl Merger {
                 let view = o.clone();
                 (o, view)
             }
-            (None, Some(p)) => {
-                let merged = self.take_patch_value(Value::Array(p)).and_then(|v| match v {
-                    Value::Array(a) => Some(a),
-                    _ => None,
-                });
-                (merged.unwrap_or_default(), Vec::new())
-            }
+            (None, Some(p)) => (p.iter().filter_map(|v| self.take_patch_value(v, false)).collect(), Vec::new()),
             (Some(o), Some(p)) => {
                 let mut view = o.clone();
                 let merged = if strategy.merge {
@@ -432,7 +440,7 @@ impl Merger {
                     }
                     m.merged
                 } else {
-                    p
+                    p.to_vec()
                 };
                 (merged, view)
             }
@@ -462,7 +470,7 @@ impl Merger {
     fn merge_by_directive(
         &self,
         original: Vec<Value>,
-        patch: Vec<Value>,
+        patch: &[Value],
         order: Option<&[Value]>,
         elem: Schema<'_>,
         meta: PatchMeta<'_>,
@@ -470,11 +478,11 @@ impl Merger {
     ) -> Result<Vec<Value>> {
         check_depth(depth)?;
         let list = patch_merge_key::ListPatch { default_key: meta.merge_key.map(|k| k.primary()), order };
-        let merge = |orig: Map<String, Value>, patch: Map<String, Value>| self.merge_map(orig, patch, elem, depth + 1);
-        let take = |v: Value| self.take_patch_value(v);
+        let merge = |orig: Map<String, Value>, patch: Map<String, Value>| self.merge_map(orig, &patch, elem, depth + 1);
+        let take = |v: Value| self.take_patch_value(&v, false);
         match self.mode {
-            Mode::Apply => list.apply(original, patch, merge, take),
-            Mode::MergePatches => list.merge_patches(original, patch, merge),
+            Mode::Apply => list.apply(original, patch.to_vec(), merge, take),
+            Mode::MergePatches => list.merge_patches(original, patch.to_vec(), merge),
         }
     }
 
@@ -482,7 +490,7 @@ impl Merger {
     pub(crate) fn merge_slice(
         &self,
         original: Vec<Value>,
-        patch: Vec<Value>,
+        patch: &[Value],
         elem: Schema<'_>,
         meta: PatchMeta<'_>,
         is_delete_list: bool,
@@ -491,18 +499,18 @@ impl Merger {
         check_depth(depth)?;
         if let Some(mk) = &meta.merge_key {
             let elems = Json(ApplyCx { merger: self, schema: elem, depth });
-            let merged = keyed_merge::merge(&elems, KeyFields::primary(mk), original, &patch, is_delete_list)?;
+            let merged = keyed_merge::merge(&elems, KeyFields::primary(mk), original, patch, is_delete_list)?;
             return Ok(MergedList { merged, live_view: None });
         }
         if original.is_empty() && patch.is_empty() {
             return Ok(MergedList { merged: original, live_view: None });
         }
-        let kind = slice_element_type(&[&original, &patch])?;
+        let kind = slice_element_type(&[&original, patch])?;
         if kind == GoKind::Object {
             return Err(ErrorKind::NoMergeKeyDeclared(elem.name()).into());
         }
         if self.apply_mode() && is_delete_list {
-            let deletes = ValueIndex::new(&patch);
+            let deletes = ValueIndex::new(patch);
             let mut kept = Vec::with_capacity(original.len());
             for v in original {
                 if !deletes.contains(&v)? {
@@ -511,8 +519,8 @@ impl Merger {
             }
             return Ok(MergedList { merged: kept, live_view: None });
         }
-        let (merged, server_order) = merge_scalar_sets(original, &patch)?;
-        let in_patch = ValueIndex::new(&patch);
+        let (merged, server_order) = merge_scalar_sets(original, patch)?;
+        let in_patch = ValueIndex::new(patch);
         let mut patch_items = Vec::new();
         let mut server_only = Vec::new();
         for v in merged {
@@ -522,7 +530,7 @@ impl Merger {
                 server_only.push(v);
             }
         }
-        let merged = normalize_scalar_order(patch_items, server_only, &patch, &server_order)?;
+        let merged = normalize_scalar_order(patch_items, server_only, patch, &server_order)?;
         Ok(MergedList { merged, live_view: Some(server_order) })
     }
 }
@@ -547,7 +555,7 @@ impl MergeElements for Json<ApplyCx<'_, '_>> {
         let Value::Object(mut orig) = std::mem::take(e) else { unreachable!("merged elements are objects") };
         let cx = &self.0;
         for patch in patches {
-            orig = cx.merger.merge_map(orig, (*patch).clone(), cx.schema, cx.depth + 1)?;
+            orig = cx.merger.merge_map(orig, patch, cx.schema, cx.depth + 1)?;
         }
         *e = Value::Object(orig);
         Ok(())
@@ -576,6 +584,23 @@ fn take_list(map: &mut Map<String, Value>, key: &str) -> Result<Option<Vec<Value
         None => Ok(None),
         Some(Value::Array(a)) => Ok(Some(a)),
         Some(other) => Err(bad_arg(GoKind::Array, &other)),
+    }
+}
+
+/// Keys of a patch object already dealt with (few: the `$setElementOrder`
+/// directives and their lists).
+#[derive(Default)]
+struct Done<'p>(Vec<&'p str>);
+
+impl Done<'_> {
+    /// Taken by a directive (`$retainKeys` is taken first).
+    fn taken(&self, key: &str) -> bool {
+        key == RETAIN_KEYS || self.0.contains(&key)
+    }
+
+    /// Skipped by the per-key loop: taken, or a `$setElementOrder` key.
+    fn skipped(&self, key: &str) -> bool {
+        key.starts_with(SET_ELEMENT_ORDER) || self.taken(key)
     }
 }
 

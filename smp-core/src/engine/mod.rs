@@ -122,6 +122,26 @@ pub(crate) fn remove_directives(v: Value) -> Option<Value> {
     }
 }
 
+/// A copy of a patch value as it is taken whole into the result: without
+/// objects carrying `$patch` (`removeDirectives`) and, when `drop_nulls`,
+/// without null object members (`discardNullValuesFromPatch`, which runs
+/// first: a null `$patch` member is dropped, not obeyed). `None` when `v`
+/// itself is dropped. One pass over the borrowed patch, copying only what
+/// is kept.
+pub(crate) fn copy_patch_value(v: &Value, drop_nulls: bool) -> Option<Value> {
+    match v {
+        Value::Object(m) => {
+            if m.get(PATCH).is_some_and(|d| !(drop_nulls && d.is_null())) {
+                return None;
+            }
+            let kept = m.iter().filter(|(_, v)| !(drop_nulls && v.is_null()));
+            Some(Value::Object(kept.filter_map(|(k, v)| Some((k.clone(), copy_patch_value(v, drop_nulls)?))).collect()))
+        }
+        Value::Array(a) => Some(Value::Array(a.iter().filter_map(|v| copy_patch_value(v, drop_nulls)).collect())),
+        other => Some(other.clone()),
+    }
+}
+
 /// Removes null object members at any depth; null list elements stay
 /// (`discardNullValuesFromPatch`).
 pub(crate) fn discard_nulls(v: &mut Value) {

@@ -94,7 +94,7 @@ pub(crate) fn three_way_with(
         },
     )?;
     let merger = Merger { patch_merge_key: pmk, ..Merger::new(Mode::MergePatches) };
-    let mut patch = Value::Object(merger.merge_map(deletions, delta, schema, 0)?);
+    let mut patch = Value::Object(merger.merge_map(deletions, &delta, schema, 0)?);
     check_preconditions(&patch, options.preconditions)?;
     if !options.overwrite {
         let changed = diff(Pair::OriginalToCurrent, DiffOptions { patch_merge_key: pmk, ..Default::default() })?;

@@ -199,14 +199,14 @@ pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(
     shape: Shape,
 ) -> Result<()> {
     let original = into_object(to_value(&*slot)?)?;
-    let merged = Merger::new(Mode::Apply).merge_map(original, patch.clone(), Schema::Static(shape), 0)?;
+    let merged = Merger::new(Mode::Apply).merge_map(original, patch, Schema::Static(shape), 0)?;
     *slot = from_value(Value::Object(merged))?;
     Ok(())
 }
 
 /// Applies a patch map to an object's JSON through the JSON engine.
 pub(crate) fn apply_map(m: &mut Map<String, Value>, patch: &Map<String, Value>, shape: Shape) -> Result<()> {
-    let merged = Merger::new(Mode::Apply).merge_map(std::mem::take(m), patch.clone(), Schema::Static(shape), 0)?;
+    let merged = Merger::new(Mode::Apply).merge_map(std::mem::take(m), patch, Schema::Static(shape), 0)?;
     *m = merged;
     Ok(())
 }
@@ -252,7 +252,7 @@ pub(crate) fn apply_field<T: Serialize + DeserializeOwned>(
         original.insert(field.key.to_string(), to_value(&*v)?);
     }
     let mut merged =
-        Merger::new(Mode::Apply).merge_map(original, patch.into_map(field.key), field.parent_schema(), 0)?;
+        Merger::new(Mode::Apply).merge_map(original, &patch.into_map(field.key), field.parent_schema(), 0)?;
     match merged.remove(field.key) {
         Some(v) => Ok(Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?)),
         None => Ok(Outcome::Absent),
