@@ -5,7 +5,12 @@
 //!
 //! - `new`: as Go was measured, from JSON text to JSON text, through the
 //!   bytes entry points (`apply_slice`, `diff_slice`, `three_way_slice`)
-//!   with the Kubernetes OpenAPI v3 schema of the kind;
+//!   with the Kubernetes OpenAPI v3 schema of the kind (an apply runs on
+//!   the compact document);
+//! - `value` (applies only): the bytes path on `serde_json::Value`, as
+//!   `apply_slice` ran before the compact document: decode into `Value`s,
+//!   apply on the original taken over (`apply_owned`), write with the same
+//!   writer;
 //! - `old`: the same from text to text through the `Value` entry points as
 //!   callers holding text used them before the bytes entry points: decode
 //!   the inputs, run `apply` / `diff` / `three_way` on borrowed values
@@ -49,7 +54,8 @@
 use divan::{Bencher, black_box};
 use serde_json::{Map, Value, json};
 use smp_core::{
-    OpenApi, Schema, ThreeWayOptions, apply, apply_slice, decode, diff, diff_slice, three_way, three_way_slice,
+    ApplyOptions, OpenApi, Schema, ThreeWayOptions, apply, apply_owned, apply_slice, decode, diff, diff_slice,
+    three_way, three_way_slice,
 };
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -170,7 +176,11 @@ impl Case {
         let go_ns = GO_NS.iter().find(|(n, _)| *n == name).map(|(_, ns)| *ns);
         let mut case = Case { name, op, schema, texts, values, output: Value::Null, go_ns };
         case.output = case.run(&case.values);
-        assert_eq!(case.run_slices(&case.texts), smp_core::bytes::to_json_vec(&case.output).unwrap(), "{}", case.name);
+        let want = smp_core::bytes::to_json_vec(&case.output).unwrap();
+        assert_eq!(case.run_slices(&case.texts), want, "{}", case.name);
+        if case.op == Op::Apply {
+            assert_eq!(case.run_value_slices(&case.texts), want, "{}", case.name);
+        }
         case
     }
 
@@ -196,6 +206,14 @@ impl Case {
             }
         }
         .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+    }
+
+    /// From the input texts to the output text on `serde_json::Value`s,
+    /// without copying the original (an apply).
+    fn run_value_slices(&self, t: &[Vec<u8>]) -> Vec<u8> {
+        let (original, patch) = (decode(&t[0]).unwrap(), decode(&t[1]).unwrap());
+        let out = apply_owned(original, &patch, self.schema, ApplyOptions::default());
+        smp_core::bytes::to_json_vec(&out.unwrap_or_else(|e| panic!("{}: {e}", self.name))).unwrap()
     }
 
     /// From the input texts to the output text, through the `Value` entry points.
@@ -267,8 +285,11 @@ static CASES: LazyLock<Option<Vec<Case>>> = LazyLock::new(|| {
 /// One argument per case and way of measuring, the two ways side by side.
 fn case_args() -> Vec<String> {
     let Some(cases) = CASES.as_ref() else { return Vec::new() };
-    let ways = ["new", "old", "decoded", "codec"];
-    cases.iter().flat_map(|c| ways.map(|way| format!("{} {way}", c.name))).collect()
+    let ways = |c: &Case| match c.op {
+        Op::Apply => &["new", "value", "old", "decoded", "codec"][..],
+        _ => &["new", "old", "decoded", "codec"][..],
+    };
+    cases.iter().flat_map(|c| ways(c).iter().map(move |way| format!("{} {way}", c.name))).collect()
 }
 
 fn case(arg: &str) -> (&'static Case, &str) {
@@ -353,6 +374,7 @@ fn case_ns(bencher: Bencher, arg: &str) {
     let (texts, values) = (&case.texts, &case.values);
     match way {
         "new" => bencher.bench(|| case.run_slices(black_box(texts))),
+        "value" => bencher.bench(|| case.run_value_slices(black_box(texts))),
         "old" => bencher.bench(|| case.run_bytes(black_box(texts))),
         "decoded" => bencher.bench(|| case.run(black_box(values))),
         _ => bencher.bench(|| case.codec(black_box(texts))),

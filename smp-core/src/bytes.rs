@@ -6,14 +6,19 @@
 //! the operation takes them over without copying, and the result is written
 //! as compact JSON: keys sorted, numbers as Go's `encoding/json` writes
 //! them (see [`GoFloats`]).
+//!
+//! An apply decodes the original into the [`compact`] document (strings
+//! borrowed from the text, objects as sorted vectors) and runs the engine
+//! on it; the patch, small, is a `serde_json::Value`. Two-way and three-way
+//! diffs decode into `serde_json::Value`s.
 
-use crate::engine::apply::{ApplyOptions, apply_owned, decode};
+use crate::doc::compact;
+use crate::engine::apply::{ApplyOptions, apply_compact, decode};
 use crate::engine::diff::diff;
 use crate::engine::three_way::{ThreeWayOptions, three_way};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;
 use serde::Serialize;
-use serde_json::Value;
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use std::io::{self, Write};
 
@@ -26,9 +31,9 @@ use std::io::{self, Write};
 /// assert_eq!(out, br#"{"b":[1],"c":2}"#);
 /// ```
 pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
-    let original = decode(original)?;
+    let original = compact::decode(original)?;
     let patch = decode(patch)?;
-    to_json_vec(&apply_owned(original, &patch, schema, ApplyOptions::default())?)
+    to_json_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?)
 }
 
 /// The two-way patch ([`diff`]) between two texts, as JSON text.
@@ -50,8 +55,9 @@ pub fn three_way_slice(
     to_json_vec(&three_way(&original, &modified, &current, schema, options)?)
 }
 
-/// `value` as compact JSON text, as the functions of this module write it.
-pub fn to_json_vec(value: &Value) -> Result<Vec<u8>> {
+/// `value` (a `serde_json::Value` or a [`compact`] document) as compact
+/// JSON text, as the functions of this module write it.
+pub fn to_json_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(256);
     write_json(&mut out, value).map_err(|e| ErrorKind::Serialize(e.to_string()))?;
     Ok(out)
@@ -59,7 +65,7 @@ pub fn to_json_vec(value: &Value) -> Result<Vec<u8>> {
 
 /// Writes `value` as compact JSON: keys sorted, strings escaped as
 /// serde_json escapes them, floats as Go writes them.
-pub fn write_json<W: ?Sized + Write>(out: &mut W, value: &Value) -> io::Result<()> {
+pub fn write_json<W: ?Sized + Write, T: ?Sized + Serialize>(out: &mut W, value: &T) -> io::Result<()> {
     Ok(value.serialize(&mut serde_json::Serializer::with_formatter(out, GoFloats(CompactFormatter)))?)
 }
 

@@ -16,7 +16,8 @@
 //!   merge keys ([`ApplyOptions`], [`DiffOptions`], [`ThreeWayOptions`]),
 //!   strict apply, the duplicate-key [`check()`] and [`diff_checked`], and
 //!   [`WithOptions`] for typed values;
-//! - [`bytes`]: the same operations from JSON text to JSON text;
+//! - [`bytes`]: the same operations from JSON text to JSON text, on the
+//!   [`doc::compact`] document;
 //! - [`value`]: the reference's view of JSON values; [`error`]: errors with
 //!   paths.
 
@@ -24,6 +25,7 @@
 
 pub mod bytes;
 mod check;
+pub mod doc;
 mod engine;
 pub mod error;
 pub mod json_patch;
@@ -40,7 +42,9 @@ pub mod value;
 
 pub use bytes::{apply_slice, diff_slice, three_way_slice};
 pub use check::{Finding, Problem, check, diff_checked};
-pub use engine::apply::{ApplyOptions, apply, apply_in_place, apply_owned, apply_with, decode, merge_patches};
+pub use engine::apply::{
+    ApplyOptions, apply, apply_compact, apply_in_place, apply_owned, apply_with, decode, merge_patches,
+};
 pub use engine::conflicts::{has_conflicts, merging_maps_have_conflicts};
 pub use engine::diff::{DiffOptions, diff, diff_with};
 pub use engine::preconditions::{Precondition, check_preconditions};

@@ -3,16 +3,18 @@
 //! modes.
 
 use super::*;
+use crate::doc::{Document, Object as _, compact, list_from_json, list_to_json};
 use crate::error::bad_arg;
-use crate::lists::element::MergeElements;
-use crate::lists::key::{KeyFields, KeyValue, ValueIndex, uncomparable};
+use crate::lists::element::{Elements, MergeElements};
+use crate::lists::key::{Field, KeyFields, KeyValue, ValueIndex, uncomparable};
 use crate::lists::keyed_merge;
 use crate::lists::order::{normalize_scalar_order, validate_patch_with_order};
 use crate::lists::patch_merge_key;
 use crate::lists::sets::merge_scalar_sets;
 use crate::schema::{PatchMeta, Schema};
-use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_map};
+use crate::value::{GoKind, fmt_s, fmt_v, fmt_v_map};
 use serde_json::{Map, Value};
+use std::marker::PhantomData;
 
 /// Applies a strategic merge patch to `original`, as the API server does.
 ///
@@ -50,7 +52,7 @@ pub struct ApplyOptions {
 pub fn apply_with(original: &Value, patch: &Value, schema: Schema<'_>, options: ApplyOptions) -> Result<Value> {
     let original = document(original)?;
     let patch = document(patch)?;
-    apply_maps(original.clone(), patch, schema, options)
+    apply_maps::<Value>(original.clone(), patch, schema, options).map(Value::Object)
 }
 
 /// [`apply_with`] on an original the caller gives away: it becomes the
@@ -64,20 +66,31 @@ pub fn apply_owned(original: Value, patch: &Value, schema: Schema<'_>, options: 
         }
         _ => return Err(ErrorKind::InvalidJsonDocument.into()),
     };
-    apply_maps(original, document(patch)?, schema, options)
+    apply_maps::<Value>(original, document(patch)?, schema, options).map(Value::Object)
 }
 
-fn apply_maps(
-    original: Map<String, Value>,
+/// [`apply_with`] on the compact document of the bytes entry points: the
+/// original is taken over and becomes the result.
+pub fn apply_compact<'a>(
+    original: compact::Object<'a>,
+    patch: &Value,
+    schema: Schema<'_>,
+    options: ApplyOptions,
+) -> Result<compact::Object<'a>> {
+    apply_maps::<compact::Node<'a>>(original, document(patch)?, schema, options)
+}
+
+fn apply_maps<D: Document>(
+    original: D::Object,
     patch: &Map<String, Value>,
     schema: Schema<'_>,
     options: ApplyOptions,
-) -> Result<Value> {
+) -> Result<D::Object> {
     if options.strict {
         crate::strict::check_known_fields(patch, schema, options.patch_merge_key)?;
     }
     let merger = Merger { mode: Mode::Apply, patch_merge_key: options.patch_merge_key };
-    merger.merge_map(original, patch, schema, 0).map(Value::Object)
+    merger.merge_object::<D>(original, patch, schema, 0)
 }
 
 /// Applies a patch in place. On error `target` is left exactly as it was.
@@ -156,29 +169,41 @@ impl Merger {
         Some(v)
     }
 
-    /// `mergeMap`. The patch is borrowed: only what the result keeps of it
-    /// is copied.
+    /// `mergeMap` on JSON values.
     pub(crate) fn merge_map(
         &self,
-        mut original: Map<String, Value>,
+        original: Map<String, Value>,
         patch: &Map<String, Value>,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<Map<String, Value>> {
+        self.merge_object::<Value>(original, patch, schema, depth)
+    }
+
+    /// `mergeMap`, on any document. The patch is borrowed: only what the
+    /// result keeps of it is copied.
+    pub(crate) fn merge_object<D: Document>(
+        &self,
+        mut original: D::Object,
+        patch: &Map<String, Value>,
+        schema: Schema<'_>,
+        depth: usize,
+    ) -> Result<D::Object> {
         check_depth(depth)?;
         if let Some(directive) = patch.get(PATCH) {
             return match directive.as_str() {
                 Some("replace") => {
-                    Ok(patch.iter().filter(|(k, _)| *k != PATCH).map(|(k, v)| (k.clone(), v.clone())).collect())
+                    let kept = patch.iter().filter(|(k, _)| *k != PATCH).map(|(k, v)| (k.clone(), v.clone()));
+                    Ok(D::from_json(Value::Object(kept.collect())).into_object().unwrap_or_default())
                 }
-                Some("delete") => Ok(Map::new()),
+                Some("delete") => Ok(D::Object::default()),
                 _ => Err(ErrorKind::UnknownPatchType { value: fmt_s(directive), map: fmt_v_map(patch) }.into()),
             };
         }
-        self.apply_retain_keys(&mut original, patch)?;
+        self.apply_retain_keys::<D>(&mut original, patch)?;
         // Keys of the patch that the directives have dealt with.
         let mut done = Done::default();
-        self.merge_ordered_lists(&mut original, patch, &mut done, schema, depth)?;
+        self.merge_ordered_lists::<D>(&mut original, patch, &mut done, schema, depth)?;
 
         // Deletions from primitive lists run after everything else: the
         // reference's order is random, and this is one of its outcomes.
@@ -187,16 +212,16 @@ impl Merger {
         let deletes = patch.iter().filter(|(k, _)| is_delete(k));
         for (k, v) in rest.chain(deletes) {
             if !done.skipped(k) {
-                self.merge_key(&mut original, k, v, schema, depth)?;
+                self.merge_key::<D>(&mut original, k, v, schema, depth)?;
             }
         }
         Ok(original)
     }
 
     /// One key of the per-key loop of `mergeMap`.
-    fn merge_key(
+    fn merge_key<D: Document>(
         &self,
-        original: &mut Map<String, Value>,
+        original: &mut D::Object,
         key: &str,
         patch_v: &Value,
         schema: Schema<'_>,
@@ -206,7 +231,7 @@ impl Merger {
         let mut is_delete_list = false;
         if key.starts_with(DELETE_FROM_PRIMITIVE_LIST) {
             if !self.apply_mode() {
-                original.insert(key.to_string(), patch_v.clone());
+                original.insert(key, D::from_json(patch_v.clone()));
                 return Ok(());
             }
             key = directive_field(key, DELETE_FROM_PRIMITIVE_LIST, ErrorKind::BadDeleteFromPrimitiveList)
@@ -219,13 +244,13 @@ impl Merger {
                 return Ok(());
             }
         }
-        let same_kind = original.get(key).map(|o| GoKind::of(o) == GoKind::of(patch_v));
+        let same_kind = original.get(key).map(|o| o.kind() == GoKind::of(patch_v));
         if same_kind != Some(true) {
             // Absent from the original, or of another type: take the patch value.
             if !is_delete_list {
                 match self.take_patch_value(patch_v, self.apply_mode()) {
-                    Some(v) => original.insert(key.to_string(), v),
-                    None => original.remove(key),
+                    Some(v) => original.insert(key, D::from_json(v)),
+                    None => drop(original.remove(key)),
                 };
             }
             return Ok(());
@@ -235,16 +260,16 @@ impl Merger {
             Value::Object(p) => self.merge_object_field(slot, p, key, schema, depth),
             Value::Array(p) => self.merge_list_field(slot, p, key, schema, is_delete_list, depth),
             scalar => {
-                *slot = scalar.clone();
+                *slot = D::from_json(scalar.clone());
                 Ok(())
             }
         };
         result.map_err(|e| e.at_key(key))
     }
 
-    fn merge_object_field(
+    fn merge_object_field<D: Document>(
         &self,
-        slot: &mut Value,
+        slot: &mut D,
         patch: &Map<String, Value>,
         key: &str,
         schema: Schema<'_>,
@@ -253,17 +278,17 @@ impl Merger {
         let (sub, meta) = schema.lookup_struct(key)?;
         let strategy = meta.strategy()?;
         if strategy.replace {
-            *slot = Value::Object(patch.clone());
+            *slot = D::from_json(Value::Object(patch.clone()));
             return Ok(());
         }
-        let Value::Object(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
-        *slot = Value::Object(self.merge_map(orig, patch, sub, depth + 1)?);
+        let orig = std::mem::take(slot).into_object().unwrap_or_default();
+        *slot = D::object(self.merge_object::<D>(orig, patch, sub, depth + 1)?);
         Ok(())
     }
 
-    fn merge_list_field(
+    fn merge_list_field<D: Document>(
         &self,
-        slot: &mut Value,
+        slot: &mut D,
         patch: &[Value],
         key: &str,
         schema: Schema<'_>,
@@ -274,36 +299,34 @@ impl Merger {
         let strategy = meta.strategy()?;
         if self.patch_merge_key && !is_delete_list && patch_merge_key::in_use(patch, None) {
             // The directive makes any list a merged one.
-            let Value::Array(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
-            *slot = Value::Array(self.merge_by_directive(orig, patch, None, elem, meta, depth + 1)?);
+            let orig = list_to_json(std::mem::take(slot).into_array().unwrap_or_default());
+            let merged = self.merge_by_directive(orig, patch, None, elem, meta, depth + 1)?;
+            *slot = D::array(list_from_json(merged));
             return Ok(());
         }
         if !(strategy.merge || is_delete_list) {
-            *slot = Value::Array(patch.to_vec());
+            *slot = D::from_json(Value::Array(patch.to_vec()));
             return Ok(());
         }
-        let Value::Array(orig) = std::mem::take(slot) else { unreachable!("kinds checked") };
-        *slot = Value::Array(self.merge_slice(orig, patch, elem, meta, is_delete_list, depth + 1)?.merged);
+        let orig = std::mem::take(slot).into_array().unwrap_or_default();
+        *slot = D::array(self.merge_slice(orig, patch, elem, meta, is_delete_list, depth + 1)?.merged);
         Ok(())
     }
 
     /// `applyRetainKeysDirective`.
     /// (The per-key loop skips `$retainKeys`.)
-    fn apply_retain_keys(&self, original: &mut Map<String, Value>, patch: &Map<String, Value>) -> Result<()> {
+    fn apply_retain_keys<D: Document>(&self, original: &mut D::Object, patch: &Map<String, Value>) -> Result<()> {
         let Some(retain) = patch.get(RETAIN_KEYS) else {
             return Ok(());
         };
         if !self.apply_mode() {
             match original.get(RETAIN_KEYS) {
-                Some(existing) if !deep_eq(existing, retain) => {
-                    return Err(
-                        ErrorKind::RetainKeysMismatch { original: fmt_v(existing), patch: fmt_v(retain) }.into()
-                    );
+                Some(existing) if !existing.deep_eq_json(retain) => {
+                    let original = fmt_v(&existing.to_json());
+                    return Err(ErrorKind::RetainKeysMismatch { original, patch: fmt_v(retain) }.into());
                 }
                 Some(_) => {}
-                None => {
-                    original.insert(RETAIN_KEYS.to_string(), retain.clone());
-                }
+                None => original.insert(RETAIN_KEYS, D::from_json(retain.clone())),
             }
             return Ok(());
         }
@@ -327,16 +350,16 @@ impl Merger {
             // Go panics hashing an object or list.
             return Err(ErrorKind::BadRetainKeys.into());
         }
-        original.retain(|k, _| list.iter().any(|x| x.as_str() == Some(k)));
+        original.retain_keys(|k| list.iter().any(|x| x.as_str() == Some(k)));
         Ok(())
     }
 
     /// `mergePatchIntoOriginal`: every `$setElementOrder/<f>` with its list `f`.
     /// Every `$setElementOrder` key and every list merged here is `done`:
     /// the per-key loop skips them.
-    fn merge_ordered_lists<'p>(
+    fn merge_ordered_lists<'p, D: Document>(
         &self,
-        original: &mut Map<String, Value>,
+        original: &mut D::Object,
         patch: &'p Map<String, Value>,
         done: &mut Done<'p>,
         schema: Schema<'_>,
@@ -351,16 +374,16 @@ impl Merger {
                 continue;
             }
             done.0.push(key);
-            self.merge_ordered_list(original, patch, done, key, &patch[key], schema, depth)
+            self.merge_ordered_list::<D>(original, patch, done, key, &patch[key], schema, depth)
                 .map_err(|e| e.at_key(key))?;
         }
         Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn merge_ordered_list<'p>(
+    fn merge_ordered_list<'p, D: Document>(
         &self,
-        original: &mut Map<String, Value>,
+        original: &mut D::Object,
         patch: &'p Map<String, Value>,
         done: &mut Done<'p>,
         key: &str,
@@ -370,13 +393,11 @@ impl Merger {
     ) -> Result<()> {
         if !self.apply_mode() {
             match original.get(key) {
-                Some(existing) if !deep_eq(existing, order) => {
+                Some(existing) if !existing.deep_eq_json(order) => {
                     return Err(ErrorKind::BadSetElementOrder.into());
                 }
                 Some(_) => {}
-                None => {
-                    original.insert(key.to_string(), order.clone());
-                }
+                None => original.insert(key, D::from_json(order.clone())),
             }
         }
         let Value::Array(order) = order else {
@@ -384,7 +405,7 @@ impl Merger {
         };
         let field = directive_field(key, SET_ELEMENT_ORDER, ErrorKind::BadSetElementOrder)?;
         // An error aborts the whole patch, so the live list is taken out freely.
-        let orig_list = take_list(original, field)?;
+        let orig_list = take_list::<D>(original, field)?;
         let patch_list = match patch.get_key_value(field) {
             Some((k, v)) if !done.taken(k) => {
                 done.0.push(k);
@@ -393,32 +414,35 @@ impl Merger {
             _ => None,
         };
         if let Some(list) = self.order_list(orig_list, patch_list, field, order, schema, depth)? {
-            original.insert(field.to_string(), Value::Array(list));
+            original.insert(field, D::array(list));
         }
         Ok(())
     }
 
     /// Merges the list under `field` and orders it by `order`. `None` when
     /// neither side has the list.
-    fn order_list(
+    fn order_list<D: Document>(
         &self,
-        orig: Option<Vec<Value>>,
+        orig: Option<Vec<D>>,
         patch: Option<&[Value]>,
         field: &str,
         order: &[Value],
         schema: Schema<'_>,
         depth: usize,
-    ) -> Result<Option<Vec<Value>>> {
+    ) -> Result<Option<Vec<D>>> {
         let (elem, meta) = schema.lookup_slice(field)?;
         if self.patch_merge_key && patch_merge_key::in_use(patch.unwrap_or(&[]), Some(order)) {
-            let (orig, patch) = (orig.unwrap_or_default(), patch.unwrap_or_default());
-            return self.merge_by_directive(orig, patch, Some(order), elem, meta, depth + 1).map(Some);
+            let (orig, patch) = (list_to_json(orig.unwrap_or_default()), patch.unwrap_or_default());
+            let merged = self.merge_by_directive(orig, patch, Some(order), elem, meta, depth + 1)?;
+            return Ok(Some(list_from_json(merged)));
         }
         let strategy = meta.strategy()?;
         if let Some(mk) = &meta.merge_key {
-            let elems = Json(ApplyCx { merger: self, schema: elem, depth: depth + 1 });
+            let elems = ApplyCx::new(self, elem, depth + 1);
             return keyed_merge::merge_ordered(&elems, KeyFields::primary(mk), orig, patch, order, strategy.merge);
         }
+        // Lists of scalars, on their JSON.
+        let orig = orig.map(list_to_json);
         validate_patch_with_order(patch.unwrap_or(&[]), order, "")?;
 
         let empty: &[Value] = &[];
@@ -461,7 +485,7 @@ impl Merger {
             merged.into_iter().zip(in_order).partition(|(_, found)| *found);
         let patch_items = patch_items.into_iter().map(|(v, _)| v).collect();
         let server_only = server_only.into_iter().map(|(v, _)| v).collect();
-        normalize_scalar_order(patch_items, server_only, order, &view).map(Some)
+        normalize_scalar_order(patch_items, server_only, order, &view).map(|l| Some(list_from_json(l)))
     }
 
     /// A list whose patch uses `$patchMergeKey`: elements matched by the
@@ -487,23 +511,25 @@ impl Merger {
     }
 
     /// `mergeSlice`: merges a patch list into a list with the merge strategy.
-    pub(crate) fn merge_slice(
+    pub(crate) fn merge_slice<D: Document>(
         &self,
-        original: Vec<Value>,
+        original: Vec<D>,
         patch: &[Value],
         elem: Schema<'_>,
         meta: PatchMeta<'_>,
         is_delete_list: bool,
         depth: usize,
-    ) -> Result<MergedList> {
+    ) -> Result<MergedList<D>> {
         check_depth(depth)?;
         if let Some(mk) = &meta.merge_key {
-            let elems = Json(ApplyCx { merger: self, schema: elem, depth });
+            let elems = ApplyCx::new(self, elem, depth);
             let merged = keyed_merge::merge(&elems, KeyFields::primary(mk), original, patch, is_delete_list)?;
             return Ok(MergedList { merged, live_view: None });
         }
+        // Lists of scalars, on their JSON.
+        let original = list_to_json(original);
         if original.is_empty() && patch.is_empty() {
-            return Ok(MergedList { merged: original, live_view: None });
+            return Ok(MergedList { merged: Vec::new(), live_view: None });
         }
         let kind = slice_element_type(&[&original, patch])?;
         if kind == GoKind::Object {
@@ -517,7 +543,7 @@ impl Merger {
                     kept.push(v);
                 }
             }
-            return Ok(MergedList { merged: kept, live_view: None });
+            return Ok(MergedList { merged: list_from_json(kept), live_view: None });
         }
         let (merged, server_order) = merge_scalar_sets(original, patch)?;
         let in_patch = ValueIndex::new(patch);
@@ -531,46 +557,73 @@ impl Merger {
             }
         }
         let merged = normalize_scalar_order(patch_items, server_only, patch, &server_order)?;
-        Ok(MergedList { merged, live_view: Some(server_order) })
+        Ok(MergedList { merged: list_from_json(merged), live_view: Some(list_from_json(server_order)) })
     }
 }
 
-/// The JSON engine's elements while a patch is applied.
-pub(crate) struct ApplyCx<'m, 's> {
+/// The live elements of a list while a patch is applied: documents `D`.
+pub(crate) struct ApplyCx<'m, 's, D> {
     merger: &'m Merger,
     schema: Schema<'s>,
     depth: usize,
+    elements: PhantomData<fn() -> D>,
 }
 
-impl MergeElements for Json<ApplyCx<'_, '_>> {
-    fn as_member<'e>(&self, e: &'e Value) -> Option<KeyValue<'e>> {
-        Some(KeyValue::Json(e))
+impl<'m, 's, D> ApplyCx<'m, 's, D> {
+    fn new(merger: &'m Merger, schema: Schema<'s>, depth: usize) -> Self {
+        ApplyCx { merger, schema, depth, elements: PhantomData }
+    }
+}
+
+impl<D: Document> Elements for ApplyCx<'_, '_, D> {
+    type Elem = D;
+
+    fn field<'e>(&self, e: &'e D, name: &str) -> Field<KeyValue<'e>> {
+        e.field(name)
     }
 
-    fn is_delete(&self, e: &Value) -> bool {
-        e.get(PATCH).and_then(Value::as_str) == Some("delete")
+    fn kind(&self, e: &D) -> GoKind {
+        e.kind()
     }
 
-    fn merge(&self, e: &mut Value, patches: &[&Map<String, Value>]) -> Result<()> {
-        let Value::Object(mut orig) = std::mem::take(e) else { unreachable!("merged elements are objects") };
-        let cx = &self.0;
-        for patch in patches {
-            orig = cx.merger.merge_map(orig, patch, cx.schema, cx.depth + 1)?;
+    fn to_json(&self, e: &D) -> Result<Value> {
+        Ok(e.to_json())
+    }
+}
+
+impl<D: Document> MergeElements for ApplyCx<'_, '_, D> {
+    fn as_member<'e>(&self, e: &'e D) -> Option<KeyValue<'e>> {
+        Some(e.as_member())
+    }
+
+    fn is_delete(&self, e: &D) -> bool {
+        match e.field(PATCH) {
+            Field::Value(KeyValue::Str(s)) => s == "delete",
+            Field::Value(KeyValue::Json(v)) => v.as_str() == Some("delete"),
+            _ => false,
         }
-        *e = Value::Object(orig);
+    }
+
+    fn merge(&self, e: &mut D, patches: &[&Map<String, Value>]) -> Result<()> {
+        let mut orig = std::mem::take(e).into_object().unwrap_or_default();
+        for patch in patches {
+            orig = self.merger.merge_object::<D>(orig, patch, self.schema, self.depth + 1)?;
+        }
+        *e = D::object(orig);
         Ok(())
     }
 
     fn keeps_directives(&self) -> bool {
         // Patches merged into one keep `$patchMergeKey` for the receiver.
-        self.0.merger.patch_merge_key && !self.0.merger.apply_mode()
+        self.merger.patch_merge_key && !self.merger.apply_mode()
     }
 
-    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Value> {
+    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<D> {
         let mut e = patch.clone();
-        if self.0.merger.patch_merge_key && self.0.merger.apply_mode() {
+        if self.merger.patch_merge_key && self.merger.apply_mode() {
             patch_merge_key::strip(&mut e);
         }
+        let mut e = D::from_json(e);
         if !then.is_empty() {
             self.merge(&mut e, then)?;
         }
@@ -579,11 +632,11 @@ impl MergeElements for Json<ApplyCx<'_, '_>> {
 }
 
 /// Removes the list under `key`; a value that is not a list is an error.
-fn take_list(map: &mut Map<String, Value>, key: &str) -> Result<Option<Vec<Value>>> {
-    match map.remove(key) {
+fn take_list<D: Document>(map: &mut D::Object, key: &str) -> Result<Option<Vec<D>>> {
+    match map.remove(key).map(D::into_array) {
         None => Ok(None),
-        Some(Value::Array(a)) => Ok(Some(a)),
-        Some(other) => Err(bad_arg(GoKind::Array, &other)),
+        Some(Ok(a)) => Ok(Some(a)),
+        Some(Err(other)) => Err(bad_arg(GoKind::Array, &other.to_json())),
     }
 }
 
@@ -605,9 +658,9 @@ impl Done<'_> {
 }
 
 /// The result of merging a list.
-pub(crate) struct MergedList {
-    pub(crate) merged: Vec<Value>,
+pub(crate) struct MergedList<D> {
+    pub(crate) merged: Vec<D>,
     /// For sets of scalars, the live list as the reference sees it after
     /// the merge (see `merge_scalar_sets`).
-    pub(crate) live_view: Option<Vec<Value>>,
+    pub(crate) live_view: Option<Vec<D>>,
 }

@@ -32,6 +32,9 @@ pub enum KeyValue<'a> {
     Str(&'a str),
     /// A JSON value as it is (the JSON engine, or a `serde_json::Value` field).
     Json(&'a Value),
+    /// An object or a list of the compact document (its scalars are given
+    /// as the variants above).
+    Compact(&'a crate::doc::compact::Node<'a>),
 }
 
 /// What Go's `==` says of a key: a hashable scalar, or a map or a list,
@@ -58,6 +61,11 @@ impl<'a> KeyValue<'a> {
                 None if v.is_object() => return Identity::Object,
                 None => return Identity::Array,
             },
+            KeyValue::Compact(v) => match crate::doc::Document::as_member(v) {
+                KeyValue::Compact(crate::doc::compact::Node::Object(_)) => return Identity::Object,
+                KeyValue::Compact(_) => return Identity::Array,
+                scalar => return scalar.identity(),
+            },
         })
     }
 
@@ -67,6 +75,7 @@ impl<'a> KeyValue<'a> {
             KeyValue::Str(s) => Cow::Borrowed(s),
             KeyValue::Json(Value::String(s)) => Cow::Borrowed(s),
             KeyValue::Json(v) => Cow::Owned(fmt_v(v)),
+            KeyValue::Compact(v) => Cow::Owned(fmt_v(&crate::doc::Document::to_json(v))),
             KeyValue::Null => Cow::Borrowed("<nil>"),
             KeyValue::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
             KeyValue::Int(i) => Cow::Owned(i.to_string()),
@@ -85,6 +94,7 @@ impl<'a> KeyValue<'a> {
             KeyValue::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
             KeyValue::Str(s) => Value::String(s.to_string()),
             KeyValue::Json(v) => v.clone(),
+            KeyValue::Compact(v) => crate::doc::Document::to_json(v),
         }
     }
 }

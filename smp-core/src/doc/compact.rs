@@ -1,0 +1,508 @@
+//! The compact document: JSON decoded for one patch operation, from text
+//! to text, with as little allocation as that allows.
+//!
+//! - Strings and keys are borrowed from the input text wherever they need
+//!   no unescaping (almost always); only escaped ones are copied.
+//! - An object is one vector of members kept sorted by key (the order in
+//!   which the reference writes them), searched by bisection: no tree of
+//!   nodes, no owned key per member.
+//! - Numbers are decoded as the reference decodes them: an integer that
+//!   fits an `int64` is one, everything else a `float64`; they print as
+//!   `serde_json::Value` numbers print (the bytes path's writer).
+//!
+//! Decoding and printing are serde_json's own (the `Deserialize` and
+//! `Serialize` impls below drive its parser and its writer), so text is
+//! read and escaped exactly as for `serde_json::Value`.
+//!
+//! Why not another crate: simd-json's borrowed values need a mutable copy
+//! of the input and keep objects in insertion order with a hash map per
+//! object; sonic-rs parses fast but its documents keep insertion order
+//! too, so every object would need sorting at print time anyway, and their
+//! number and float printing differ from the reference's; serde_json's
+//! `RawValue` only defers parsing, which the engine needs on every object
+//! it visits. Borrowed strings and sorted small vectors over serde_json's
+//! parser keep the text exactly as the `Value` path reads and writes it.
+
+use super::{Document, Object as _};
+use crate::engine::check_depth;
+use crate::error::{ErrorKind, Result};
+use crate::lists::key::{Field, KeyValue};
+use crate::value::{GoKind, deep_eq};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
+use std::fmt;
+
+/// A JSON value borrowing its strings from the text it was decoded from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Node<'a> {
+    /// `null`.
+    #[default]
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer that fits an `int64`.
+    Int(i64),
+    /// Any other number.
+    Float(f64),
+    /// A string.
+    Str(Cow<'a, str>),
+    /// A list.
+    Array(Vec<Node<'a>>),
+    /// An object.
+    Object(Object<'a>),
+}
+
+/// An object: members sorted by key, in two sorted runs (the decoded
+/// members, then members added in increasing key order, as a patch adds
+/// them), so that adding keeps the cost of a merge linear. A removed
+/// member leaves an empty slot until the object is printed or sorted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Object<'a> {
+    members: Vec<(Cow<'a, str>, Option<Node<'a>>)>,
+    /// Members `..sorted` are one sorted run, `sorted..` another.
+    sorted: usize,
+}
+
+impl<'a> Object<'a> {
+    fn position(&self, key: &str) -> Option<usize> {
+        let (head, tail) = self.members.split_at(self.sorted);
+        let find = |run: &[(Cow<'_, str>, _)]| run.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok();
+        find(head).or_else(|| find(tail).map(|i| i + self.sorted))
+    }
+
+    /// Makes the two runs one.
+    fn merge_runs(&mut self) {
+        // A stable sort of two sorted runs is one linear merge.
+        self.members.sort_by(|a, b| a.0.cmp(&b.0));
+        self.sorted = self.members.len();
+    }
+
+    /// The members, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Node<'a>)> {
+        let (head, tail) = self.members.split_at(self.sorted);
+        MergeRuns { head: head.iter().peekable(), tail: tail.iter().peekable() }
+            .filter_map(|(k, v)| v.as_ref().map(|v| (k.as_ref(), v)))
+    }
+
+    /// The number of members.
+    pub fn len(&self) -> usize {
+        self.members.iter().filter(|(_, v)| v.is_some()).count()
+    }
+
+    /// Whether the object has no members.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The object of decoded members (in any order, the last of equal keys
+    /// winning, as in the reference's decoder).
+    fn from_members(mut members: Vec<(Cow<'a, str>, Option<Node<'a>>)>) -> Self {
+        if !members.is_sorted_by(|a, b| a.0 < b.0) {
+            // Reversed, a stable sort puts the last of equal keys first,
+            // and `dedup` keeps the first of a run.
+            members.reverse();
+            members.sort_by(|a, b| a.0.cmp(&b.0));
+            members.dedup_by(|later, first| later.0 == first.0);
+        }
+        let sorted = members.len();
+        Object { members, sorted }
+    }
+}
+
+/// The members of two sorted runs, in order.
+struct MergeRuns<I: Iterator> {
+    head: std::iter::Peekable<I>,
+    tail: std::iter::Peekable<I>,
+}
+
+impl<'r, 'a: 'r, I> Iterator for MergeRuns<I>
+where
+    I: Iterator<Item = &'r (Cow<'a, str>, Option<Node<'a>>)>,
+{
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match (self.head.peek(), self.tail.peek()) {
+            (Some(h), Some(t)) if t.0 < h.0 => self.tail.next(),
+            (Some(_), _) => self.head.next(),
+            (None, _) => self.tail.next(),
+        }
+    }
+}
+
+impl<'a> super::Object<Node<'a>> for Object<'a> {
+    fn get(&self, key: &str) -> Option<&Node<'a>> {
+        self.position(key).and_then(|i| self.members[i].1.as_ref())
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut Node<'a>> {
+        self.position(key).and_then(|i| self.members[i].1.as_mut())
+    }
+
+    fn insert(&mut self, key: &str, v: Node<'a>) {
+        if let Some(i) = self.position(key) {
+            self.members[i].1 = Some(v);
+            return;
+        }
+        let tail_ends_before = |o: &Self| o.members[o.sorted..].last().is_none_or(|(k, _)| k.as_ref() < key);
+        if !tail_ends_before(self) {
+            self.merge_runs();
+        }
+        self.members.push((Cow::Owned(key.to_string()), Some(v)));
+    }
+
+    fn remove(&mut self, key: &str) -> Option<Node<'a>> {
+        let i = self.position(key)?;
+        self.members[i].1.take()
+    }
+
+    fn retain_keys(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        for (k, v) in &mut self.members {
+            if !keep(k) {
+                *v = None;
+            }
+        }
+    }
+}
+
+impl<'a> Document for Node<'a> {
+    type Object = Object<'a>;
+
+    fn kind(&self) -> GoKind {
+        match self {
+            Node::Null => GoKind::Null,
+            Node::Bool(_) => GoKind::Bool,
+            Node::Int(_) => GoKind::Int,
+            Node::Float(_) => GoKind::Float,
+            Node::Str(_) => GoKind::String,
+            Node::Array(_) => GoKind::Array,
+            Node::Object(_) => GoKind::Object,
+        }
+    }
+
+    fn from_json(v: Value) -> Self {
+        match v {
+            Value::Null => Node::Null,
+            Value::Bool(b) => Node::Bool(b),
+            Value::Number(n) => number(&n),
+            Value::String(s) => Node::Str(Cow::Owned(s)),
+            Value::Array(a) => Node::Array(a.into_iter().map(Node::from_json).collect()),
+            Value::Object(m) => {
+                // A `Map` iterates in key order: the members are one sorted run.
+                let members: Vec<_> = m.into_iter().map(|(k, v)| (Cow::Owned(k), Some(Node::from_json(v)))).collect();
+                Node::Object(Object { sorted: members.len(), members })
+            }
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(*b),
+            Node::Int(i) => Value::from(*i),
+            Node::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Node::Str(s) => Value::String(s.to_string()),
+            Node::Array(a) => Value::Array(a.iter().map(Node::to_json).collect()),
+            Node::Object(o) => {
+                Value::Object(o.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect::<Map<_, _>>())
+            }
+        }
+    }
+
+    fn into_json(self) -> Value {
+        match self {
+            Node::Str(s) => Value::String(s.into_owned()),
+            Node::Array(a) => Value::Array(a.into_iter().map(Node::into_json).collect()),
+            other => other.to_json(),
+        }
+    }
+
+    fn deep_eq_json(&self, v: &Value) -> bool {
+        deep_eq(&self.to_json(), v)
+    }
+
+    fn into_object(self) -> Result<Object<'a>, Self> {
+        match self {
+            Node::Object(o) => Ok(o),
+            other => Err(other),
+        }
+    }
+
+    fn into_array(self) -> Result<Vec<Self>, Self> {
+        match self {
+            Node::Array(a) => Ok(a),
+            other => Err(other),
+        }
+    }
+
+    fn object(m: Object<'a>) -> Self {
+        Node::Object(m)
+    }
+
+    fn array(a: Vec<Self>) -> Self {
+        Node::Array(a)
+    }
+
+    fn field<'e>(&'e self, name: &str) -> Field<KeyValue<'e>> {
+        match self {
+            Node::Object(o) => o.get(name).map_or(Field::Missing, |v| Field::Value(v.as_member())),
+            _ => Field::NotObject,
+        }
+    }
+
+    fn as_member(&self) -> KeyValue<'_> {
+        match self {
+            Node::Null => KeyValue::Null,
+            Node::Bool(b) => KeyValue::Bool(*b),
+            Node::Int(i) => KeyValue::Int(*i),
+            Node::Float(f) => KeyValue::Float(*f),
+            Node::Str(s) => KeyValue::Str(s),
+            Node::Array(_) | Node::Object(_) => KeyValue::Compact(self),
+        }
+    }
+}
+
+/// A number as the reference decodes it: beyond `int64`, a `float64`.
+fn number<'a>(n: &Number) -> Node<'a> {
+    match n.as_i64() {
+        Some(i) => Node::Int(i),
+        None => Node::Float(n.as_f64().unwrap_or(f64::NAN)),
+    }
+}
+
+/// Decodes a document as [`decode`](crate::decode) does (a JSON object;
+/// `null` and empty text count as `{}`; anything else is `invalid JSON
+/// document`), nested no deeper than [`MAX_DEPTH`](crate::MAX_DEPTH).
+pub fn decode(text: &[u8]) -> Result<Object<'_>> {
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Object::default());
+    }
+    let node: Node<'_> = serde_json::from_slice(text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
+    match node {
+        Node::Object(o) => {
+            check_nesting(&o)?;
+            Ok(o)
+        }
+        Node::Null => Ok(Object::default()),
+        _ => Err(ErrorKind::InvalidJsonDocument.into()),
+    }
+}
+
+/// Refuses an object nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH), without recursing.
+/// (serde_json's parser already stops at 128 levels; this keeps the bound
+/// of every entry point whatever the parser does.)
+fn check_nesting(o: &Object<'_>) -> Result<()> {
+    let mut stack: Vec<(&Node<'_>, usize)> = o.iter().map(|(_, v)| (v, 1)).collect();
+    check_depth(1)?;
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            Node::Object(m) => {
+                check_depth(depth + 1)?;
+                stack.extend(m.iter().map(|(_, c)| (c, depth + 1)));
+            }
+            Node::Array(a) => {
+                check_depth(depth + 1)?;
+                stack.extend(a.iter().map(|c| (c, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+impl<'de> Deserialize<'de> for Node<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(NodeVisitor)
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Node<'de>, E> {
+        Ok(Node::Null)
+    }
+
+    fn visit_bool<E>(self, b: bool) -> std::result::Result<Node<'de>, E> {
+        Ok(Node::Bool(b))
+    }
+
+    fn visit_i64<E>(self, i: i64) -> std::result::Result<Node<'de>, E> {
+        Ok(Node::Int(i))
+    }
+
+    fn visit_u64<E>(self, u: u64) -> std::result::Result<Node<'de>, E> {
+        Ok(i64::try_from(u).map_or(Node::Float(u as f64), Node::Int))
+    }
+
+    fn visit_f64<E>(self, f: f64) -> std::result::Result<Node<'de>, E> {
+        Ok(Node::Float(f))
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> std::result::Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Owned(s.to_string())))
+    }
+
+    fn visit_string<E>(self, s: String) -> std::result::Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Owned(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Node<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(v) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Node::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Node<'de>, A::Error> {
+        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            members.push((key, Some(map.next_value()?)));
+        }
+        Ok(Node::Object(Object::from_members(members)))
+    }
+}
+
+/// An object key, borrowed from the text when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_string()))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Owned(s))
+    }
+}
+
+impl Serialize for Node<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Node::Null => s.serialize_unit(),
+            Node::Bool(b) => s.serialize_bool(*b),
+            Node::Int(i) => s.serialize_i64(*i),
+            Node::Float(f) => s.serialize_f64(*f),
+            Node::Str(x) => s.serialize_str(x),
+            Node::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+            Node::Object(o) => o.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Object<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for (k, v) in self.iter() {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(o: &Object<'_>) -> String {
+        String::from_utf8(crate::bytes::to_json_vec(o).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn decodes_and_prints_as_the_value_path() {
+        let inputs: [&[u8]; 7] = [
+            br#"{"b": [1, 1.0, -0, 1e21, 18446744073709551615, 1.5e-7], "a": "x\"\u00e9<&>", "c\n": {}}"#,
+            br#"{"z": 1, "a": 2, "z": 3, "m": {"y": null, "x": [true, false, null]}}"#,
+            br#"{"k": "v", "k": "w"}"#,
+            b"  ",
+            b"null",
+            br#"{"\u0061": 1, "a": 2}"#,
+            br#"{"big": -9223372036854775808, "bigger": 9223372036854775808}"#,
+        ];
+        for t in inputs {
+            let want = crate::bytes::to_json_vec(&crate::decode(t).unwrap()).unwrap();
+            let got = crate::bytes::to_json_vec(&decode(t).unwrap()).unwrap();
+            assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
+        }
+        for bad in [&b"[1]"[..], b"1", b"{", br#"{"a": 1} x"#, b"\"s\""] {
+            assert_eq!(decode(bad).unwrap_err().to_string(), "invalid JSON document");
+        }
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed() {
+        let o = decode(br#"{"plain": "text", "esc\"aped": "a\nb"}"#).unwrap();
+        let borrowed = |c: &Cow<'_, str>| matches!(c, Cow::Borrowed(_));
+        let members: Vec<_> = o.members.iter().map(|(k, v)| (borrowed(k), v.clone())).collect();
+        assert!(!members[0].0); // `esc"aped` sorts first
+        assert!(members[1].0);
+        assert!(matches!(members[1].1, Some(Node::Str(Cow::Borrowed("text")))));
+    }
+
+    #[test]
+    fn members_added_out_of_order_print_sorted() {
+        let mut o = decode(br#"{"b": 1, "d": 2, "f": 3}"#).unwrap();
+        for k in ["a", "c", "g", "e", "h"] {
+            o.insert(k, Node::Int(0));
+        }
+        o.insert("d", Node::Int(9));
+        assert_eq!(o.remove("f"), Some(Node::Int(3)));
+        assert_eq!(o.remove("f"), None);
+        o.insert("f", Node::Bool(true));
+        assert_eq!(o.remove("b"), Some(Node::Int(1)));
+        assert_eq!(text(&o), r#"{"a":0,"c":0,"d":9,"e":0,"f":true,"g":0,"h":0}"#);
+        assert_eq!(o.get("e"), Some(&Node::Int(0)));
+        assert_eq!(o.get("b"), None);
+        assert_eq!(o.len(), 7);
+        o.retain_keys(|k| k < "e");
+        assert_eq!(text(&o), r#"{"a":0,"c":0,"d":9}"#);
+    }
+
+    #[test]
+    fn converts_to_and_from_json() {
+        let v = json!({"a": [1, 1.5, "s", null, {"b": false}], "c": {"d": -1}});
+        let node = Node::from_json(v.clone());
+        assert_eq!(node.to_json(), v);
+        assert!(node.deep_eq_json(&v));
+        assert_eq!(node.clone().into_json(), v);
+        assert_eq!(node.field("c").value().map(|k| k.text().into_owned()), Some("map[d:-1]".to_string()));
+    }
+}

@@ -1,0 +1,164 @@
+//! The documents a patch is applied to: what the engine asks of the live
+//! side of an apply, implemented by `serde_json::Value` (the public API)
+//! and by the [`compact`] document of the bytes entry points.
+//!
+//! Patches are always `serde_json::Value`s, borrowed: they are small, and
+//! the engine copies only what the result keeps of them
+//! ([`Document::from_json`]). The live document is the large side (the
+//! object as stored), so it is the one worth a representation of its own.
+
+pub mod compact;
+
+use crate::lists::key::{Field, KeyValue, json_field};
+use crate::value::{GoKind, deep_eq};
+use serde_json::{Map, Value};
+
+/// A live JSON value the engine merges a patch into.
+pub(crate) trait Document: Sized + Default {
+    /// An object of such values.
+    type Object: Object<Self>;
+
+    /// The type the reference sees for the value.
+    fn kind(&self) -> GoKind;
+
+    /// The value of a patch taken into the document.
+    fn from_json(v: Value) -> Self;
+
+    /// The value as JSON (for messages, and for the steps that work on
+    /// lists of scalars).
+    fn to_json(&self) -> Value;
+
+    /// [`Self::to_json`], giving the value away.
+    fn into_json(self) -> Value;
+
+    /// `reflect.DeepEqual` with a patch value.
+    fn deep_eq_json(&self, v: &Value) -> bool;
+
+    /// The object, or the value back when it is not one.
+    fn into_object(self) -> Result<Self::Object, Self>;
+
+    /// The list, or the value back when it is not one.
+    fn into_array(self) -> Result<Vec<Self>, Self>;
+
+    /// An object value.
+    fn object(m: Self::Object) -> Self;
+
+    /// A list value.
+    fn array(a: Vec<Self>) -> Self;
+
+    /// The field `name`, as a merge key reads it.
+    fn field<'e>(&'e self, name: &str) -> Field<KeyValue<'e>>;
+
+    /// The value as a set member (lists of scalars).
+    fn as_member(&self) -> KeyValue<'_>;
+}
+
+/// An object of a [`Document`].
+pub(crate) trait Object<D>: Default {
+    /// The member `key`.
+    fn get(&self, key: &str) -> Option<&D>;
+
+    /// The member `key`, to change in place.
+    fn get_mut(&mut self, key: &str) -> Option<&mut D>;
+
+    /// Sets the member `key`.
+    fn insert(&mut self, key: &str, v: D);
+
+    /// Removes the member `key`.
+    fn remove(&mut self, key: &str) -> Option<D>;
+
+    /// Keeps the members whose key `keep` accepts.
+    fn retain_keys(&mut self, keep: impl FnMut(&str) -> bool);
+}
+
+/// Converts a list both ways, for the steps written on JSON values (lists
+/// of scalars, the opt-in `$patchMergeKey` lists).
+pub(crate) fn list_to_json<D: Document>(list: Vec<D>) -> Vec<Value> {
+    list.into_iter().map(D::into_json).collect()
+}
+
+/// [`list_to_json`] back.
+pub(crate) fn list_from_json<D: Document>(list: Vec<Value>) -> Vec<D> {
+    list.into_iter().map(D::from_json).collect()
+}
+
+impl Document for Value {
+    type Object = Map<String, Value>;
+
+    fn kind(&self) -> GoKind {
+        GoKind::of(self)
+    }
+
+    fn from_json(v: Value) -> Self {
+        v
+    }
+
+    fn to_json(&self) -> Value {
+        self.clone()
+    }
+
+    fn into_json(self) -> Value {
+        self
+    }
+
+    fn deep_eq_json(&self, v: &Value) -> bool {
+        deep_eq(self, v)
+    }
+
+    fn into_object(self) -> Result<Map<String, Value>, Self> {
+        match self {
+            Value::Object(m) => Ok(m),
+            other => Err(other),
+        }
+    }
+
+    fn into_array(self) -> Result<Vec<Self>, Self> {
+        match self {
+            Value::Array(a) => Ok(a),
+            other => Err(other),
+        }
+    }
+
+    fn object(m: Map<String, Value>) -> Self {
+        Value::Object(m)
+    }
+
+    fn array(a: Vec<Self>) -> Self {
+        Value::Array(a)
+    }
+
+    fn field<'e>(&'e self, name: &str) -> Field<KeyValue<'e>> {
+        json_field(self, name)
+    }
+
+    fn as_member(&self) -> KeyValue<'_> {
+        KeyValue::Json(self)
+    }
+}
+
+impl Object<Value> for Map<String, Value> {
+    fn get(&self, key: &str) -> Option<&Value> {
+        Map::get(self, key)
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        Map::get_mut(self, key)
+    }
+
+    fn insert(&mut self, key: &str, v: Value) {
+        match Map::get_mut(self, key) {
+            Some(slot) => *slot = v,
+            None => {
+                Map::insert(self, key.to_string(), v);
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &str) -> Option<Value> {
+        Map::remove(self, key)
+    }
+
+    fn retain_keys(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.retain(|k, _| keep(k));
+    }
+}
