@@ -5,8 +5,10 @@
 //!
 //! Each case is measured two ways:
 //!
-//! - `bytes`: from JSON text to JSON text, as the command line runs it:
-//!   decode the Pod and the patch, apply, encode the result;
+//! - `compact`: from JSON text to JSON text through `apply_slice`, on the
+//!   compact document (strings borrowed from the text);
+//! - `bytes`: from JSON text to JSON text on `serde_json::Value`s: decode
+//!   the Pod and the patch, apply, encode the result;
 //! - `decoded`: apply alone, on decoded values.
 //!
 //! divan's allocation profiler gives, per iteration, the bytes allocated
@@ -133,7 +135,7 @@ fn mb(bytes: usize) -> f64 {
     bytes as f64 / 1e6
 }
 
-const WAYS: [&str; 2] = ["bytes", "decoded"];
+const WAYS: [&str; 3] = ["compact", "bytes", "decoded"];
 
 struct Case {
     name: &'static str,
@@ -154,6 +156,7 @@ impl Case {
 
     fn run(&self, way: &str) -> Vec<u8> {
         match way {
+            "compact" => smp_core::apply_slice(&self.texts[0], &self.texts[1], self.schema).unwrap(),
             "bytes" => {
                 let original = decode(&self.texts[0]).unwrap();
                 let patch = decode(&self.texts[1]).unwrap();

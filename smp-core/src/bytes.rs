@@ -7,15 +7,15 @@
 //! as compact JSON: keys sorted, numbers as Go's `encoding/json` writes
 //! them (see [`GoFloats`]).
 //!
-//! An apply decodes the original into the [`compact`] document (strings
-//! borrowed from the text, objects as sorted vectors) and runs the engine
-//! on it; the patch, small, is a `serde_json::Value`. Two-way and three-way
-//! diffs decode into `serde_json::Value`s.
+//! The documents are decoded into the [`compact`] document (strings
+//! borrowed from the text, objects as sorted vectors) and the engine runs
+//! on it; a patch given to an apply, small, is a `serde_json::Value`, and
+//! so are the patches the diffs compute.
 
 use crate::doc::compact;
 use crate::engine::apply::{ApplyOptions, apply_compact, decode};
-use crate::engine::diff::diff;
-use crate::engine::three_way::{ThreeWayOptions, three_way};
+use crate::engine::diff::{DiffOptions, diff_documents};
+use crate::engine::three_way::{ThreeWayOptions, three_way_objects};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;
 use serde::Serialize;
@@ -38,9 +38,9 @@ pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<
 
 /// The two-way patch ([`diff`]) between two texts, as JSON text.
 pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
-    let original = decode(original)?;
-    let modified = decode(modified)?;
-    to_json_vec(&diff(&original, &modified, schema)?)
+    let (original, modified) = (compact::decode(original)?, compact::decode(modified)?);
+    let options = DiffOptions { set_element_order: true, ..Default::default() };
+    to_json_vec(&diff_documents::<compact::Node<'_>>(&original, &modified, schema, options)?)
 }
 
 /// The three-way patch ([`three_way`]) of three texts, as JSON text.
@@ -51,8 +51,9 @@ pub fn three_way_slice(
     schema: Schema<'_>,
     options: ThreeWayOptions<'_>,
 ) -> Result<Vec<u8>> {
-    let (original, modified, current) = (decode(original)?, decode(modified)?, decode(current)?);
-    to_json_vec(&three_way(&original, &modified, &current, schema, options)?)
+    let (original, modified, current) =
+        (compact::decode(original)?, compact::decode(modified)?, compact::decode(current)?);
+    to_json_vec(&three_way_objects::<compact::Node<'_>>(&original, &modified, &current, schema, options)?)
 }
 
 /// `value` (a `serde_json::Value` or a [`compact`] document) as compact

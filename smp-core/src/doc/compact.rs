@@ -26,7 +26,7 @@
 use super::{Document, Object as _};
 use crate::engine::check_depth;
 use crate::error::{ErrorKind, Result};
-use crate::lists::key::{Field, KeyValue};
+use crate::lists::key::{Field, Key, KeyValue};
 use crate::value::{GoKind, deep_eq};
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -60,7 +60,7 @@ pub enum Node<'a> {
 /// member leaves an empty slot until the object is printed or sorted.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Object<'a> {
-    members: Vec<(Cow<'a, str>, Option<Node<'a>>)>,
+    members: Vec<Member<'a>>,
     /// Members `..sorted` are one sorted run, `sorted..` another.
     sorted: usize,
 }
@@ -165,6 +165,17 @@ impl<'a> super::Object<Node<'a>> for Object<'a> {
             }
         }
     }
+
+    fn members<'s>(&'s self) -> impl Iterator<Item = (&'s str, &'s Node<'a>)>
+    where
+        Node<'a>: 's,
+    {
+        self.iter()
+    }
+
+    fn to_json_map(&self) -> Map<String, Value> {
+        self.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect()
+    }
 }
 
 impl<'a> Document for Node<'a> {
@@ -205,9 +216,7 @@ impl<'a> Document for Node<'a> {
             Node::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
             Node::Str(s) => Value::String(s.to_string()),
             Node::Array(a) => Value::Array(a.iter().map(Node::to_json).collect()),
-            Node::Object(o) => {
-                Value::Object(o.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect::<Map<_, _>>())
-            }
+            Node::Object(o) => Value::Object(o.to_json_map()),
         }
     }
 
@@ -262,6 +271,46 @@ impl<'a> Document for Node<'a> {
             Node::Array(_) | Node::Object(_) => KeyValue::Compact(self),
         }
     }
+
+    fn as_object(&self) -> Option<&Object<'a>> {
+        match self {
+            Node::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    fn as_array(&self) -> Option<&[Self]> {
+        match self {
+            Node::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn deep_eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Node::Object(a), Node::Object(b)) => {
+                let (mut a, mut b) = (a.iter(), b.iter());
+                loop {
+                    match (a.next(), b.next()) {
+                        (None, None) => return true,
+                        (Some((k, v)), Some((l, w))) if k == l && v.deep_eq(w) => {}
+                        _ => return false,
+                    }
+                }
+            }
+            (Node::Array(a), Node::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(v, w)| v.deep_eq(w)),
+            (Node::Object(_) | Node::Array(_), _) | (_, Node::Object(_) | Node::Array(_)) => false,
+            // Scalars compare as Go's `==` on what the reference decoded.
+            (a, b) => Key::One(a.as_member()).go_eq(&Key::One(b.as_member())) == Some(true),
+        }
+    }
 }
 
 /// A number as the reference decodes it: beyond `int64`, a `float64`.
@@ -314,13 +363,37 @@ fn check_nesting(o: &Object<'_>) -> Result<()> {
 
 impl<'de> Deserialize<'de> for Node<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_any(NodeVisitor)
+        NodeSeed { scratch: &mut Scratch::default() }.deserialize(d)
     }
 }
 
-struct NodeVisitor;
+/// One member of an object.
+type Member<'a> = (Cow<'a, str>, Option<Node<'a>>);
 
-impl<'de> Visitor<'de> for NodeVisitor {
+/// The elements and members of the lists and objects being decoded, one
+/// stack for the whole document: each list or object is then allocated
+/// once, at its exact size, when it ends (the parser cannot tell sizes
+/// ahead, and growing a vector per object would double its memory).
+#[derive(Default)]
+struct Scratch<'de> {
+    items: Vec<Node<'de>>,
+    members: Vec<Member<'de>>,
+}
+
+/// Decodes one value with the document's [`Scratch`].
+struct NodeSeed<'s, 'de> {
+    scratch: &'s mut Scratch<'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_, 'de> {
+    type Value = Node<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeSeed<'_, 'de> {
     type Value = Node<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -360,19 +433,20 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Node<'de>, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(v) = seq.next_element()? {
-            items.push(v);
+        let start = self.scratch.items.len();
+        while let Some(v) = seq.next_element_seed(NodeSeed { scratch: &mut *self.scratch })? {
+            self.scratch.items.push(v);
         }
-        Ok(Node::Array(items))
+        Ok(Node::Array(self.scratch.items.drain(start..).collect()))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Node<'de>, A::Error> {
-        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        let start = self.scratch.members.len();
         while let Some(key) = map.next_key_seed(KeySeed)? {
-            members.push((key, Some(map.next_value()?)));
+            let value = map.next_value_seed(NodeSeed { scratch: &mut *self.scratch })?;
+            self.scratch.members.push((key, Some(value)));
         }
-        Ok(Node::Object(Object::from_members(members)))
+        Ok(Node::Object(Object::from_members(self.scratch.members.drain(start..).collect())))
     }
 }
 

@@ -12,6 +12,7 @@ pub mod compact;
 use crate::lists::key::{Field, KeyValue, json_field};
 use crate::value::{GoKind, deep_eq};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// A live JSON value the engine merges a patch into.
 pub(crate) trait Document: Sized + Default {
@@ -51,6 +52,24 @@ pub(crate) trait Document: Sized + Default {
 
     /// The value as a set member (lists of scalars).
     fn as_member(&self) -> KeyValue<'_>;
+
+    /// The object, if the value is one.
+    fn as_object(&self) -> Option<&Self::Object>;
+
+    /// The list, if the value is one.
+    fn as_array(&self) -> Option<&[Self]>;
+
+    /// The string, if the value is one.
+    fn as_str(&self) -> Option<&str>;
+
+    /// `reflect.DeepEqual`: structural, with int64 ≠ float64.
+    fn deep_eq(&self, other: &Self) -> bool;
+
+    /// A list as JSON values, for the steps written on them (lists of
+    /// scalars): borrowed where the list already is JSON.
+    fn json_list(list: &[Self]) -> Cow<'_, [Value]> {
+        Cow::Owned(list.iter().map(Self::to_json).collect())
+    }
 }
 
 /// An object of a [`Document`].
@@ -69,6 +88,14 @@ pub(crate) trait Object<D>: Default {
 
     /// Keeps the members whose key `keep` accepts.
     fn retain_keys(&mut self, keep: impl FnMut(&str) -> bool);
+
+    /// The members, in key order.
+    fn members<'s>(&'s self) -> impl Iterator<Item = (&'s str, &'s D)>
+    where
+        D: 's;
+
+    /// The object as a JSON object.
+    fn to_json_map(&self) -> Map<String, Value>;
 }
 
 /// Converts a list both ways, for the steps written on JSON values (lists
@@ -134,6 +161,26 @@ impl Document for Value {
     fn as_member(&self) -> KeyValue<'_> {
         KeyValue::Json(self)
     }
+
+    fn as_object(&self) -> Option<&Map<String, Value>> {
+        Value::as_object(self)
+    }
+
+    fn as_array(&self) -> Option<&[Value]> {
+        Value::as_array(self).map(Vec::as_slice)
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        Value::as_str(self)
+    }
+
+    fn deep_eq(&self, other: &Self) -> bool {
+        deep_eq(self, other)
+    }
+
+    fn json_list(list: &[Self]) -> Cow<'_, [Value]> {
+        Cow::Borrowed(list)
+    }
 }
 
 impl Object<Value> for Map<String, Value> {
@@ -160,5 +207,16 @@ impl Object<Value> for Map<String, Value> {
 
     fn retain_keys(&mut self, mut keep: impl FnMut(&str) -> bool) {
         self.retain(|k, _| keep(k));
+    }
+
+    fn members<'s>(&'s self) -> impl Iterator<Item = (&'s str, &'s Value)>
+    where
+        Value: 's,
+    {
+        self.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    fn to_json_map(&self) -> Map<String, Value> {
+        self.clone()
     }
 }

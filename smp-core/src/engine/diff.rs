@@ -2,14 +2,16 @@
 //! `diffMaps`), which the three-way patch is built from.
 
 use super::*;
-use crate::lists::element::DiffElements;
-use crate::lists::key::KeyFields;
+use crate::doc::{Document, Object as _};
+use crate::lists::element::{DiffElements, Elements, agreed_kind};
+use crate::lists::key::{Field, KeyFields, KeyValue};
 use crate::lists::keyed_diff;
 use crate::lists::order::{Step, go_sort_by, sort_scalars, walk_sorted};
 use crate::lists::patch_merge_key;
 use crate::schema::{MergeKey, Schema};
-use crate::value::{GoKind, deep_eq, fmt_v};
+use crate::value::{GoKind, fmt_v};
 use serde_json::{Map, Value};
+use std::marker::PhantomData;
 
 /// Switches of the reference's `DiffOptions`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,6 +49,16 @@ pub fn diff(original: &Value, modified: &Value, schema: Schema<'_>) -> Result<Va
 /// The patch with explicit options (the reference's `diffMaps`).
 pub fn diff_with(original: &Value, modified: &Value, schema: Schema<'_>, options: DiffOptions) -> Result<Value> {
     diff_maps(document(original)?, document(modified)?, schema, Opts::new(options), 0).map(Value::Object)
+}
+
+/// [`diff`] on any document.
+pub(crate) fn diff_documents<D: Document>(
+    original: &D::Object,
+    modified: &D::Object,
+    schema: Schema<'_>,
+    options: DiffOptions,
+) -> Result<Value> {
+    diff_objects::<D>(original, modified, schema, Opts::new(options), 0).map(Value::Object)
 }
 
 /// `DiffOptions` plus `BuildRetainKeysDirective`, which the walk sets from
@@ -88,7 +100,7 @@ impl Opts {
     }
 }
 
-/// `diffMaps`.
+/// `diffMaps` on JSON values.
 pub(crate) fn diff_maps(
     original: &Map<String, Value>,
     modified: &Map<String, Value>,
@@ -96,41 +108,52 @@ pub(crate) fn diff_maps(
     opts: Opts,
     depth: usize,
 ) -> Result<Map<String, Value>> {
+    diff_objects::<Value>(original, modified, schema, opts, depth)
+}
+
+/// `diffMaps`, on any document; the patch is JSON.
+pub(crate) fn diff_objects<D: Document>(
+    original: &D::Object,
+    modified: &D::Object,
+    schema: Schema<'_>,
+    opts: Opts,
+    depth: usize,
+) -> Result<Map<String, Value>> {
     check_depth(depth)?;
     let mut patch = Map::new();
-    let mut retain: Vec<&String> = Vec::new();
-    for (key, m) in modified {
-        if opts.retain_keys && !m.is_null() {
+    let mut retain: Vec<&str> = Vec::new();
+    for (key, m) in modified.members() {
+        if opts.retain_keys && m.kind() != GoKind::Null {
             retain.push(key);
         }
         let Some(o) = original.get(key) else {
             if opts.additions() {
-                patch.insert(key.clone(), m.clone());
+                patch.insert(key.to_string(), m.to_json());
             }
             continue;
         };
         if key == PATCH {
             match (o.as_str(), m.as_str()) {
                 (Some(a), Some(b)) if a != b => {
-                    patch.insert(key.clone(), m.clone());
+                    patch.insert(key.to_string(), m.to_json());
                 }
                 (Some(_), Some(_)) => {}
                 _ => return Err(ErrorKind::BadPatchMarker.into()),
             }
             continue;
         }
-        if GoKind::of(o) != GoKind::of(m) {
+        if o.kind() != m.kind() {
             if opts.additions() {
-                patch.insert(key.clone(), m.clone());
+                patch.insert(key.to_string(), m.to_json());
             }
             continue;
         }
-        let result = match (o, m) {
-            (Value::Object(o), Value::Object(m)) => diff_object_field(key, o, m, &mut patch, schema, opts, depth),
-            (Value::Array(o), Value::Array(m)) => diff_list_field(key, o, m, &mut patch, schema, opts, depth),
+        let result = match (o.as_object(), m.as_object(), o.as_array(), m.as_array()) {
+            (Some(o), Some(m), _, _) => diff_object_field::<D>(key, o, m, &mut patch, schema, opts, depth),
+            (_, _, Some(o), Some(m)) => diff_list_field(key, o, m, &mut patch, schema, opts, depth),
             _ => {
-                if opts.additions() && !deep_eq(o, m) {
-                    patch.insert(key.clone(), m.clone());
+                if opts.additions() && !o.deep_eq(m) {
+                    patch.insert(key.to_string(), m.to_json());
                 }
                 Ok(())
             }
@@ -138,14 +161,14 @@ pub(crate) fn diff_maps(
         result.map_err(|e| e.at_key(key))?;
     }
     if opts.deletions() {
-        for key in original.keys() {
-            if !modified.contains_key(key) {
-                patch.insert(key.clone(), Value::Null);
+        for (key, _) in original.members() {
+            if modified.get(key).is_none() {
+                patch.insert(key.to_string(), Value::Null);
             }
         }
     }
-    let removed_field = || original.iter().any(|(k, v)| !v.is_null() && !modified.contains_key(k));
-    add_retain_keys(&mut patch, retain.into_iter().map(String::as_str).collect(), removed_field);
+    let removed_field = || original.members().any(|(k, v)| v.kind() != GoKind::Null && modified.get(k).is_none());
+    add_retain_keys(&mut patch, retain, removed_field);
     Ok(patch)
 }
 
@@ -165,10 +188,10 @@ pub(crate) fn add_retain_keys(
 }
 
 /// `handleMapDiff`.
-fn diff_object_field(
+fn diff_object_field<D: Document>(
     key: &str,
-    o: &Map<String, Value>,
-    m: &Map<String, Value>,
+    o: &D::Object,
+    m: &D::Object,
     patch: &mut Map<String, Value>,
     schema: Schema<'_>,
     opts: Opts,
@@ -177,37 +200,48 @@ fn diff_object_field(
     let (sub, meta) = match schema.lookup_struct(key) {
         Ok(found) => found,
         // Without metadata, equal values still need no patch.
-        Err(_) if maps_deep_eq(o, m) => return Ok(()),
+        Err(_) if maps_deep_eq::<D>(o, m) => return Ok(()),
         Err(e) => return Err(e),
     };
     let strategy = meta.strategy()?;
     if strategy.replace {
         // The reference sends a replace-strategy map whole, changed or not.
         if opts.additions() {
-            patch.insert(key.to_string(), Value::Object(m.clone()));
+            patch.insert(key.to_string(), Value::Object(m.to_json_map()));
         }
         return Ok(());
     }
-    let sub_patch = diff_maps(o, m, sub, Opts { retain_keys: strategy.retain_keys, ..opts }, depth + 1)?;
+    let sub_patch = diff_objects::<D>(o, m, sub, Opts { retain_keys: strategy.retain_keys, ..opts }, depth + 1)?;
     if !sub_patch.is_empty() {
         patch.insert(key.to_string(), Value::Object(sub_patch));
     }
     Ok(())
 }
 
-fn maps_deep_eq(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
-    a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| deep_eq(v, w)))
+fn maps_deep_eq<D: Document>(a: &D::Object, b: &D::Object) -> bool {
+    let (mut a, mut b) = (a.members(), b.members());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return true,
+            (Some((k, v)), Some((l, w))) if k == l && v.deep_eq(w) => {}
+            _ => return false,
+        }
+    }
 }
 
-fn lists_deep_eq(a: &[Value], b: &[Value]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(v, w)| deep_eq(v, w))
+fn lists_deep_eq<D: Document>(a: &[D], b: &[D]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(v, w)| v.deep_eq(w))
+}
+
+fn list_json<D: Document>(list: &[D]) -> Vec<Value> {
+    list.iter().map(D::to_json).collect()
 }
 
 /// `handleSliceDiff`.
-fn diff_list_field(
+fn diff_list_field<D: Document>(
     key: &str,
-    o: &[Value],
-    m: &[Value],
+    o: &[D],
+    m: &[D],
     patch: &mut Map<String, Value>,
     schema: Schema<'_>,
     opts: Opts,
@@ -221,13 +255,13 @@ fn diff_list_field(
     let strategy = meta.strategy()?;
     if !strategy.merge {
         if opts.additions() && !lists_deep_eq(o, m) {
-            patch.insert(key.to_string(), Value::Array(m.to_vec()));
+            patch.insert(key.to_string(), Value::Array(list_json(m)));
         }
         return Ok(());
     }
     let opts = Opts { retain_keys: strategy.retain_keys, ..opts };
     if opts.diff.patch_merge_key
-        && let Some(lists) = diff_by_key_fields(o, m, elem, meta, opts, depth + 1)?
+        && let Some(lists) = diff_by_key_fields(&D::json_list(o), &D::json_list(m), elem, meta, opts, depth + 1)?
     {
         if !lists.patch.is_empty() {
             patch.insert(key.to_string(), Value::Array(lists.patch));
@@ -288,9 +322,9 @@ struct ListDiff {
 }
 
 /// `diffLists`.
-fn diff_lists(
-    o: &[Value],
-    m: &[Value],
+fn diff_lists<D: Document>(
+    o: &[D],
+    m: &[D],
     elem: Schema<'_>,
     mk: Option<MergeKey<'_>>,
     opts: Opts,
@@ -300,29 +334,47 @@ fn diff_lists(
         if m.is_empty() || !opts.additions() {
             return Ok(ListDiff::default());
         }
-        return Ok(ListDiff { patch: m.to_vec(), ..Default::default() });
+        return Ok(ListDiff { patch: list_json(m), ..Default::default() });
     }
-    match slice_element_type(&[o, m])? {
+    let kind = agreed_kind(o.iter().chain(m).map(D::kind), || Ok([list_json(o), list_json(m)]))?;
+    match kind {
         GoKind::Object => {
             let mk = mk.unwrap_or(MergeKey::One(""));
-            let elems = Json(DiffCx { schema: elem, depth });
+            let elems = DiffCx::<D> { schema: elem, depth, elements: PhantomData };
             let lists = keyed_diff::diff(&elems, KeyFields::primary(&mk), o, m, opts)?;
             Ok(ListDiff { patch: lists.patch, deletions: Vec::new(), order: lists.order })
         }
-        _ => diff_lists_of_scalars(o, m, opts),
+        _ => diff_lists_of_scalars(&D::json_list(o), &D::json_list(m), opts),
     }
 }
 
-/// The JSON engine's elements while a patch is computed.
-pub(crate) struct DiffCx<'s> {
+/// The elements of lists being diffed: documents `D`.
+pub(crate) struct DiffCx<'s, D> {
     schema: Schema<'s>,
     depth: usize,
+    elements: PhantomData<fn() -> D>,
 }
 
-impl DiffElements for Json<DiffCx<'_>> {
-    fn diff(&self, old: &Value, new: &Value, opts: Opts) -> Result<Map<String, Value>> {
-        let (Value::Object(a), Value::Object(b)) = (old, new) else { unreachable!("keyed elements are objects") };
-        diff_maps(a, b, self.0.schema, opts, self.0.depth)
+impl<D: Document> Elements for DiffCx<'_, D> {
+    type Elem = D;
+
+    fn field<'e>(&self, e: &'e D, name: &str) -> Field<KeyValue<'e>> {
+        e.field(name)
+    }
+
+    fn kind(&self, e: &D) -> GoKind {
+        e.kind()
+    }
+
+    fn to_json(&self, e: &D) -> Result<Value> {
+        Ok(e.to_json())
+    }
+}
+
+impl<D: Document> DiffElements for DiffCx<'_, D> {
+    fn diff(&self, old: &D, new: &D, opts: Opts) -> Result<Map<String, Value>> {
+        let (Some(a), Some(b)) = (old.as_object(), new.as_object()) else { unreachable!("keyed elements are objects") };
+        diff_objects::<D>(a, b, self.schema, opts, self.depth)
     }
 }
 

@@ -2,9 +2,10 @@
 
 use super::apply::{Merger, Mode};
 use super::conflicts::conflicts_in_place_with;
-use super::diff::{DiffOptions, Opts, diff_maps};
+use super::diff::{DiffOptions, Opts, diff_objects};
 use super::document;
 use super::preconditions::{Precondition, check_preconditions};
+use crate::doc::Document;
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;
 use serde_json::{Map, Value};
@@ -46,13 +47,24 @@ pub fn three_way(
     options: ThreeWayOptions<'_>,
 ) -> Result<Value> {
     let (original, modified, current) = (document(original)?, document(modified)?, document(current)?);
+    three_way_objects::<Value>(original, modified, current, schema, options)
+}
+
+/// [`three_way`] on any document.
+pub(crate) fn three_way_objects<D: Document>(
+    original: &D::Object,
+    modified: &D::Object,
+    current: &D::Object,
+    schema: Schema<'_>,
+    options: ThreeWayOptions<'_>,
+) -> Result<Value> {
     let diff = |pair: Pair, opts: DiffOptions| {
         let (from, to) = match pair {
             Pair::CurrentToModified => (current, modified),
             Pair::OriginalToModified => (original, modified),
             Pair::OriginalToCurrent => (original, current),
         };
-        diff_maps(from, to, schema, Opts::new(opts), 0)
+        diff_objects::<D>(from, to, schema, Opts::new(opts), 0)
     };
     three_way_with(diff, schema, options, options.patch_merge_key)
 }

@@ -75,6 +75,19 @@ pub(crate) fn element_kind<'p, L: Elements>(
     patch: impl IntoIterator<Item = &'p Value> + Clone,
 ) -> Result<GoKind> {
     let kinds = live.iter().map(|e| l.kind(e)).chain(patch.clone().into_iter().map(GoKind::of));
+    agreed_kind(kinds, || {
+        let live = live.iter().map(|e| l.to_json(e)).collect::<Result<Vec<_>>>()?;
+        let patch: Vec<Value> = patch.into_iter().cloned().collect();
+        Ok([live, patch])
+    })
+}
+
+/// The one kind of a list's elements (`sliceElementType` on their kinds);
+/// `lists` gives the two lists for the message when the kinds differ.
+pub(crate) fn agreed_kind(
+    kinds: impl IntoIterator<Item = GoKind>,
+    lists: impl FnOnce() -> Result<[Vec<Value>; 2]>,
+) -> Result<GoKind> {
     let mut kind = None;
     for k in kinds {
         match kind {
@@ -85,10 +98,8 @@ pub(crate) fn element_kind<'p, L: Elements>(
             None if k == GoKind::Array => return Err(ErrorKind::ListOfLists.into()),
             None => kind = Some(k),
             Some(prev) if prev != k => {
-                let live = live.iter().map(|e| l.to_json(e)).collect::<Result<Vec<_>>>()?;
-                let patch: Vec<Value> = patch.into_iter().cloned().collect();
-                let lists = format!("[{} {}]", fmt_v_list(&live), fmt_v_list(&patch));
-                return Err(ErrorKind::MixedElementTypes(lists).into());
+                let [a, b] = lists()?;
+                return Err(ErrorKind::MixedElementTypes(format!("[{} {}]", fmt_v_list(&a), fmt_v_list(&b))).into());
             }
             Some(_) => {}
         }
