@@ -14,7 +14,7 @@ import pathlib
 
 FUZZ = pathlib.Path(__file__).resolve().parent
 FIXTURES = FUZZ.parent / "tests" / "fixtures"
-TARGETS = {"apply": 2, "diff": 2, "three_way": 3, "typed": 3}
+TARGETS = {"apply": 2, "diff": 2, "three_way": 3, "typed": 3, "bytes": 3}
 INPUT_KEYS = ("original", "patch", "modified", "current", "left", "right")
 # Selector bytes: the schema is `(selector & 0x0f) % 3` (untyped, item, pod); the
 # high bits set options.

@@ -41,6 +41,33 @@ impl Input {
     }
 }
 
+/// An input whose documents stay raw text (for the bytes entry points,
+/// which decode it themselves): the selector and `n` lines, missing lines
+/// empty.
+pub struct RawInput<'a> {
+    pub selector: u8,
+    pub docs: Vec<&'a [u8]>,
+}
+
+impl<'a> RawInput<'a> {
+    pub fn parse(data: &'a [u8], n: usize) -> Option<RawInput<'a>> {
+        let (&selector, rest) = data.split_first()?;
+        let mut docs: Vec<&[u8]> = rest.split(|&b| b == b'\n').take(n).collect();
+        docs.resize(n, b"");
+        Some(RawInput { selector, docs })
+    }
+
+    /// The schema the selector names (as [`Input::schema`]).
+    pub fn schema(&self) -> Schema<'static> {
+        Input { selector: self.selector, docs: Vec::new() }.schema()
+    }
+
+    /// A flag from the selector's high bit.
+    pub fn flag(&self) -> bool {
+        self.selector & 0x80 != 0
+    }
+}
+
 const fn field(name: &'static str, strategy: &'static str, merge_key: &'static str, shape: fn() -> Shape) -> FieldSchema {
     FieldSchema::new(name, Strategy::of(strategy), MergeKey::from_text(merge_key), shape)
 }
@@ -109,8 +136,10 @@ static CONTAINER: StructSchema = StructSchema {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    /// The merge key of the lists of nodes: always written (the derive
+    /// refuses a merge key that serde may leave out).
+    #[serde(default)]
+    pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<i64>,
     #[patch(strategy = "merge", merge_key = "name")]
