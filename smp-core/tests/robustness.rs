@@ -172,3 +172,39 @@ fn typed_diff_accepts_exactly_what_the_engine_accepts() {
         }
     });
 }
+
+/// A patch object may hold any number of `$setElementOrder` directives:
+/// each one orders its own list exactly as it does alone (and the keys the
+/// directives deal with are looked up by hash, not by a scan per key).
+#[test]
+fn many_ordered_lists_in_one_object_each_apply_as_alone() {
+    const LISTS: usize = 5_000;
+    let schema = Schema::Untyped;
+    let (mut original, mut patch) = (Map::new(), Map::new());
+    for i in 0..LISTS {
+        original.insert(format!("k{i}"), json!([1, 2, 3]));
+        if i % 2 == 0 {
+            patch.insert(format!("$setElementOrder/k{i}"), json!([3, 4, 1, 2]));
+            patch.insert(format!("k{i}"), json!([4]));
+        } else {
+            patch.insert(format!("$setElementOrder/k{i}"), json!([3, 1, 2]));
+        }
+    }
+    let (original, patch) = (Value::Object(original), Value::Object(patch));
+    let all = apply(&original, &patch, schema).unwrap();
+    let bytes = smp_core::apply_slice(original.to_string().as_bytes(), patch.to_string().as_bytes(), schema).unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), all);
+    // Untyped lists are replaced; a directive alone reorders its list.
+    assert_eq!((&all["k0"], &all["k1"]), (&json!([4]), &json!([3, 1, 2])));
+    for i in [0, 1, LISTS / 2, LISTS - 1] {
+        let key = format!("k{i}");
+        let order = format!("$setElementOrder/{key}");
+        let mut alone = Map::new();
+        alone.insert(order.clone(), patch[&order].clone());
+        if let Some(list) = patch.get(&key) {
+            alone.insert(key.clone(), list.clone());
+        }
+        let one = apply(&json!({&key: original[&key]}), &Value::Object(alone), schema).unwrap();
+        assert_eq!(all[&key], one[&key], "{key}");
+    }
+}

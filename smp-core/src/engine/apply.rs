@@ -14,6 +14,7 @@ use crate::lists::sets::merge_scalar_sets;
 use crate::schema::{PatchMeta, Schema};
 use crate::value::{GoKind, fmt_s, fmt_v, fmt_v_map};
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 use std::marker::PhantomData;
 
 /// Applies a strategic merge patch to `original`, as the API server does.
@@ -373,7 +374,7 @@ impl Merger {
             if done.taken(key) {
                 continue;
             }
-            done.0.push(key);
+            done.take(key);
             self.merge_ordered_list::<D>(original, patch, done, key, &patch[key], schema, depth)
                 .map_err(|e| e.at_key(key))?;
         }
@@ -408,7 +409,7 @@ impl Merger {
         let orig_list = take_list::<D>(original, field)?;
         let patch_list = match patch.get_key_value(field) {
             Some((k, v)) if !done.taken(k) => {
-                done.0.push(k);
+                done.take(k);
                 Some(v.as_array().ok_or_else(|| bad_arg(GoKind::Array, v))?.as_slice())
             }
             _ => None,
@@ -640,15 +641,21 @@ fn take_list<D: Document>(map: &mut D::Object, key: &str) -> Result<Option<Vec<D
     }
 }
 
-/// Keys of a patch object already dealt with (few: the `$setElementOrder`
-/// directives and their lists).
+/// Keys of a patch object already dealt with: the `$setElementOrder`
+/// directives and their lists. Usually few, but a patch may hold any
+/// number of them, so they are looked up by hash (every key of the object
+/// is looked up once).
 #[derive(Default)]
-struct Done<'p>(Vec<&'p str>);
+struct Done<'p>(HashSet<&'p str>);
 
-impl Done<'_> {
+impl<'p> Done<'p> {
     /// Taken by a directive (`$retainKeys` is taken first).
     fn taken(&self, key: &str) -> bool {
-        key == RETAIN_KEYS || self.0.contains(&key)
+        key == RETAIN_KEYS || self.0.contains(key)
+    }
+
+    fn take(&mut self, key: &'p str) {
+        self.0.insert(key);
     }
 
     /// Skipped by the per-key loop: taken, or a `$setElementOrder` key.
