@@ -589,4 +589,94 @@ mod tests {
         assert_eq!(node.clone().into_json(), v);
         assert_eq!(node.field("c").value().map(|k| k.text().into_owned()), Some("map[d:-1]".to_string()));
     }
+
+    /// Object operations as the engine uses them, against a `BTreeMap`.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(u8, i64),
+        Remove(u8),
+        Get(u8),
+        Retain(u8),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0u8..40, any::<i64>()).prop_map(|(k, v)| Op::Insert(k, v)),
+            (0u8..40).prop_map(Op::Remove),
+            (0u8..40).prop_map(Op::Get),
+            (0u8..40).prop_map(Op::Retain),
+        ]
+    }
+
+    fn json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+            "[a-c\\\"\u{e9}\n]{0,3}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec(("[a-d\"]{0,2}", inner), 0..6)
+                    .prop_map(|members| Value::Object(members.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn objects_behave_as_sorted_maps(
+            start in proptest::collection::btree_map(0u8..40, proptest::prelude::any::<i64>(), 0..20),
+            ops in proptest::collection::vec(op(), 0..60),
+        ) {
+            let key = |k: u8| format!("k{k:02}");
+            let text = serde_json::to_vec(&start.iter().map(|(k, v)| (key(*k), *v)).collect::<std::collections::BTreeMap<_, _>>()).unwrap();
+            let mut o = decode(&text).unwrap();
+            let mut model: std::collections::BTreeMap<String, i64> =
+                start.iter().map(|(k, v)| (key(*k), *v)).collect();
+            for op in ops {
+                match op {
+                    Op::Insert(k, v) => {
+                        o.insert(&key(k), Node::Int(v));
+                        model.insert(key(k), v);
+                    }
+                    Op::Remove(k) => {
+                        let got = o.remove(&key(k));
+                        proptest::prop_assert_eq!(got, model.remove(&key(k)).map(Node::Int));
+                    }
+                    Op::Get(k) => {
+                        let want = model.get(&key(k)).map(|v| Node::Int(*v));
+                        proptest::prop_assert_eq!(o.get(&key(k)), want.as_ref());
+                    }
+                    Op::Retain(k) => {
+                        o.retain_keys(|x| x > key(k).as_str());
+                        model.retain(|x, _| x.as_str() > key(k).as_str());
+                    }
+                }
+            }
+            let want = serde_json::to_string(&model).unwrap();
+            proptest::prop_assert_eq!(String::from_utf8(crate::bytes::to_json_vec(&o).unwrap()).unwrap(), want);
+            proptest::prop_assert_eq!(o.len(), model.len());
+        }
+
+        #[test]
+        fn text_reads_and_prints_as_the_value_path(v in json(), dup in proptest::prelude::any::<bool>()) {
+            let mut text = serde_json::to_vec(&serde_json::json!({"doc": v, "x": 1})).unwrap();
+            if dup {
+                // A repeated key: the last one wins.
+                text.pop();
+                text.extend_from_slice(br#","x":[2],"doc":{"again":true}}"#);
+            }
+            let want = crate::bytes::to_json_vec(&crate::decode(&text).unwrap()).unwrap();
+            let got = crate::bytes::to_json_vec(&decode(&text).unwrap()).unwrap();
+            proptest::prop_assert_eq!(got, want);
+            let node = Node::Object(decode(&text).unwrap());
+            proptest::prop_assert!(node.deep_eq_json(&crate::decode(&text).unwrap()));
+        }
+    }
 }
