@@ -7,7 +7,7 @@
 //! as compact JSON: keys sorted, numbers as Go's `encoding/json` writes
 //! them (see [`GoFloats`]).
 //!
-//! The documents are decoded into the [`compact`] document (strings
+//! The documents are decoded into the [`compact`](mod@compact) document (strings
 //! borrowed from the text, objects as sorted vectors) and the engine runs
 //! on it; a patch given to an apply, small, is a `serde_json::Value`, and
 //! so are the patches the diffs compute.
@@ -36,14 +36,14 @@ pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<
     to_json_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?)
 }
 
-/// The two-way patch ([`diff`]) between two texts, as JSON text.
+/// The two-way patch ([`diff`](crate::diff)) between two texts, as JSON text.
 pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
     let (original, modified) = (compact::decode(original)?, compact::decode(modified)?);
     let options = DiffOptions { set_element_order: true, ..Default::default() };
     to_json_vec(&diff_documents::<compact::Node<'_>>(&original, &modified, schema, options)?)
 }
 
-/// The three-way patch ([`three_way`]) of three texts, as JSON text.
+/// The three-way patch ([`three_way`](crate::three_way)) of three texts, as JSON text.
 pub fn three_way_slice(
     original: &[u8],
     modified: &[u8],
@@ -56,7 +56,7 @@ pub fn three_way_slice(
     to_json_vec(&three_way_objects::<compact::Node<'_>>(&original, &modified, &current, schema, options)?)
 }
 
-/// `value` (a `serde_json::Value` or a [`compact`] document) as compact
+/// `value` (a `serde_json::Value` or a [`compact`](mod@compact) document) as compact
 /// JSON text, as the functions of this module write it.
 pub fn to_json_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(256);

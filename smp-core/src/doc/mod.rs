@@ -4,7 +4,7 @@
 //!
 //! Patches are always `serde_json::Value`s, borrowed: they are small, and
 //! the engine copies only what the result keeps of them
-//! ([`Document::from_json`]). The live document is the large side (the
+//! (`Document::from_json`). The live document is the large side (the
 //! object as stored), so it is the one worth a representation of its own.
 
 pub mod compact;
