@@ -4,7 +4,8 @@
 //! The Deployment is a realistic one: three containers with twenty env vars
 //! each, ports, probes, resources and volume mounts, and five volumes.
 //!
-//! - `diff_one_env`: one env value changed in one container;
+//! - `diff_one_env`: one env value changed in one container, against
+//!   `PartialEq` on the same pair;
 //! - `diff_equal`: two equal objects, against `PartialEq`;
 //! - `apply_diff_output`: apply the patch a diff computes (with
 //!   `$setElementOrder`, as kubectl sends it);
@@ -109,6 +110,12 @@ mod diff_one_env {
         let (old, new) = (deployment(), one_env_changed());
         same_diff(&old, &new);
         bencher.bench(|| black_box(&old).diff(black_box(&new)).unwrap());
+    }
+
+    #[divan::bench]
+    fn partial_eq(bencher: Bencher) {
+        let (old, new) = (deployment(), one_env_changed());
+        bencher.bench(|| black_box(&old) == black_box(&new));
     }
 
     #[divan::bench]

@@ -3,7 +3,8 @@
 //! Each group holds the variants to compare, measured in the same run:
 //!
 //! - `diff_one_env`: typed diff of an app spec with one env value changed,
-//!   against serialising both sides and running `smp_core::diff`;
+//!   against `PartialEq` on the same pair and against serialising both
+//!   sides and running `smp_core::diff`;
 //! - `diff_equal`: typed diff of two equal app specs, against `PartialEq`;
 //! - `apply_small`: typed apply of a small patch (one label, one image, one
 //!   env value), against serialise, `smp_core::apply`, deserialise; both as
@@ -274,6 +275,12 @@ mod diff_one_env {
         let (old, new) = (app(), app_one_env_changed());
         same_diff(&old, &new);
         bencher.bench(|| black_box(&old).diff(black_box(&new)).unwrap());
+    }
+
+    #[divan::bench]
+    fn partial_eq(bencher: Bencher) {
+        let (old, new) = (app(), app_one_env_changed());
+        bencher.bench(|| black_box(&old) == black_box(&new));
     }
 
     #[divan::bench]

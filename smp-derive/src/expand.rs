@@ -57,7 +57,7 @@ pub fn implementation(c: &Container) -> TokenStream {
     };
     quote! {
         #[automatically_derived]
-        impl #impl_generics #p::StrategicMerge for #self_ty #where_clause {
+        impl #impl_generics #p::Walk for #self_ty #where_clause {
             #shape
             #methods
         }
@@ -76,14 +76,14 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
             let entries = constants.chain(fields.iter().map(|f| field_schema(f, p)));
             quote!(#p::Shape::Struct(const { &#p::StructSchema { name: #name, fields: &[#(#entries),*] } }))
         }
-        Body::Transparent(ty) => quote!(<#ty as #p::StrategicMerge>::shape()),
+        Body::Transparent(ty) => quote!(<#ty as #p::Walk>::__shape()),
         Body::Scalar => quote!(#p::Shape::Scalar),
         Body::Any => quote!(#p::Shape::Any),
         Body::Union(variants) => {
             let entries = variants.iter().map(|v| {
                 let json = &v.json;
                 let shape = match &v.newtype {
-                    Some(ty) => quote!(<#ty as #p::StrategicMerge>::shape),
+                    Some(ty) => quote!(<#ty as #p::Walk>::__shape),
                     None => quote!(|| #p::Shape::Any),
                 };
                 quote!(#p::FieldSchema::new(#json, #p::Strategy::NONE, ::core::option::Option::None, #shape))
@@ -92,7 +92,7 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
         }
     };
     quote! {
-        fn shape() -> #p::Shape {
+        fn __shape() -> #p::Shape {
             #body
         }
     }
@@ -106,7 +106,7 @@ fn field_schema(f: &Field, p: &TokenStream) -> TokenStream {
     let flatten = f.flatten;
     let (shape, pointer) = match &f.with {
         Some(with) => (quote!(#with::shape), quote!(false)),
-        None => (quote!(<#ty as #p::StrategicMerge>::shape), quote!(<#ty as #p::StrategicMerge>::__POINTER)),
+        None => (quote!(<#ty as #p::Walk>::__shape), quote!(<#ty as #p::Walk>::__POINTER)),
     };
     quote! {
         #p::FieldSchema {
@@ -126,7 +126,7 @@ fn field_desc(f: &Field, p: &TokenStream) -> TokenStream {
             key: #json,
             strategy: #strategy,
             merge_key: #merge_key,
-            parent: <Self as #p::StrategicMerge>::shape,
+            parent: <Self as #p::Walk>::__shape,
         }
     }
 }
@@ -137,7 +137,7 @@ fn strategy_const(f: &Field, p: &TokenStream) -> TokenStream {
     let strategy = f.strategy.map(|s| s.value);
     if strategy.is_none() && f.with.is_none() {
         let ty = &f.ty;
-        let merge = quote!(<#ty as #p::StrategicMerge>::__MERGED_SET);
+        let merge = quote!(<#ty as #p::Walk>::__MERGED_SET);
         return quote!(#p::Strategy { merge: #merge, replace: false, retain_keys: false });
     }
     let merge = strategy.is_some_and(Strategy::merges);
@@ -213,136 +213,97 @@ fn struct_field_methods(p: &TokenStream) -> TokenStream {
     }
 }
 
+/// A struct's walker: the constant table of its fields, each with the
+/// small functions that reach it; one routine in smp-core walks every
+/// table.
 fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
-    let key_arms = fields.iter().map(|f| {
-        let json = &f.json;
-        let member = &f.member;
-        let ty = &f.ty;
-        let value = presence(f, quote!(self.#member));
-        match &f.with {
-            // Only the serialised form of a `with` field shows its value.
-            Some(_) => quote!(#json => #p::FieldKey::of((#value).map(|_| ::core::option::Option::None))),
-            None => quote!(#json => #p::FieldKey::of((#value).map(|v| <#ty as #p::StrategicMerge>::__as_key(v)))),
-        }
-    });
-
-    let diffs = fields.iter().map(|f| {
-        let member = &f.member;
-        let ty = &f.ty;
-        let json = &f.json;
-        let desc = field_desc(f, p);
-        let old = presence(f, quote!(self.#member));
-        let new = presence(f, quote!(desired.#member));
-        let call = match &f.with {
-            Some(_) => quote!(#p::diff_field_json::<#ty>(old, new, &field, &mut patch, opts)?),
-            None => quote!(<#ty as #p::StrategicMerge>::__diff_field(old, new, &field, &mut patch, opts)?),
-        };
-        let is_null = match &f.with {
-            Some(_) => quote!(|v: &#ty| #p::to_value(v).is_ok_and(|v| v.is_null())),
-            None => quote!(|v: &#ty| <#ty as #p::StrategicMerge>::__is_null(v)),
-        };
-        quote! {
-            {
-                let field = #desc;
-                let old = #old;
-                let new = #new;
-                let is_null = #is_null;
-                if opts.retain_keys() && new.is_some_and(|v| !is_null(v)) {
-                    retain.push(#json);
-                }
-                removed |= old.is_some_and(|v| !is_null(v)) && new.is_none();
-                #call;
-            }
-        }
-    });
-
-    let applied: Vec<&Field> = fields.iter().filter(|f| f.deserialized).collect();
-    // The JSON names sorted, each with its arm, for a binary search; the
-    // first field of a name wins.
-    let mut sorted: Vec<(&String, usize)> = applied.iter().enumerate().map(|(i, f)| (&f.json, i)).collect();
+    let ops = fields.iter().map(|f| field_ops(f, p));
+    // The JSON names a patch may set, sorted, each with its field's index,
+    // for a binary search; the first field of a name wins.
+    let mut sorted: Vec<(&String, usize)> =
+        fields.iter().enumerate().filter(|(_, f)| f.deserialized).map(|(i, f)| (&f.json, i)).collect();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
     sorted.dedup_by(|b, a| a.0 == b.0);
     let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
-    let arms = applied.iter().enumerate().map(|(i, f)| {
-        let member = &f.member;
-        let ty = &f.ty;
-        let desc = field_desc(f, p);
-        let present = match &f.skip_if {
-            Some(skip) => quote!(!#skip(&self.#member)),
-            None => quote!(true),
-        };
+    quote! {
+        fn __fields() -> ::core::option::Option<&'static #p::FieldTable<Self>> {
+            ::core::option::Option::Some(const {
+                &#p::FieldTable { fields: &[#(#ops),*], by_name: &[#(#names),*] }
+            })
+        }
+    }
+}
+
+/// One entry of the field table.
+fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
+    let member = &f.member;
+    let ty = &f.ty;
+    let desc = field_desc(f, p);
+    let skipped = |value: TokenStream| match &f.skip_if {
+        Some(skip) => quote!(#skip(&#value)),
+        None => quote!(false),
+    };
+    let skipped_s = skipped(quote!(s.#member));
+    let present = |value: TokenStream| presence(f, value);
+    let old = present(quote!(a.#member));
+    let new = present(quote!(b.#member));
+    let value = present(quote!(s.#member));
+    let (presence_fn, diff, key) = match &f.with {
+        Some(_) => (
+            quote!(|s: &Self| if #skipped_s {
+                #p::Presence::Absent
+            } else if #p::to_value(&s.#member).is_ok_and(|v| v.is_null()) {
+                #p::Presence::Null
+            } else {
+                #p::Presence::Value
+            }),
+            quote!(#p::diff_field_json::<#ty>(#old, #new, field, patch, opts)),
+            // Only the serialised form of a `with` field shows its value.
+            quote!(|s: &Self| #p::FieldKey::of((#value).map(|_| ::core::option::Option::None))),
+        ),
+        None => (
+            quote!(|s: &Self| if #skipped_s {
+                #p::Presence::Absent
+            } else if <#ty as #p::Walk>::__is_null(&s.#member) {
+                #p::Presence::Null
+            } else {
+                #p::Presence::Value
+            }),
+            quote!(<#ty as #p::Walk>::__diff_field(#old, #new, field, patch, opts)),
+            quote!(|s: &Self| #p::FieldKey::of((#value).map(|v| <#ty as #p::Walk>::__as_key(v)))),
+        ),
+    };
+    let apply = if f.deserialized {
         let missing = missing_value(f, p);
         let call = match &f.with {
-            Some(_) => quote!(#p::apply_field_json::<#ty>(slot, fp, &field)?),
-            None => quote!(<#ty as #p::StrategicMerge>::__apply_field(slot, fp, &field)?),
+            Some(_) => quote!(#p::apply_field_json::<#ty>(slot, entries, field)?),
+            None => quote!(<#ty as #p::Walk>::__apply_field(slot, entries, field)?),
+        };
+        let present_s = match &f.skip_if {
+            Some(skip) => quote!(!#skip(&s.#member)),
+            None => quote!(true),
         };
         quote! {
-            #i => {
-                let field = #desc;
-                let slot = if #present { ::core::option::Option::Some(&mut self.#member) } else { ::core::option::Option::None };
+            |s: &mut Self, entries: #p::FieldPatch<'_>, field: &#p::Field| -> #p::Result<()> {
+                let slot = if #present_s { ::core::option::Option::Some(&mut s.#member) } else { ::core::option::Option::None };
                 match #call {
                     #p::Outcome::Kept => {}
-                    #p::Outcome::Set(v) => self.#member = v,
-                    #p::Outcome::Absent => self.#member = #missing,
+                    #p::Outcome::Set(v) => s.#member = v,
+                    #p::Outcome::Absent => s.#member = #missing,
                 }
+                ::core::result::Result::Ok(())
             }
         }
-    });
-
+    } else {
+        quote!(#p::not_applied::<Self>)
+    };
     quote! {
-        fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
-            match json_name {
-                #(#key_arms,)*
-                _ => #p::FieldKey::Absent,
-            }
-        }
-
-        fn __diff_object(
-            &self,
-            desired: &Self,
-            opts: #p::Opts,
-        ) -> #p::Result<#p::Map<::std::string::String, #p::Value>> {
-            let mut patch = #p::Map::new();
-            let mut retain: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
-            let mut removed = false;
-            #(#diffs)*
-            #p::finish_diff(&mut patch, retain, removed);
-            ::core::result::Result::Ok(patch)
-        }
-
-        fn __apply_object(&mut self, patch: &#p::Map<::std::string::String, #p::Value>) -> #p::Result<()> {
-            const FIELDS: &[(&str, usize)] = &[#(#names),*];
-            match #p::group_patch(patch, FIELDS) {
-                #p::Grouped::Whole => #p::apply_object_fallback(self, patch),
-                #p::Grouped::Fields(fields) => {
-                    for (index, fp) in fields {
-                        match index {
-                            #(#arms)*
-                            _ => unreachable!("group_patch yields known fields"),
-                        }
-                    }
-                    ::core::result::Result::Ok(())
-                }
-            }
-        }
-
-        #[allow(unused_variables)]
-        fn __diff_field(
-            old: ::core::option::Option<&Self>,
-            new: ::core::option::Option<&Self>,
-            field: &#p::Field,
-            patch: &mut #p::Map<::std::string::String, #p::Value>,
-            opts: #p::Opts,
-        ) -> #p::Result<()> {
-            #p::diff_struct_field(old, new, field, patch, opts)
-        }
-
-        fn __apply_field(
-            slot: ::core::option::Option<&mut Self>,
-            patch: #p::FieldPatch<'_>,
-            field: &#p::Field,
-        ) -> #p::Result<#p::Outcome<Self>> {
-            #p::apply_struct_field(slot, patch, field)
+        #p::FieldOps {
+            field: #desc,
+            presence: #presence_fn,
+            diff: |a: &Self, b: &Self, field: &#p::Field, patch: &mut #p::Map<::std::string::String, #p::Value>, opts: #p::Opts| #diff,
+            apply: #apply,
+            key: #key,
         }
     }
 }
@@ -357,7 +318,7 @@ fn missing_value(f: &Field, p: &TokenStream) -> TokenStream {
         Missing::ContainerDefault => quote!(<Self as ::core::default::Default>::default().#member),
         Missing::ContainerPath(path) => quote!(#path().#member),
         Missing::Type if f.with.is_some() => quote!(#p::missing_json::<#ty>(#json)?),
-        Missing::Type => quote!(<#ty as #p::StrategicMerge>::__missing(#json)?),
+        Missing::Type => quote!(<#ty as #p::Walk>::__missing(#json)?),
     }
 }
 

@@ -25,7 +25,7 @@
 //! ```
 
 use crate::schema::{FieldSchema, Shape, Strategy, StructSchema};
-use crate::typed::StrategicMerge;
+use crate::typed::{StrategicMerge, Walk};
 
 pub use k8s_openapi;
 
@@ -54,7 +54,7 @@ smp_derive::__foreign_impls! {
 /// without properties, on which lookups fail too.
 mod arbitrary_json {
     use crate::schema::{FieldSchema, Shape, Strategy, StructSchema};
-    use crate::typed::StrategicMerge;
+    use crate::typed::{StrategicMerge, Walk};
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
 
     /// A Go field without a json tag: named as in Go.
@@ -68,8 +68,8 @@ mod arbitrary_json {
 
     macro_rules! go_struct {
         ($($ty:ty as $name:literal { $($field:expr),* $(,)? })*) => {$(
-            impl StrategicMerge for $ty {
-                fn shape() -> Shape {
+            impl Walk for $ty {
+                fn __shape() -> Shape {
                     Shape::Struct(const { &StructSchema { name: $name, fields: &[$($field),*] } })
                 }
             }
@@ -136,11 +136,11 @@ static HAND_WRITTEN: &[Definition] = &[
 
 /// A list of resources (`kind: PodList`...): `items` is replaced whole, as
 /// it has no patch metadata.
-impl<T> StrategicMerge for k8s_openapi::List<T>
+impl<T> Walk for k8s_openapi::List<T>
 where
     T: k8s_openapi::ListableResource + StrategicMerge,
 {
-    fn shape() -> Shape {
+    fn __shape() -> Shape {
         Shape::Struct(
             const {
                 &StructSchema {

@@ -115,19 +115,11 @@ pub fn to_value<T: Serialize + ?Sized>(v: &T) -> Result<Value> {
 /// the reference has printed it. Go prints a whole float64 such as `5.0` as
 /// `5`, which an integer field accepts; so when the value as it is does not
 /// fit, whole floats are read as the integers Go prints.
+///
+/// It reads the borrowed value, as [`from_ref`] does: one deserializer per
+/// type keeps the generated code small.
 pub(crate) fn from_value<T: DeserializeOwned>(v: Value) -> Result<T> {
-    let err = |e: serde_json::Error| ErrorKind::Deserialize(e.to_string()).into();
-    if !has_go_integral_float(&v) {
-        return serde_json::from_value(v).map_err(err);
-    }
-    match T::deserialize(&v) {
-        Ok(t) => Ok(t),
-        Err(_) => {
-            let mut v = v;
-            integral_floats_to_integers(&mut v);
-            serde_json::from_value(v).map_err(err)
-        }
-    }
+    from_ref(&v)
 }
 
 /// The integer Go's `encoding/json` prints for a float64 without a
@@ -169,13 +161,31 @@ fn integral_floats_to_integers(v: &mut Value) {
 }
 
 /// A typed value read from a borrowed patch value, without copying it;
-/// whole floats are read as [`from_value`] reads them.
+/// whole floats are read as the integers Go prints for them (see
+/// [`from_value`]).
 pub(crate) fn from_ref<T: DeserializeOwned>(v: &Value) -> Result<T> {
     match T::deserialize(v) {
         Ok(t) => Ok(t),
-        Err(_) if has_go_integral_float(v) => from_value(v.clone()),
-        Err(e) => Err(ErrorKind::Deserialize(e.to_string()).into()),
+        Err(e) => match go_printed(v) {
+            Some(printed) => T::deserialize(&printed).map_err(deserialize_error),
+            None => Err(deserialize_error(e)),
+        },
     }
+}
+
+fn deserialize_error(e: serde_json::Error) -> crate::error::Error {
+    ErrorKind::Deserialize(e.to_string()).into()
+}
+
+/// The value as the reference prints it, when that differs: whole floats
+/// as integers.
+fn go_printed(v: &Value) -> Option<Value> {
+    if !has_go_integral_float(v) {
+        return None;
+    }
+    let mut v = v.clone();
+    integral_floats_to_integers(&mut v);
+    Some(v)
 }
 
 fn into_object(v: Value) -> Result<Map<String, Value>> {
@@ -188,8 +198,11 @@ fn into_object(v: Value) -> Result<Map<String, Value>> {
 
 /// The diff of two whole objects through the JSON engine.
 pub(crate) fn diff_object<T: Serialize>(old: &T, new: &T, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
-    let (o, m) = (into_object(to_value(old)?)?, into_object(to_value(new)?)?);
-    diff_maps(&o, &m, Schema::Static(shape), opts, 0)
+    diff_object_json(to_value(old)?, to_value(new)?, shape, opts)
+}
+
+fn diff_object_json(old: Value, new: Value, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
+    diff_maps(&into_object(old)?, &into_object(new)?, Schema::Static(shape), opts, 0)
 }
 
 /// Applies a patch map to a whole object through the JSON engine.
@@ -198,9 +211,8 @@ pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(
     patch: &Map<String, Value>,
     shape: Shape,
 ) -> Result<()> {
-    let original = into_object(to_value(&*slot)?)?;
-    let merged = Merger::new(Mode::Apply).merge_map(original, patch, Schema::Static(shape), 0)?;
-    *slot = from_value(Value::Object(merged))?;
+    let merged = apply_object_json(to_value(&*slot)?, patch, shape)?;
+    *slot = from_ref(&merged)?;
     Ok(())
 }
 
@@ -209,6 +221,11 @@ pub(crate) fn apply_map(m: &mut Map<String, Value>, patch: &Map<String, Value>, 
     let merged = Merger::new(Mode::Apply).merge_map(std::mem::take(m), patch, Schema::Static(shape), 0)?;
     *m = merged;
     Ok(())
+}
+
+fn apply_object_json(original: Value, patch: &Map<String, Value>, shape: Shape) -> Result<Value> {
+    let original = into_object(original)?;
+    Merger::new(Mode::Apply).merge_map(original, patch, Schema::Static(shape), 0).map(Value::Object)
 }
 
 /// `apply_object` (the JSON engine on the whole object) for generated code.
@@ -229,14 +246,33 @@ pub(crate) fn diff_field<T: Serialize>(
         // Absent on both sides (most optional fields): nothing to compare.
         return Ok(());
     }
-    let one = |v: Option<&T>| -> Result<Map<String, Value>> {
+    let old = match old {
+        Some(v) => Some(to_value(v)?),
+        None => None,
+    };
+    let new = match new {
+        Some(v) => Some(to_value(v)?),
+        None => None,
+    };
+    diff_field_values(old, new, field, patch, opts)
+}
+
+/// [`diff_field`] on the serialised values.
+fn diff_field_values(
+    old: Option<Value>,
+    new: Option<Value>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    let one = |v: Option<Value>| -> Map<String, Value> {
         let mut m = Map::new();
         if let Some(v) = v {
-            m.insert(field.key.to_string(), to_value(v)?);
+            m.insert(field.key.to_string(), v);
         }
-        Ok(m)
+        m
     };
-    let sub = diff_maps(&one(old)?, &one(new)?, field.parent_schema(), opts.with_retain_keys(false), 0)?;
+    let sub = diff_maps(&one(old), &one(new), field.parent_schema(), opts.with_retain_keys(false), 0)?;
     patch.extend(sub);
     Ok(())
 }
@@ -247,16 +283,30 @@ pub(crate) fn apply_field<T: Serialize + DeserializeOwned>(
     patch: FieldPatch<'_>,
     field: &Field,
 ) -> Result<Outcome<T>> {
-    let mut original = Map::new();
-    if let Some(v) = slot {
-        original.insert(field.key.to_string(), to_value(&*v)?);
-    }
-    let mut merged =
-        Merger::new(Mode::Apply).merge_map(original, &patch.into_map(field.key), field.parent_schema(), 0)?;
-    match merged.remove(field.key) {
-        Some(v) => Ok(Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?)),
+    let original = match slot {
+        Some(v) => Some(to_value(&*v)?),
+        None => None,
+    };
+    match apply_field_value(original, patch, field)? {
+        Some(v) => Ok(Outcome::Set(from_field(&v, field)?)),
         None => Ok(Outcome::Absent),
     }
+}
+
+/// [`apply_field`] on the serialised value: the field's new JSON value,
+/// `None` when its key is gone.
+fn apply_field_value(original: Option<Value>, patch: FieldPatch<'_>, field: &Field) -> Result<Option<Value>> {
+    let mut map = Map::new();
+    if let Some(v) = original {
+        map.insert(field.key.to_string(), v);
+    }
+    let mut merged = Merger::new(Mode::Apply).merge_map(map, &patch.into_map(field.key), field.parent_schema(), 0)?;
+    Ok(merged.remove(field.key))
+}
+
+/// A field's typed value read from JSON; an error is at the field's key.
+pub(crate) fn from_field<T: DeserializeOwned>(v: &Value, field: &Field) -> Result<T> {
+    from_ref(v).map_err(|e| e.at_key(field.key))
 }
 
 /// `diff_field` (through the JSON engine) for fields whose type does not implement the trait.
@@ -282,18 +332,22 @@ pub fn apply_field_json<T: Serialize + DeserializeOwned>(
 /// The missing-field value of a type without the trait: what it
 /// deserialises from `null` (`None` for options), else an error.
 pub fn missing_json<T: DeserializeOwned>(key: &str) -> Result<T> {
-    serde_json::from_value(Value::Null).map_err(|_| ErrorKind::Deserialize(format!("missing field `{key}`")).into())
+    T::deserialize(&Value::Null).map_err(|_| ErrorKind::Deserialize(format!("missing field `{key}`")).into())
 }
 
 /// A patch value for a field the JSON lacks (or holds with another type):
 /// the engine stores it without nulls and without `$patch` objects.
 pub(crate) fn take_new_value<T: DeserializeOwned>(v: &Value, field: &Field) -> Result<Outcome<T>> {
-    let mut v = v.clone();
-    discard_nulls(&mut v);
-    match remove_directives(v) {
-        Some(v) => Ok(Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?)),
+    match new_value(v) {
+        Some(v) => Ok(Outcome::Set(from_field(&v, field)?)),
         None => Ok(Outcome::Absent),
     }
+}
+
+fn new_value(v: &Value) -> Option<Value> {
+    let mut v = v.clone();
+    discard_nulls(&mut v);
+    remove_directives(v)
 }
 
 /// Adds `$retainKeys` to a struct's patch (for generated code).

@@ -9,7 +9,7 @@
 
 use super::fallback::{FieldPatch, Outcome};
 use super::impls::{apply_scalar, diff_scalar};
-use super::{Field, StrategicMerge};
+use super::{Field, Walk};
 use crate::engine::diff::Opts;
 use crate::error::Result;
 use crate::schema::Shape;
@@ -18,9 +18,9 @@ use serde_json::{Map, Value};
 macro_rules! foreign_scalar {
     ($($(#[$cfg:meta])* $t:ty),* $(,)?) => {$(
         $(#[$cfg])*
-        impl StrategicMerge for $t {
+        impl Walk for $t {
             const __SCALAR: bool = true;
-            fn shape() -> Shape {
+            fn __shape() -> Shape {
                 Shape::Scalar
             }
             fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {

@@ -2,8 +2,8 @@
 //! equivalent to the JSON engine; everything else takes the default
 //! (exact, JSON) path.
 
-use super::fallback::{self, FieldPatch, Outcome, from_ref, take_new_value, to_value};
-use super::{Field, FieldKey, StrategicMerge, keyed};
+use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, take_new_value, to_value};
+use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
 use crate::engine::diff::Opts;
 use crate::error::Result;
 use crate::lists::key::KeyValue;
@@ -50,7 +50,7 @@ pub fn apply_scalar<T: StrategicMerge>(
         match patch.value {
             Some(Value::Null) => return Ok(Outcome::Absent),
             Some(v) if !v.is_object() && !v.is_array() => {
-                return Ok(Outcome::Set(from_ref(v).map_err(|e| e.at_key(field.key))?));
+                return Ok(Outcome::Set(from_field(v, field)?));
             }
             _ => {}
         }
@@ -60,9 +60,9 @@ pub fn apply_scalar<T: StrategicMerge>(
 
 macro_rules! scalar_impl {
     ($($t:ty => |$s:ident| $key:expr),* $(,)?) => {$(
-        impl StrategicMerge for $t {
+        impl Walk for $t {
             const __SCALAR: bool = true;
-            fn shape() -> Shape {
+            fn __shape() -> Shape {
                 Shape::Scalar
             }
             fn __as_key(&self) -> Option<KeyValue<'_>> {
@@ -94,12 +94,12 @@ scalar_impl! {
     f64 => |f| KeyValue::Float(*f),
 }
 
-impl<T: StrategicMerge> StrategicMerge for Option<T> {
+impl<T: StrategicMerge> Walk for Option<T> {
     const __POINTER: bool = true;
     const __SCALAR: bool = T::__SCALAR;
     const __MERGED_SET: bool = T::__MERGED_SET;
 
-    fn shape() -> Shape {
+    fn __shape() -> Shape {
         T::shape()
     }
 
@@ -148,10 +148,10 @@ impl<T: StrategicMerge> StrategicMerge for Option<T> {
     }
 }
 
-impl<T: StrategicMerge> StrategicMerge for Box<T> {
+impl<T: StrategicMerge> Walk for Box<T> {
     const __SCALAR: bool = T::__SCALAR;
     const __MERGED_SET: bool = T::__MERGED_SET;
-    fn shape() -> Shape {
+    fn __shape() -> Shape {
         T::shape()
     }
     fn __as_key(&self) -> Option<KeyValue<'_>> {
@@ -190,8 +190,8 @@ impl<T: StrategicMerge> StrategicMerge for Box<T> {
     }
 }
 
-impl<T: StrategicMerge> StrategicMerge for Vec<T> {
-    fn shape() -> Shape {
+impl<T: StrategicMerge> Walk for Vec<T> {
+    fn __shape() -> Shape {
         Shape::List(T::shape)
     }
 
@@ -240,7 +240,7 @@ impl<T: StrategicMerge> StrategicMerge for Vec<T> {
                 (Some(list), Some(v @ Value::Array(_))) => {
                     if !strategy.merge {
                         // Replaced verbatim.
-                        return Ok(Outcome::Set(from_ref(v).map_err(|e| e.at_key(field.key))?));
+                        return Ok(Outcome::Set(from_field(v, field)?));
                     }
                     return fallback::apply_field(Some(list), patch, field);
                 }
@@ -276,8 +276,8 @@ fn sorted_strings<T: StrategicMerge>(list: &[T]) -> bool {
 /// Maps with string keys: JSON objects whose keys carry no metadata.
 macro_rules! map_impl {
     ($map:ident $(, $bound:path)?) => {
-        impl<T: StrategicMerge $(+ $bound)?> StrategicMerge for $map<String, T> {
-            fn shape() -> Shape {
+        impl<T: StrategicMerge $(+ $bound)?> Walk for $map<String, T> {
+            fn __shape() -> Shape {
                 Shape::Map(T::shape)
             }
 
@@ -317,8 +317,8 @@ macro_rules! map_impl {
 map_impl!(BTreeMap);
 map_impl!(HashMap);
 
-impl StrategicMerge for Value {
-    fn shape() -> Shape {
+impl Walk for Value {
+    fn __shape() -> Shape {
         Shape::Any
     }
 
@@ -369,7 +369,7 @@ pub fn apply_struct_field<T: StrategicMerge>(
         (_, Some(Value::Null)) => Ok(Outcome::Absent),
         (Some(s), Some(v @ Value::Object(p))) => {
             if field.strategy.replace {
-                return Ok(Outcome::Set(from_ref(v).map_err(|e| e.at_key(field.key))?));
+                return Ok(Outcome::Set(from_field(v, field)?));
             }
             s.__apply_object(p).map_err(|e| e.at_key(field.key))?;
             Ok(Outcome::Kept)

@@ -1,11 +1,14 @@
 //! The typed layer: strategic merge patch on Rust values.
 //!
-//! `#[derive(StrategicMerge)]` implements [`StrategicMerge`] for a struct:
-//! diff walks the two values field by field (equal scalars compare with
-//! `==`, equal keyed lists pair up by position without an index), apply
-//! walks the borrowed patch and updates fields in place. The patch
-//! metadata each field needs (strategy, merge key) is a constant the derive
-//! writes; nothing is parsed or looked up by name at run time.
+//! `#[derive(StrategicMerge)]` implements the hidden walker (`Walk`,
+//! `typed/walk.rs`) for a struct: a constant table of its fields, each with
+//! its patch metadata (strategy, merge key) and the small functions that
+//! reach it; one routine walks every struct's table. Every type the walker
+//! knows gets the public [`StrategicMerge`] methods, the same for all. Diff
+//! walks the two values field by field (equal scalars compare with `==`,
+//! equal keyed lists pair up by position without an index), apply walks
+//! the borrowed patch and updates fields in place; nothing is parsed or
+//! looked up by name at run time.
 //!
 //! Keyed lists run the list algorithms of `lists/` (keyed merge, keyed
 //! diff, the key index, `$setElementOrder`), the same code the JSON engine
@@ -47,19 +50,19 @@ mod foreign;
 mod impls;
 mod keyed;
 mod sets;
+mod walk;
 
 pub use depth::check_depth;
 pub use fallback::{FieldPatch, Outcome};
 pub use foreign::shapes;
+#[doc(hidden)]
+pub use walk::Walk;
 
 use crate::engine::diff::{DiffOptions, Opts};
 use crate::engine::three_way::{Pair, ThreeWayOptions, three_way_with};
-use crate::error::{ErrorKind, Result};
-use crate::lists::key::KeyValue;
+use crate::error::Result;
 use crate::schema::{MergeKey, Schema, Shape, Strategy};
 pub use keyed::FieldKey;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// How one field of a struct is patched: its JSON name, its patch metadata
@@ -137,9 +140,11 @@ impl Field {
     note = "add `#[derive(StrategicMerge)]` to `{Self}` (for the root type of a kube `CustomResource`, `#[kube(derive = \"StrategicMerge\")]` on its spec)",
     note = "for a type of another crate, mark the field `#[patch(scalar)]` (serialised as a string, number or boolean), `#[patch(json)]` (any JSON, merged without metadata) or `#[patch(with = \"module\")]`; smp-core's features `url`, `chrono` and `jiff` implement `StrategicMerge` for those crates' types"
 )]
-pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
+pub trait StrategicMerge: Walk {
     /// The schema of this type's JSON form.
-    fn shape() -> Shape;
+    fn shape() -> Shape {
+        Self::__shape()
+    }
 
     /// The two-way patch from `self` to `desired` (`{}` when equal), as the
     /// JSON engine computes it from the serialised values.
@@ -212,77 +217,11 @@ pub trait StrategicMerge: Serialize + DeserializeOwned + PartialEq + Clone {
         // The typed diff does not write `$patchMergeKey`.
         three_way_with(diff, Schema::Static(Self::shape()), options, false)
     }
-
-    /// A Go pointer: the reference also accepts a list under such a field.
-    #[doc(hidden)]
-    const __POINTER: bool = false;
-
-    /// A string, number, boolean or other scalar.
-    #[doc(hidden)]
-    const __SCALAR: bool = false;
-
-    /// A set of scalars: merged as with `strategy = "merge"` when the field
-    /// names no strategy.
-    #[doc(hidden)]
-    const __MERGED_SET: bool = false;
-
-    /// The value as a merge key, when it is a scalar the type exposes
-    /// (`None`: only its serialised form shows it).
-    #[doc(hidden)]
-    fn __as_key(&self) -> Option<KeyValue<'_>> {
-        None
-    }
-
-    /// The value of the field with this JSON name, as a merge key.
-    #[doc(hidden)]
-    fn __field_key(&self, _json_name: &str) -> FieldKey<'_> {
-        FieldKey::Absent
-    }
-
-    /// Serialises to JSON `null` (an `Option` that is `None`).
-    #[doc(hidden)]
-    fn __is_null(&self) -> bool {
-        false
-    }
-
-    /// The value a field of this type takes when its key is absent from
-    /// the JSON (serde's missing-field rule).
-    #[doc(hidden)]
-    fn __missing(key: &str) -> Result<Self> {
-        Err(ErrorKind::Deserialize(format!("missing field `{key}`")).into())
-    }
-
-    /// The diff of a whole object (the document root, or a struct field).
-    #[doc(hidden)]
-    fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
-        fallback::diff_object(self, desired, Self::shape(), opts)
-    }
-
-    /// Applies a patch map to a whole object.
-    #[doc(hidden)]
-    fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        fallback::apply_object(self, patch, Self::shape())
-    }
-
-    /// Adds to `patch` what turns the field value `old` into `new` (`None`:
-    /// the field is absent from the JSON).
-    #[doc(hidden)]
-    fn __diff_field(
-        old: Option<&Self>,
-        new: Option<&Self>,
-        field: &Field,
-        patch: &mut Map<String, Value>,
-        opts: Opts,
-    ) -> Result<()> {
-        fallback::diff_field(old, new, field, patch, opts)
-    }
-
-    /// Applies the patch entries of one field to its value (`None`: absent).
-    #[doc(hidden)]
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-        fallback::apply_field(slot, patch, field)
-    }
 }
+
+/// Every type the walker knows is patched with the public methods; the
+/// methods cannot be overridden, so that they mean the same for every type.
+impl<T: Walk> StrategicMerge for T {}
 
 /// Marks structs that derive [`StrategicMerge`] field by field; `Fields`
 /// has one associated item per JSON field name, so that a misspelt
@@ -340,7 +279,10 @@ pub mod __private {
         to_value,
     };
     pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
-    pub use super::{Field, FieldKey, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields};
+    pub use super::walk::{FieldOps, FieldTable, Presence, not_applied};
+    pub use super::{
+        Field, FieldKey, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields, Walk,
+    };
     pub use crate::engine::diff::Opts;
     pub use crate::error::{Error, Result};
     pub use crate::lists::key::KeyValue;

@@ -16,7 +16,7 @@
 //! that form.
 
 use super::fallback::{self, FieldPatch, Outcome, from_value, to_value};
-use super::{Field, FieldKey, StrategicMerge};
+use super::{Field, FieldKey, StrategicMerge, Walk};
 use crate::engine::diff::Opts;
 use crate::error::Result;
 use crate::lists::key::KeyValue;
@@ -82,9 +82,9 @@ where
 
 macro_rules! set_impl {
     ($set:ident, $($bound:path),+) => {
-        impl<T: StrategicMerge $(+ $bound)+> StrategicMerge for $set<T> {
+        impl<T: StrategicMerge $(+ $bound)+> Walk for $set<T> {
             const __MERGED_SET: bool = T::__SCALAR;
-            fn shape() -> Shape {
+            fn __shape() -> Shape {
                 Shape::List(T::shape)
             }
 
@@ -111,7 +111,7 @@ set_impl!(HashSet, Eq, Hash);
 /// Map keys that serde_json writes as the text of a scalar: integers,
 /// `char` and `bool`. (`String` keys have their own impl.)
 #[doc(hidden)]
-pub trait ScalarMapKey: Serialize + DeserializeOwned + Clone + PartialEq {}
+pub trait ScalarMapKey: Serialize + DeserializeOwned + Clone + PartialEq + 'static {}
 
 macro_rules! scalar_map_keys {
     ($($t:ty),*) => {$(impl ScalarMapKey for $t {})*};
@@ -123,8 +123,8 @@ macro_rules! scalar_key_map_impl {
     ($map:ident, $($bound:path),+) => {
         /// Through the engine on the JSON object (keys as text); equal maps
         /// need no diff.
-        impl<K: ScalarMapKey $(+ $bound)+, T: StrategicMerge> StrategicMerge for $map<K, T> {
-            fn shape() -> Shape {
+        impl<K: ScalarMapKey $(+ $bound)+, T: StrategicMerge> Walk for $map<K, T> {
+            fn __shape() -> Shape {
                 Shape::Map(T::shape)
             }
 
@@ -156,10 +156,10 @@ scalar_key_map_impl!(HashMap, Eq, Hash);
 /// `make_mut`, which clones a value that is shared.
 macro_rules! shared_impl {
     ($ptr:ident) => {
-        impl<T: StrategicMerge> StrategicMerge for $ptr<T> {
+        impl<T: StrategicMerge> Walk for $ptr<T> {
             const __SCALAR: bool = T::__SCALAR;
             const __MERGED_SET: bool = T::__MERGED_SET;
-            fn shape() -> Shape {
+            fn __shape() -> Shape {
                 T::shape()
             }
             fn __as_key(&self) -> Option<KeyValue<'_>> {
