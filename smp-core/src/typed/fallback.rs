@@ -344,7 +344,9 @@ pub(crate) fn take_new_value<T: DeserializeOwned>(v: &Value, field: &Field) -> R
     }
 }
 
-fn new_value(v: &Value) -> Option<Value> {
+/// A patch value as the engine stores it for a key the JSON lacks:
+/// without nulls and `$patch` objects (`None`: nothing left).
+pub(crate) fn new_value(v: &Value) -> Option<Value> {
     let mut v = v.clone();
     discard_nulls(&mut v);
     remove_directives(v)

@@ -1,18 +1,21 @@
 //! Lists of structs merged by key, on typed elements: the list algorithms
-//! of `lists/` (the same code the JSON engine runs) instantiated for
-//! elements that implement [`StrategicMerge`].
+//! of `lists/` (the same code the JSON engine runs) run on elements seen
+//! through a vtable ([`Element`]), so that they are compiled twice (owned
+//! and borrowed elements) instead of twice per element type; each element
+//! type adds only its own small steps (key, JSON, merge, diff).
 
-use super::fallback::{self, FieldPatch, Outcome, from_ref, from_value, take_new_value, to_value};
+use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, from_value, to_value};
 use super::{Field, StrategicMerge};
 use crate::engine::SET_ELEMENT_ORDER;
 use crate::engine::diff::Opts;
-use crate::error::{Result, bad_arg};
+use crate::error::{ErrorKind, Result, bad_arg};
 use crate::lists::element::{DiffElements, Elements, MergeElements};
 use crate::lists::key::{self, KeyFields, KeyValue};
 use crate::lists::{keyed_diff, keyed_merge};
-use crate::schema::MergeKey;
+use crate::schema::{MergeKey, Shape};
 use crate::value::GoKind;
 use serde_json::{Map, Value};
+use std::any::Any;
 use std::marker::PhantomData;
 
 /// A typed element's merge-key field, as its JSON has it.
@@ -39,94 +42,150 @@ impl<'a> FieldKey<'a> {
     }
 }
 
-/// Typed elements of a keyed list.
-pub(crate) struct Typed<T>(PhantomData<fn() -> T>);
+/// A typed element seen through its type's vtable: the list algorithms
+/// run on these, so that they are compiled once for every element type
+/// instead of once per type (the element's own steps stay typed).
+pub(crate) trait Element: Any {
+    /// The value of the field with this JSON name, as a merge key.
+    fn key_field(&self, name: &str) -> FieldKey<'_>;
 
-impl<T> Typed<T> {
-    fn new() -> Self {
-        Typed(PhantomData)
-    }
+    /// The element's JSON.
+    fn json(&self) -> Result<Value>;
+
+    /// Merges patch elements (objects) into the element, one after the other.
+    fn merge(&mut self, patches: &[&Map<String, Value>]) -> Result<()>;
+
+    /// The patch from this element to `new`, an element of the same list.
+    fn diff(&self, new: &dyn Element, opts: Opts) -> Result<Map<String, Value>>;
 }
 
-impl<T: StrategicMerge> Elements for Typed<T> {
-    type Elem = T;
-
-    fn field<'e>(&self, e: &'e T, name: &str) -> key::Field<KeyValue<'e>> {
-        match e.__field_key(name) {
-            FieldKey::Value(v) => key::Field::Value(v),
-            // Lists with opaque keys are not given to the list code.
-            FieldKey::Absent | FieldKey::Opaque => key::Field::Missing,
-        }
+impl<T: StrategicMerge> Element for T {
+    fn key_field(&self, name: &str) -> FieldKey<'_> {
+        self.__field_key(name)
     }
 
-    fn kind(&self, _: &T) -> GoKind {
-        // Elements of keyed lists are structs deriving field by field.
-        GoKind::Object
+    fn json(&self) -> Result<Value> {
+        to_value(self)
     }
 
-    fn to_json(&self, e: &T) -> Result<Value> {
-        to_value(e)
-    }
-}
-
-impl<T: StrategicMerge> MergeElements for Typed<T> {
-    fn as_member<'e>(&self, _: &'e T) -> Option<KeyValue<'e>> {
-        None
-    }
-
-    fn merge(&self, e: &mut T, patches: &[&Map<String, Value>]) -> Result<()> {
+    fn merge(&mut self, patches: &[&Map<String, Value>]) -> Result<()> {
         match patches {
-            [one] => e.__apply_object(one),
+            [one] => self.__apply_object(one),
             // Several patch elements for one element: merged on its JSON, as
             // the reference merges them (a step in between may not fit `T`).
             several => {
-                let merged = merge_json::<T>(to_value(&*e)?, several)?;
-                *e = from_value(merged)?;
+                let merged = merge_json(to_value(&*self)?, several, T::shape())?;
+                *self = from_value(merged)?;
                 Ok(())
             }
         }
     }
 
-    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<T> {
-        if then.is_empty() {
-            return from_ref(patch);
+    fn diff(&self, new: &dyn Element, opts: Opts) -> Result<Map<String, Value>> {
+        let new: &dyn Any = new;
+        match new.downcast_ref::<T>() {
+            Some(new) => self.__diff_object(new, opts),
+            None => Err(ErrorKind::Unsupported("elements of one list of different types".into()).into()),
         }
-        from_value(merge_json::<T>(patch.clone(), then)?)
+    }
+}
+
+/// A new element of type `T` from a patch element, with more patch
+/// elements merged into it one after the other.
+fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Result<Box<dyn Element>> {
+    let elem: T =
+        if then.is_empty() { from_ref(patch)? } else { from_value(merge_json(patch.clone(), then, T::shape())?)? };
+    Ok(Box::new(elem))
+}
+
+/// The element as its own type again.
+fn unbox<T: StrategicMerge>(e: Box<dyn Element>) -> Result<T> {
+    let e: Box<dyn Any> = e;
+    match e.downcast::<T>() {
+        Ok(e) => Ok(*e),
+        Err(_) => Err(ErrorKind::Unsupported("elements of one list of different types".into()).into()),
+    }
+}
+
+/// The elements of a keyed list being merged, owned.
+struct Owned {
+    /// A new element from a patch element (see [`build`]).
+    build: fn(&Value, &[&Map<String, Value>]) -> Result<Box<dyn Element>>,
+    /// The elements of a patch value that replaces the list (see [`read`]).
+    read: fn(&Value, &Field) -> Result<Vec<Box<dyn Element>>>,
+}
+
+fn key_of<'e>(e: &'e dyn Element, name: &str) -> key::Field<KeyValue<'e>> {
+    match e.key_field(name) {
+        FieldKey::Value(v) => key::Field::Value(v),
+        // Lists with opaque keys are not given to the list code.
+        FieldKey::Absent | FieldKey::Opaque => key::Field::Missing,
+    }
+}
+
+impl Elements for Owned {
+    type Elem = Box<dyn Element>;
+
+    fn field<'e>(&self, e: &'e Box<dyn Element>, name: &str) -> key::Field<KeyValue<'e>> {
+        key_of(&**e, name)
+    }
+
+    fn kind(&self, _: &Box<dyn Element>) -> GoKind {
+        // Elements of keyed lists are structs deriving field by field.
+        GoKind::Object
+    }
+
+    fn to_json(&self, e: &Box<dyn Element>) -> Result<Value> {
+        e.json()
+    }
+}
+
+impl MergeElements for Owned {
+    fn as_member<'e>(&self, _: &'e Box<dyn Element>) -> Option<KeyValue<'e>> {
+        None
+    }
+
+    fn merge(&self, e: &mut Box<dyn Element>, patches: &[&Map<String, Value>]) -> Result<()> {
+        e.merge(patches)
+    }
+
+    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Box<dyn Element>> {
+        (self.build)(patch, then)
     }
 }
 
 /// Patch elements merged one after the other into an element's JSON, by
 /// the JSON engine with the element type's schema.
-fn merge_json<T: StrategicMerge>(elem: Value, patches: &[&Map<String, Value>]) -> Result<Value> {
+fn merge_json(elem: Value, patches: &[&Map<String, Value>], shape: Shape) -> Result<Value> {
     let Value::Object(mut m) = elem else { return Err(bad_arg(GoKind::Object, &elem)) };
     for p in patches {
-        fallback::apply_map(&mut m, p, T::shape())?;
+        fallback::apply_map(&mut m, p, shape)?;
     }
     Ok(Value::Object(m))
 }
 
-/// Typed elements being diffed.
-struct TypedDiff<T>(PhantomData<fn() -> T>);
+/// The elements of keyed lists being diffed, borrowed.
+struct Borrowed<'a>(PhantomData<&'a ()>);
 
-impl<T: StrategicMerge> Elements for TypedDiff<T> {
-    type Elem = T;
+impl<'a> Elements for Borrowed<'a> {
+    type Elem = &'a dyn Element;
 
-    fn field<'e>(&self, e: &'e T, name: &str) -> key::Field<KeyValue<'e>> {
-        Typed::<T>::new().field(e, name)
+    fn field<'e>(&self, e: &'e &'a dyn Element, name: &str) -> key::Field<KeyValue<'e>> {
+        key_of(*e, name)
     }
 
-    fn kind(&self, _: &T) -> GoKind {
+    fn kind(&self, _: &&'a dyn Element) -> GoKind {
         GoKind::Object
     }
 
-    fn to_json(&self, e: &T) -> Result<Value> {
-        to_value(e)
+    fn to_json(&self, e: &&'a dyn Element) -> Result<Value> {
+        e.json()
     }
 }
 
-impl<T: StrategicMerge> DiffElements for TypedDiff<T> {
-    fn diff(&self, old: &T, new: &T, opts: Opts) -> Result<Map<String, Value>> {
-        old.__diff_object(new, opts)
+impl DiffElements for Borrowed<'_> {
+    fn diff(&self, old: &&dyn Element, new: &&dyn Element, opts: Opts) -> Result<Map<String, Value>> {
+        old.diff(*new, opts)
     }
 }
 
@@ -138,9 +197,9 @@ fn keys_readable<T: StrategicMerge>(list: &[T], fields: KeyFields<'_>) -> bool {
 
 /// The two-way diff of a keyed list field (`diffListsOfMaps` with the
 /// ordering of `diffLists`).
-pub(crate) fn diff_keyed_list<T: StrategicMerge>(
-    old: &[T],
-    new: &[T],
+pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
+    old: &'a [T],
+    new: &'a [T],
     mk: &MergeKey<'_>,
     field: &Field,
     patch: &mut Map<String, Value>,
@@ -151,8 +210,10 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
         return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
     }
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
+    let erased = |l: &'a [T]| -> Vec<&'a dyn Element> { l.iter().map(|e| e as &dyn Element).collect() };
+    let (old, new) = (erased(old), erased(new));
     let list =
-        keyed_diff::diff(&TypedDiff::<T>(PhantomData), fields, old, new, elem_opts).map_err(|e| e.at_key(field.key))?;
+        keyed_diff::diff(&Borrowed(PhantomData), fields, &old, &new, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));
     }
@@ -176,8 +237,41 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     if slot.as_deref().is_some_and(|l| !keys_readable(l, fields)) {
         return fallback::apply_field(slot, patch, field);
     }
-    let l = Typed::<T>::new();
-    let mut list: Option<Vec<T>> = slot.as_deref_mut().map(std::mem::take);
+    let l = Owned { build: build::<T>, read: read::<T> };
+    let live = slot.as_deref_mut().map(|list| std::mem::take(list).into_iter().map(boxed).collect());
+    let list = match apply_entries(&l, fields, live, patch, field)? {
+        Some(list) => Some(list.into_iter().map(unbox::<T>).collect::<Result<Vec<T>>>()?),
+        None => None,
+    };
+    Ok(match (list, slot) {
+        (Some(new), Some(slot)) => {
+            *slot = new;
+            Outcome::Kept
+        }
+        (Some(new), None) => Outcome::Set(new),
+        (None, _) => Outcome::Absent,
+    })
+}
+
+fn boxed<T: StrategicMerge>(e: T) -> Box<dyn Element> {
+    Box::new(e)
+}
+
+/// A list of `T` read from a patch value; an error is at the field's key.
+fn read<T: StrategicMerge>(v: &Value, field: &Field) -> Result<Vec<Box<dyn Element>>> {
+    let list: Vec<T> = from_field(v, field)?;
+    Ok(list.into_iter().map(boxed).collect())
+}
+
+/// [`apply_keyed_list`] on the elements behind their type: the new list,
+/// `None` when the field is gone.
+fn apply_entries(
+    l: &Owned,
+    fields: KeyFields<'_>,
+    mut list: Option<Vec<Box<dyn Element>>>,
+    patch: FieldPatch<'_>,
+    field: &Field,
+) -> Result<Option<Vec<Box<dyn Element>>>> {
     let mut value = patch.value;
     if let Some(order) = patch.order {
         let key = format!("{SET_ELEMENT_ORDER}/{}", field.key);
@@ -187,7 +281,7 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
             Some(Value::Array(p)) => Some(p.as_slice()),
             Some(other) => return Err(bad_arg(GoKind::Array, other).at_key(&key)),
         };
-        list = keyed_merge::merge_ordered(&l, fields, list.take(), plist, order, field.strategy.merge)
+        list = keyed_merge::merge_ordered(l, fields, list.take(), plist, order, field.strategy.merge)
             .map_err(|e| e.at_key(&key))?;
     }
     match (value, list.take()) {
@@ -195,13 +289,14 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
         (Some(Value::Null), _) => {}
         (Some(v @ Value::Array(p)), Some(orig)) => {
             let merged =
-                if field.strategy.merge { keyed_merge::merge(&l, fields, orig, p, false) } else { from_ref(v) };
+                if field.strategy.merge { keyed_merge::merge(l, fields, orig, p, false) } else { (l.read)(v, field) };
             list = Some(merged.map_err(|e| e.at_key(field.key))?);
         }
-        // Absent from the live object, or of another type: the patch value.
+        // Absent from the live object, or of another type: the patch value,
+        // stored without nulls and directives.
         (Some(v), _) => {
-            if let Outcome::Set(new) = take_new_value(v, field)? {
-                list = Some(new);
+            if let Some(v) = fallback::new_value(v) {
+                list = Some((l.read)(&v, field)?);
             }
         }
     }
@@ -209,17 +304,10 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
         (None, kept) => list = kept,
         (Some(Value::Null), _) => {}
         (Some(Value::Array(p)), Some(orig)) => {
-            list = Some(keyed_merge::merge(&l, fields, orig, p, true).map_err(|e| e.at_key(field.key))?);
+            list = Some(keyed_merge::merge(l, fields, orig, p, true).map_err(|e| e.at_key(field.key))?);
         }
         // Nothing to delete from.
         (Some(_), kept) => list = kept,
     }
-    Ok(match (list, slot) {
-        (Some(new), Some(slot)) => {
-            *slot = new;
-            Outcome::Kept
-        }
-        (Some(new), None) => Outcome::Set(new),
-        (None, _) => Outcome::Absent,
-    })
+    Ok(list)
 }
