@@ -4,7 +4,8 @@ use crate::assertions;
 use crate::internals::model::{self, Body, Container, Field, Missing};
 use crate::internals::strategy::Strategy;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -157,16 +158,6 @@ fn merge_key_const(f: &Field, p: &TokenStream) -> TokenStream {
     }
 }
 
-/// `Some(&value)` when serde writes the field, `None` when it skips it.
-fn presence(f: &Field, value: TokenStream) -> TokenStream {
-    match &f.skip_if {
-        Some(skip) => {
-            quote!(if #skip(&#value) { ::core::option::Option::None } else { ::core::option::Option::Some(&#value) })
-        }
-        None => quote!(::core::option::Option::Some(&#value)),
-    }
-}
-
 fn scalar_methods(p: &TokenStream) -> TokenStream {
     quote! {
         const __SCALAR: bool = true;
@@ -234,78 +225,61 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     }
 }
 
-/// One entry of the field table.
+/// One entry of the field table: where the field is (its value behind its
+/// type's vtable), when serde leaves it out and what it is when missing;
+/// the steps themselves are compiled once per field type.
 fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
     let member = &f.member;
     let ty = &f.ty;
     let desc = field_desc(f, p);
-    let skipped = |value: TokenStream| match &f.skip_if {
-        Some(skip) => quote!(#skip(&#value)),
-        None => quote!(false),
-    };
-    let skipped_s = skipped(quote!(s.#member));
-    let present = |value: TokenStream| presence(f, value);
-    let old = present(quote!(a.#member));
-    let new = present(quote!(b.#member));
-    let value = present(quote!(s.#member));
-    let (presence_fn, diff, key) = match &f.with {
+    let (get, get_mut) = match &f.with {
         Some(_) => (
-            quote!(|s: &Self| if #skipped_s {
-                #p::Presence::Absent
-            } else if #p::to_value(&s.#member).is_ok_and(|v| v.is_null()) {
-                #p::Presence::Null
-            } else {
-                #p::Presence::Value
-            }),
-            quote!(#p::diff_field_json::<#ty>(#old, #new, field, patch, opts)),
-            // Only the serialised form of a `with` field shows its value.
-            quote!(|s: &Self| #p::FieldKey::of((#value).map(|_| ::core::option::Option::None))),
+            quote!(|s: &Self| -> &dyn #p::FieldValue { #p::Json::<#ty>::wrap(&s.#member) }),
+            quote!(|s: &mut Self| -> &mut dyn #p::FieldValue { #p::Json::<#ty>::wrap_mut(&mut s.#member) }),
         ),
+        // Spanned at the type, so that a type without the walker is one
+        // error there (the schema's), not one more at the derive.
         None => (
-            quote!(|s: &Self| if #skipped_s {
-                #p::Presence::Absent
-            } else if <#ty as #p::Walk>::__is_null(&s.#member) {
-                #p::Presence::Null
-            } else {
-                #p::Presence::Value
-            }),
-            quote!(<#ty as #p::Walk>::__diff_field(#old, #new, field, patch, opts)),
-            quote!(|s: &Self| #p::FieldKey::of((#value).map(|v| <#ty as #p::Walk>::__as_key(v)))),
+            quote_spanned!(ty.span()=> |s: &Self| #p::field_value::<#ty>(&s.#member)),
+            quote_spanned!(ty.span()=> |s: &mut Self| #p::field_value_mut::<#ty>(&mut s.#member)),
         ),
     };
-    let apply = if f.deserialized {
-        let missing = missing_value(f, p);
-        let call = match &f.with {
-            Some(_) => quote!(#p::apply_field_json::<#ty>(slot, entries, field)?),
-            None => quote!(<#ty as #p::Walk>::__apply_field(slot, entries, field)?),
-        };
-        let present_s = match &f.skip_if {
-            Some(skip) => quote!(!#skip(&s.#member)),
-            None => quote!(true),
-        };
-        quote! {
-            |s: &mut Self, entries: #p::FieldPatch<'_>, field: &#p::Field| -> #p::Result<()> {
-                let slot = if #present_s { ::core::option::Option::Some(&mut s.#member) } else { ::core::option::Option::None };
-                match #call {
-                    #p::Outcome::Kept => {}
-                    #p::Outcome::Set(v) => s.#member = v,
-                    #p::Outcome::Absent => s.#member = #missing,
-                }
-                ::core::result::Result::Ok(())
-            }
-        }
-    } else {
-        quote!(#p::not_applied::<Self>)
+    let skip = match &f.skip_if {
+        None => quote!(#p::Skip::Never),
+        Some(path) if f.with.is_none() && is_option_is_none(path) => quote!(#p::Skip::Null),
+        Some(path) => quote!(#p::Skip::If(|s: &Self| #path(&s.#member))),
     };
+    let missing = match &f.missing {
+        Missing::Type => quote!(#p::Missing::Type),
+        _ => {
+            let value = missing_value(f, p);
+            quote!(#p::Missing::Set(|s: &mut Self| {
+                s.#member = #value;
+                ::core::result::Result::Ok(())
+            }))
+        }
+    };
+    let applied = f.deserialized;
     quote! {
         #p::FieldOps {
             field: #desc,
-            presence: #presence_fn,
-            diff: |a: &Self, b: &Self, field: &#p::Field, patch: &mut #p::Map<::std::string::String, #p::Value>, opts: #p::Opts| #diff,
-            apply: #apply,
-            key: #key,
+            get: #get,
+            get_mut: #get_mut,
+            skip: #skip,
+            missing: #missing,
+            applied: #applied,
         }
     }
+}
+
+/// `Option::is_none` (however the path is written): the field is left
+/// out exactly when it is null.
+fn is_option_is_none(path: &syn::ExprPath) -> bool {
+    let segments: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let tail: Vec<&str> = segments.iter().map(String::as_str).collect();
+    matches!(tail.as_slice(), ["Option", "is_none"] | ["std" | "core", "option", "Option", "is_none"])
+        && path.qself.is_none()
+        && path.path.segments.iter().all(|s| s.arguments.is_none())
 }
 
 fn missing_value(f: &Field, p: &TokenStream) -> TokenStream {

@@ -110,10 +110,16 @@ fn unbox<T: StrategicMerge>(e: Box<dyn Element>) -> Result<T> {
 /// The elements of a keyed list being merged, owned.
 struct Owned {
     /// A new element from a patch element (see [`build`]).
-    build: fn(&Value, &[&Map<String, Value>]) -> Result<Box<dyn Element>>,
+    build: fn(&Value, &Patches<'_>) -> Result<Boxed>,
     /// The elements of a patch value that replaces the list (see [`read`]).
-    read: fn(&Value, &Field) -> Result<Vec<Box<dyn Element>>>,
+    read: fn(&Value, &Field) -> Result<Vec<Boxed>>,
 }
+
+/// An element of a list being merged.
+type Boxed = Box<dyn Element>;
+
+/// Patch objects merged one after the other.
+type Patches<'p> = [&'p Map<String, Value>];
 
 fn key_of<'e>(e: &'e dyn Element, name: &str) -> key::Field<KeyValue<'e>> {
     match e.key_field(name) {

@@ -2,8 +2,11 @@
 //!
 //! `#[derive(StrategicMerge)]` implements the hidden walker (`Walk`,
 //! `typed/walk.rs`) for a struct: a constant table of its fields, each with
-//! its patch metadata (strategy, merge key) and the small functions that
-//! reach it; one routine walks every struct's table. Every type the walker
+//! its patch metadata (strategy, merge key) and where its value is, seen
+//! through its type's vtable; one routine walks every struct's table, and
+//! a field's diff and apply steps are compiled once per field type (the
+//! keyed lists' algorithms once for all element types), which keeps the
+//! code generated for many types small. Every type the walker
 //! knows gets the public [`StrategicMerge`] methods, the same for all. Diff
 //! walks the two values field by field (equal scalars compare with `==`,
 //! equal keyed lists pair up by position without an index), apply walks
@@ -279,7 +282,7 @@ pub mod __private {
         to_value,
     };
     pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
-    pub use super::walk::{FieldOps, FieldTable, Presence, not_applied};
+    pub use super::walk::{FieldOps, FieldTable, FieldValue, Json, Missing, Skip, field_value, field_value_mut};
     pub use super::{
         Field, FieldKey, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields, Walk,
     };

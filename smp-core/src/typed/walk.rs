@@ -13,6 +13,7 @@ use crate::schema::Shape;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use std::any::Any;
 
 /// How the typed layer walks a type: its schema, its fields and the
 /// per-field steps of diff and apply. `#[derive(StrategicMerge)]` and the
@@ -54,7 +55,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     fn __field_key(&self, json_name: &str) -> FieldKey<'_> {
         let ops = Self::__fields().and_then(|table| table.fields.iter().find(|f| f.field.key == json_name));
         match ops {
-            Some(ops) => (ops.key)(self),
+            Some(ops) => ops.key(self),
             None => FieldKey::Absent,
         }
     }
@@ -83,8 +84,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         match Self::__fields().map(|table| (table, group_patch(patch, table.by_name))) {
             Some((table, Grouped::Fields(fields))) => {
                 for (index, entries) in fields {
-                    let ops = &table.fields[index];
-                    (ops.apply)(self, entries, &ops.field)?;
+                    table.fields[index].apply(self, entries)?;
                 }
                 Ok(())
             }
@@ -138,22 +138,234 @@ pub enum Presence {
     Value,
 }
 
-/// The diff step of a field: adds the field's part of the diff of two
-/// structs to the patch.
-pub type FieldDiff<S> = fn(&S, &S, &Field, &mut Map<String, Value>, Opts) -> Result<()>;
+/// A field's value behind its type's vtable: the steps of diff and apply
+/// are compiled once per field type, and a struct's table only says where
+/// each field is.
+pub trait FieldValue: Any {
+    /// Serialises to JSON `null`.
+    fn is_null(&self) -> bool;
 
-/// One field: its patch metadata and the steps generated for it.
+    /// The value as a merge key.
+    fn key(&self) -> FieldKey<'_>;
+
+    /// Adds to `patch` what turns the field value `old` into `new`; `self`
+    /// is `new` when `self_is_new`, else `old`, and `other` the other side,
+    /// a value of the same type (`None`: absent from the JSON).
+    fn diff(
+        &self,
+        self_is_new: bool,
+        other: Option<&dyn FieldValue>,
+        field: &Field,
+        patch: &mut Map<String, Value>,
+        opts: Opts,
+    ) -> Result<()>;
+
+    /// Applies the field's patch entries to the value (`present`: the JSON
+    /// has it); false when the field is gone and takes its missing value.
+    fn apply(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool>;
+
+    /// Sets the value a field of this type takes when its key is absent
+    /// from the JSON (the type's own rule).
+    fn set_missing(&mut self, key: &str) -> Result<()>;
+}
+
+fn same_type<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
+    match other {
+        None => Ok(None),
+        Some(v) => {
+            let v: &dyn Any = v;
+            v.downcast_ref::<T>()
+                .map(Some)
+                .ok_or_else(|| ErrorKind::Unsupported("fields of different types".into()).into())
+        }
+    }
+}
+
+/// Puts the outcome of a typed apply into the field.
+fn store<T>(slot: &mut T, outcome: Outcome<T>) -> bool {
+    match outcome {
+        Outcome::Kept => true,
+        Outcome::Set(v) => {
+            *slot = v;
+            true
+        }
+        Outcome::Absent => false,
+    }
+}
+
+impl<T: Walk> FieldValue for T {
+    fn is_null(&self) -> bool {
+        self.__is_null()
+    }
+
+    fn key(&self) -> FieldKey<'_> {
+        FieldKey::of(Some(self.__as_key()))
+    }
+
+    fn diff(
+        &self,
+        self_is_new: bool,
+        other: Option<&dyn FieldValue>,
+        field: &Field,
+        patch: &mut Map<String, Value>,
+        opts: Opts,
+    ) -> Result<()> {
+        let other = same_type::<T>(other)?;
+        let (old, new) = if self_is_new { (other, Some(self)) } else { (Some(self), other) };
+        T::__diff_field(old, new, field, patch, opts)
+    }
+
+    fn apply(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+        let outcome = T::__apply_field(present.then_some(&mut *self), patch, field)?;
+        Ok(store(self, outcome))
+    }
+
+    fn set_missing(&mut self, key: &str) -> Result<()> {
+        *self = T::__missing(key)?;
+        Ok(())
+    }
+}
+
+/// A field's value behind its type's vtable (for generated code).
+pub fn field_value<T: Walk>(v: &T) -> &dyn FieldValue {
+    v
+}
+
+/// A field's value behind its type's vtable, to change it (for generated
+/// code).
+pub fn field_value_mut<T: Walk>(v: &mut T) -> &mut dyn FieldValue {
+    v
+}
+
+/// A field read and written only through its serde form
+/// (`#[patch(with = ...)]`: its type has no walker).
+#[repr(transparent)]
+pub struct Json<T>(T);
+
+impl<T> Json<T> {
+    /// The field as such.
+    pub fn wrap(v: &T) -> &Self {
+        // SAFETY: `Json<T>` is a `repr(transparent)` wrapper of `T`.
+        unsafe { &*(v as *const T as *const Self) }
+    }
+
+    /// The field as such, to change it.
+    pub fn wrap_mut(v: &mut T) -> &mut Self {
+        // SAFETY: `Json<T>` is a `repr(transparent)` wrapper of `T`.
+        unsafe { &mut *(v as *mut T as *mut Self) }
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
+    fn is_null(&self) -> bool {
+        fallback::to_value(&self.0).is_ok_and(|v| v.is_null())
+    }
+
+    fn key(&self) -> FieldKey<'_> {
+        // Only the serialised form shows its value.
+        FieldKey::Opaque
+    }
+
+    fn diff(
+        &self,
+        self_is_new: bool,
+        other: Option<&dyn FieldValue>,
+        field: &Field,
+        patch: &mut Map<String, Value>,
+        opts: Opts,
+    ) -> Result<()> {
+        let other = same_type::<Self>(other)?.map(|o| &o.0);
+        let (old, new) = if self_is_new { (other, Some(&self.0)) } else { (Some(&self.0), other) };
+        fallback::diff_field_json(old, new, field, patch, opts)
+    }
+
+    fn apply(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+        let outcome = fallback::apply_field_json(present.then_some(&mut self.0), patch, field)?;
+        Ok(store(&mut self.0, outcome))
+    }
+
+    fn set_missing(&mut self, key: &str) -> Result<()> {
+        self.0 = fallback::missing_json(key)?;
+        Ok(())
+    }
+}
+
+/// When serde leaves a field out of the JSON.
+pub enum Skip<S: 'static> {
+    /// Never.
+    Never,
+    /// When it is null (`Option::is_none`).
+    Null,
+    /// When this says so (`skip_serializing_if`).
+    If(fn(&S) -> bool),
+}
+
+/// The value a field takes when its key is absent from the JSON.
+pub enum Missing<S: 'static> {
+    /// Its type's rule ([`FieldValue::set_missing`]).
+    Type,
+    /// Set by this (a default value).
+    Set(fn(&mut S) -> Result<()>),
+}
+
+/// One field of a struct: its patch metadata, where it is, and how serde
+/// writes and reads it.
 pub struct FieldOps<S: 'static> {
     /// JSON name, strategy, merge key.
     pub field: Field,
-    /// How the field appears in the JSON.
-    pub presence: fn(&S) -> Presence,
-    /// Adds the field's part of the diff of two structs to the patch.
-    pub diff: FieldDiff<S>,
-    /// Applies the field's patch entries.
-    pub apply: fn(&mut S, FieldPatch<'_>, &Field) -> Result<()>,
+    /// The field's value.
+    pub get: fn(&S) -> &dyn FieldValue,
+    /// The field's value, to change it.
+    pub get_mut: fn(&mut S) -> &mut dyn FieldValue,
+    /// When serde leaves it out.
+    pub skip: Skip<S>,
+    /// Its value when a patch removes it.
+    pub missing: Missing<S>,
+    /// serde reads it (a patch may set it).
+    pub applied: bool,
+}
+
+impl<S> FieldOps<S> {
+    /// The field's value as serde writes it (`None`: left out).
+    fn value<'s>(&self, s: &'s S) -> Option<&'s dyn FieldValue> {
+        let skipped = match &self.skip {
+            Skip::Never => false,
+            Skip::Null => (self.get)(s).is_null(),
+            Skip::If(f) => f(s),
+        };
+        if skipped { None } else { Some((self.get)(s)) }
+    }
+
+    fn presence(&self, s: &S) -> Presence {
+        match self.value(s) {
+            None => Presence::Absent,
+            Some(v) if v.is_null() => Presence::Null,
+            Some(_) => Presence::Value,
+        }
+    }
+
     /// The field's value as a merge key.
-    pub key: fn(&S) -> FieldKey<'_>,
+    pub(crate) fn key<'s>(&self, s: &'s S) -> FieldKey<'s> {
+        match self.value(s) {
+            None => FieldKey::Absent,
+            Some(v) => v.key(),
+        }
+    }
+
+    /// Applies the field's patch entries.
+    fn apply(&self, s: &mut S, patch: FieldPatch<'_>) -> Result<()> {
+        if !self.applied {
+            return Ok(());
+        }
+        let present = self.value(s).is_some();
+        if (self.get_mut)(s).apply(present, patch, &self.field)? {
+            return Ok(());
+        }
+        match &self.missing {
+            Missing::Type => (self.get_mut)(s).set_missing(self.field.key),
+            Missing::Set(f) => f(s),
+        }
+    }
 }
 
 /// The diff of two structs, field by field, with the `$retainKeys` list of
@@ -165,19 +377,18 @@ fn diff_fields<S>(old: &S, new: &S, table: &FieldTable<S>, opts: Opts) -> Result
     for ops in table.fields {
         // Only a `retainKeys` struct's patch lists its fields.
         if opts.retain_keys() {
-            let (was, is) = ((ops.presence)(old), (ops.presence)(new));
+            let (was, is) = (ops.presence(old), ops.presence(new));
             if is == Presence::Value {
                 retain.push(ops.field.key);
             }
             removed |= was == Presence::Value && is == Presence::Absent;
         }
-        (ops.diff)(old, new, &ops.field, &mut patch, opts)?;
+        match (ops.value(old), ops.value(new)) {
+            (None, None) => {}
+            (old, Some(new)) => new.diff(true, old, &ops.field, &mut patch, opts)?,
+            (Some(old), None) => old.diff(false, None, &ops.field, &mut patch, opts)?,
+        }
     }
     fallback::finish_diff(&mut patch, retain, removed);
     Ok(patch)
-}
-
-/// The `apply` of a field that a patch never sets (serde does not read it).
-pub fn not_applied<S>(_: &mut S, _: FieldPatch<'_>, _: &Field) -> Result<()> {
-    Ok(())
 }
