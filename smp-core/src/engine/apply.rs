@@ -5,7 +5,7 @@
 use super::*;
 use crate::doc::{Document, Object as _, compact, list_from_json, list_to_json};
 use crate::error::bad_arg;
-use crate::lists::element::{Elements, MergeElements};
+use crate::lists::element::MergeElements;
 use crate::lists::key::{Field, KeyFields, KeyValue, ValueIndex, uncomparable};
 use crate::lists::keyed_merge;
 use crate::lists::order::{normalize_scalar_order, validate_patch_with_order};
@@ -15,7 +15,6 @@ use crate::schema::{PatchMeta, Schema};
 use crate::value::{GoKind, fmt_s, fmt_v, fmt_v_map};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
-use std::marker::PhantomData;
 
 /// Applies a strategic merge patch to `original`, as the API server does.
 ///
@@ -439,7 +438,7 @@ impl Merger {
         }
         let strategy = meta.strategy()?;
         if let Some(mk) = &meta.merge_key {
-            let elems = ApplyCx::new(self, elem, depth + 1);
+            let elems = live_elements(self, elem, depth + 1);
             return keyed_merge::merge_ordered(&elems, KeyFields::primary(mk), orig, patch, order, strategy.merge);
         }
         // Lists of scalars, on their JSON.
@@ -523,7 +522,7 @@ impl Merger {
     ) -> Result<MergedList<D>> {
         check_depth(depth)?;
         if let Some(mk) = &meta.merge_key {
-            let elems = ApplyCx::new(self, elem, depth);
+            let elems = live_elements(self, elem, depth);
             let merged = keyed_merge::merge(&elems, KeyFields::primary(mk), original, patch, is_delete_list)?;
             return Ok(MergedList { merged, live_view: None });
         }
@@ -562,37 +561,19 @@ impl Merger {
     }
 }
 
-/// The live elements of a list while a patch is applied: documents `D`.
-pub(crate) struct ApplyCx<'m, 's, D> {
+/// What merging into the live elements of a list needs: the merger, the
+/// schema of the elements, their depth.
+pub(crate) struct ApplyCx<'m, 's> {
     merger: &'m Merger,
     schema: Schema<'s>,
     depth: usize,
-    elements: PhantomData<fn() -> D>,
 }
 
-impl<'m, 's, D> ApplyCx<'m, 's, D> {
-    fn new(merger: &'m Merger, schema: Schema<'s>, depth: usize) -> Self {
-        ApplyCx { merger, schema, depth, elements: PhantomData }
-    }
+fn live_elements<'m, 's, D>(merger: &'m Merger, schema: Schema<'s>, depth: usize) -> Docs<ApplyCx<'m, 's>, D> {
+    Docs::new(ApplyCx { merger, schema, depth })
 }
 
-impl<D: Document> Elements for ApplyCx<'_, '_, D> {
-    type Elem = D;
-
-    fn field<'e>(&self, e: &'e D, name: &str) -> Field<KeyValue<'e>> {
-        e.field(name)
-    }
-
-    fn kind(&self, e: &D) -> GoKind {
-        e.kind()
-    }
-
-    fn to_json(&self, e: &D) -> Result<Value> {
-        Ok(e.to_json())
-    }
-}
-
-impl<D: Document> MergeElements for ApplyCx<'_, '_, D> {
+impl<D: Document> MergeElements for Docs<ApplyCx<'_, '_>, D> {
     fn as_member<'e>(&self, e: &'e D) -> Option<KeyValue<'e>> {
         Some(e.as_member())
     }
@@ -608,7 +589,7 @@ impl<D: Document> MergeElements for ApplyCx<'_, '_, D> {
     fn merge(&self, e: &mut D, patches: &[&Map<String, Value>]) -> Result<()> {
         let mut orig = std::mem::take(e).into_object().unwrap_or_default();
         for patch in patches {
-            orig = self.merger.merge_object::<D>(orig, patch, self.schema, self.depth + 1)?;
+            orig = self.cx.merger.merge_object::<D>(orig, patch, self.cx.schema, self.cx.depth + 1)?;
         }
         *e = D::object(orig);
         Ok(())
@@ -616,12 +597,12 @@ impl<D: Document> MergeElements for ApplyCx<'_, '_, D> {
 
     fn keeps_directives(&self) -> bool {
         // Patches merged into one keep `$patchMergeKey` for the receiver.
-        self.merger.patch_merge_key && !self.merger.apply_mode()
+        self.cx.merger.patch_merge_key && !self.cx.merger.apply_mode()
     }
 
     fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<D> {
         let mut e = patch.clone();
-        if self.merger.patch_merge_key && self.merger.apply_mode() {
+        if self.cx.merger.patch_merge_key && self.cx.merger.apply_mode() {
             patch_merge_key::strip(&mut e);
         }
         let mut e = D::from_json(e);

@@ -3,15 +3,14 @@
 
 use super::*;
 use crate::doc::{Document, Object as _};
-use crate::lists::element::{DiffElements, Elements, agreed_kind};
-use crate::lists::key::{Field, KeyFields, KeyValue};
+use crate::lists::element::{DiffElements, agreed_kind};
+use crate::lists::key::KeyFields;
 use crate::lists::keyed_diff;
 use crate::lists::order::{Step, go_sort_by, sort_scalars, walk_sorted};
 use crate::lists::patch_merge_key;
 use crate::schema::{MergeKey, Schema};
 use crate::value::{GoKind, fmt_v};
 use serde_json::{Map, Value};
-use std::marker::PhantomData;
 
 /// Switches of the reference's `DiffOptions`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -340,7 +339,7 @@ fn diff_lists<D: Document>(
     match kind {
         GoKind::Object => {
             let mk = mk.unwrap_or(MergeKey::One(""));
-            let elems = DiffCx::<D> { schema: elem, depth, elements: PhantomData };
+            let elems = Docs::<_, D>::new(DiffCx { schema: elem, depth });
             let lists = keyed_diff::diff(&elems, KeyFields::primary(&mk), o, m, opts)?;
             Ok(ListDiff { patch: lists.patch, deletions: Vec::new(), order: lists.order })
         }
@@ -348,33 +347,16 @@ fn diff_lists<D: Document>(
     }
 }
 
-/// The elements of lists being diffed: documents `D`.
-pub(crate) struct DiffCx<'s, D> {
+/// What diffing the elements of two lists needs: their schema and depth.
+pub(crate) struct DiffCx<'s> {
     schema: Schema<'s>,
     depth: usize,
-    elements: PhantomData<fn() -> D>,
 }
 
-impl<D: Document> Elements for DiffCx<'_, D> {
-    type Elem = D;
-
-    fn field<'e>(&self, e: &'e D, name: &str) -> Field<KeyValue<'e>> {
-        e.field(name)
-    }
-
-    fn kind(&self, e: &D) -> GoKind {
-        e.kind()
-    }
-
-    fn to_json(&self, e: &D) -> Result<Value> {
-        Ok(e.to_json())
-    }
-}
-
-impl<D: Document> DiffElements for DiffCx<'_, D> {
+impl<D: Document> DiffElements for Docs<DiffCx<'_>, D> {
     fn diff(&self, old: &D, new: &D, opts: Opts) -> Result<Map<String, Value>> {
         let (Some(a), Some(b)) = (old.as_object(), new.as_object()) else { unreachable!("keyed elements are objects") };
-        diff_objects::<D>(a, b, self.schema, opts, self.depth)
+        diff_objects::<D>(a, b, self.cx.schema, opts, self.cx.depth)
     }
 }
 

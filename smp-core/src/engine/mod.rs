@@ -8,35 +8,47 @@ pub mod diff;
 pub mod preconditions;
 pub mod three_way;
 
+use crate::doc::Document;
 use crate::error::{ErrorKind, Result};
 use crate::lists::element::Elements;
-use crate::lists::key::{Field, KeyValue, json_field};
+use crate::lists::key::{Field, KeyValue};
 pub(crate) use crate::lists::sets::dedup_scalars_in_place;
 use crate::value::GoKind;
 use serde_json::{Map, Value};
+use std::marker::PhantomData;
 
 pub(crate) const PATCH: &str = "$patch";
 pub(crate) const RETAIN_KEYS: &str = "$retainKeys";
 pub(crate) const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 
-/// The elements of a JSON list, with the context `C` of the operation
-/// (applying or diffing) that the list algorithms need.
-pub(crate) struct Json<C>(pub(crate) C);
+/// The elements of a list of documents `D` (`serde_json::Value` or the
+/// compact document), with the context `C` of the operation (applying or
+/// diffing) that the list algorithms need.
+pub(crate) struct Docs<C, D> {
+    pub(crate) cx: C,
+    elements: PhantomData<fn() -> D>,
+}
 
-impl<C> Elements for Json<C> {
-    type Elem = Value;
+impl<C, D> Docs<C, D> {
+    pub(crate) fn new(cx: C) -> Self {
+        Docs { cx, elements: PhantomData }
+    }
+}
 
-    fn field<'e>(&self, e: &'e Value, name: &str) -> Field<KeyValue<'e>> {
-        json_field(e, name)
+impl<C, D: Document> Elements for Docs<C, D> {
+    type Elem = D;
+
+    fn field<'e>(&self, e: &'e D, name: &str) -> Field<KeyValue<'e>> {
+        e.field(name)
     }
 
-    fn kind(&self, e: &Value) -> GoKind {
-        GoKind::of(e)
+    fn kind(&self, e: &D) -> GoKind {
+        e.kind()
     }
 
-    fn to_json(&self, e: &Value) -> Result<Value> {
-        Ok(e.clone())
+    fn to_json(&self, e: &D) -> Result<Value> {
+        Ok(e.to_json())
     }
 }
 
@@ -104,7 +116,7 @@ pub(crate) fn directive_field<'k>(key: &'k str, prefix: &str, err: ErrorKind) ->
 
 /// The element type shared by the lists (`sliceElementType`).
 pub(crate) fn slice_element_type([a, b]: &[&[Value]; 2]) -> Result<GoKind> {
-    crate::lists::element::element_kind(&Json(()), a, b.iter())
+    crate::lists::element::element_kind(&Docs::<(), Value>::new(()), a, b.iter())
 }
 
 /// Drops objects carrying `$patch` (as values or list elements), at any

@@ -164,13 +164,13 @@ fn is_order_same<E>(o: &[Keyed<'_, E>], m: &[Keyed<'_, E>]) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Json;
+    use crate::engine::Docs;
     use serde_json::{Map, json};
 
     /// Elements whose diff is their field `v` when it changed.
     struct Plain;
 
-    impl DiffElements for Json<Plain> {
+    impl DiffElements for Docs<Plain, Value> {
         fn diff(&self, old: &Value, new: &Value, _: Opts) -> Result<Map<String, Value>> {
             let mut m = Map::new();
             if old["v"] != new["v"] {
@@ -183,8 +183,8 @@ mod tests {
     fn run(o: Value, m: Value) -> (Vec<Value>, Vec<Value>) {
         let mk = crate::schema::MergeKey::One("k");
         let opts = Opts::new(crate::DiffOptions { set_element_order: true, ..Default::default() });
-        let p =
-            diff(&Json(Plain), KeyFields::primary(&mk), o.as_array().unwrap(), m.as_array().unwrap(), opts).unwrap();
+        let p = diff(&Docs::new(Plain), KeyFields::primary(&mk), o.as_array().unwrap(), m.as_array().unwrap(), opts)
+            .unwrap();
         (p.patch, p.order)
     }
 
