@@ -2,16 +2,21 @@
 # Scaling of `smp apply|diff|three-way --kind Pod --jsonl` on a Pod whose
 # container has N env vars (every tenth changed), end to end: wall time
 # (best of a few runs), peak RSS (/usr/bin/time), and the exponent fitted
-# to time ~ N^k by least squares on the log-log points.
+# to time ~ N^k by least squares on the log-log points. Given several
+# binaries (an old and a new one), each case runs on each in turn, so that
+# they share the machine's load, and the last columns are the time and
+# RSS ratios of the first binary to each other one.
 #
-#   scripts/scaling.sh                      # N = 1,000 ... 1,000,000
+#   scripts/scaling.sh                           # target/release/smp, N = 1,000 ... 1,000,000
+#   scripts/scaling.sh OLD_SMP target/release/smp
 #   SIZES="1000 10000" VARIANTS=apply scripts/scaling.sh
 #
-# SMP names the binary (default target/release/smp); the cases are written
-# by `smp-cases` (built here) into target/scaling/ once.
+# The cases are written by `smp-cases` (built here) into target/scaling/
+# once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-smp=${SMP:-target/release/smp}
+[ $# -gt 0 ] || set -- "${SMP:-target/release/smp}"
+bins=("$@")
 sizes=${SIZES:-"1000 10000 100000 1000000"}
 variants=${VARIANTS:-"apply apply-ordered apply-label twoway threeway"}
 runs=${RUNS:-3}
@@ -36,33 +41,63 @@ command_of() {
   esac
 }
 
-printf '%-14s %9s %11s %11s %10s %9s\n' variant N seconds peak_RSS_MB input_MB RSS/input
+# Fits time ~ N^k to the "N ns" lines on stdin.
+fit() {
+  awk '{ x = log($1); y = log($2); sx += x; sy += y; sxx += x * x; sxy += x * y; k++ }
+    END { if (k > 1) printf "%.3f", (k * sxy - sx * sy) / (k * sxx - sx * sx); else printf "-" }'
+}
+
+for b in "${!bins[@]}"; do echo "binary $b: ${bins[$b]}"; done
+printf '%-14s %9s %9s' variant N input_MB
+for b in "${!bins[@]}"; do printf ' %10s %9s %7s' "s[$b]" "RSS_MB[$b]" "RSS/in"; done
+for b in "${!bins[@]}"; do if [ "$b" -gt 0 ]; then printf ' %9s %9s' "time0/$b" "RSS0/$b"; fi; done
+echo
 for v in $variants; do
-  points=()
+  declare -A points=()
   for n in $sizes; do
     file="$dir/pod-env$n.$v.jsonl"
     case_file "$n" "$v" "$file"
-    best=
-    rss=0
+    bytes=$(stat -c %s "$file")
+    declare -A best=() rss=()
     for _ in $(seq "$runs"); do
-      start=$(date +%s%N)
-      /usr/bin/time -f '%M' -o "$dir/rss" "$smp" "$(command_of "$v")" --kind Pod --jsonl "$file" \
-        --max-line-bytes 1G -j 1 >"$dir/out"
-      end=$(date +%s%N)
-      if grep -q '^{"error"' "$dir/out"; then
-        echo "error on $file: $(head -c 300 "$dir/out")" >&2
+      for b in "${!bins[@]}"; do
+        start=$(date +%s%N)
+        /usr/bin/time -f '%M' -o "$dir/rss" "${bins[$b]}" "$(command_of "$v")" --kind Pod --jsonl "$file" \
+          --max-line-bytes 1G -j 1 >"$dir/out.$b"
+        end=$(date +%s%N)
+        if grep -q '^{"error"' "$dir/out.$b"; then
+          echo "error on $file: $(head -c 300 "$dir/out.$b")" >&2
+          exit 1
+        fi
+        ns=$((end - start))
+        if [ -z "${best[$b]:-}" ] || [ "$ns" -lt "${best[$b]}" ]; then best[$b]=$ns; fi
+        r=$(cat "$dir/rss")
+        if [ "$r" -gt "${rss[$b]:-0}" ]; then rss[$b]=$r; fi
+      done
+    done
+    for b in "${!bins[@]}"; do
+      if [ "$b" -gt 0 ] && ! cmp -s "$dir/out.0" "$dir/out.$b"; then
+        echo "different output of ${bins[$b]} on $file" >&2
         exit 1
       fi
-      ns=$((end - start))
-      if [ -z "$best" ] || [ "$ns" -lt "$best" ]; then best=$ns; fi
-      r=$(cat "$dir/rss")
-      if [ "$r" -gt "$rss" ]; then rss=$r; fi
     done
-    bytes=$(stat -c %s "$file")
-    awk -v v="$v" -v n="$n" -v ns="$best" -v kb="$rss" -v b="$bytes" 'BEGIN {
-      printf "%-14s %9d %11.4f %11.1f %10.1f %9.2f\n", v, n, ns / 1e9, kb / 1024, b / 1048576, kb * 1024 / b }'
-    points+=("$n $best")
+    printf '%-14s %9d %9.1f' "$v" "$n" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')"
+    for b in "${!bins[@]}"; do
+      awk -v ns="${best[$b]}" -v kb="${rss[$b]}" -v b="$bytes" \
+        'BEGIN { printf " %10.4f %9.1f %7.2f", ns / 1e9, kb / 1024, kb * 1024 / b }'
+      points[$b]+="$n ${best[$b]}"$'\n'
+    done
+    for b in "${!bins[@]}"; do
+      if [ "$b" -gt 0 ]; then
+        awk -v t0="${best[0]}" -v t="${best[$b]}" -v r0="${rss[0]}" -v r="${rss[$b]}" \
+          'BEGIN { printf " %9.2f %9.2f", t0 / t, r0 / r }'
+      fi
+    done
+    echo
+    unset best rss
   done
-  printf '%s\n' "${points[@]}" | awk -v v="$v" '{ x = log($1); y = log($2); sx += x; sy += y; sxx += x * x; sxy += x * y; k++ }
-    END { if (k > 1) printf "%-14s fitted exponent %.3f\n", v, (k * sxy - sx * sy) / (k * sxx - sx * sx) }'
+  printf '%-14s fitted exponent' "$v"
+  for b in "${!bins[@]}"; do printf ' [%d] %s' "$b" "$(printf '%s' "${points[$b]}" | fit)"; done
+  echo
+  unset points
 done

@@ -52,7 +52,7 @@
 //! `../shared` beside the workspace).
 
 use divan::{Bencher, black_box};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use smp_core::{
     ApplyOptions, OpenApi, Schema, ThreeWayOptions, apply, apply_owned, apply_slice, decode, diff, diff_slice,
     three_way, three_way_slice,
@@ -302,57 +302,13 @@ fn case(arg: &str) -> (&'static Case, &str) {
 // The Pod scaling series, generated
 // ---------------------------------------------------------------------------
 
-/// A Pod whose one container has `n` env vars, with every tenth value
-/// changed when `changed`.
-fn pod(n: usize, changed: bool) -> Value {
-    let env: Vec<Value> = (0..n)
-        .map(|i| {
-            let value = if changed && i % 10 == 0 { format!("changed-{i:06}") } else { format!("value-{i:06}") };
-            json!({"name": format!("ENV_{i:06}"), "value": value})
-        })
-        .collect();
-    json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": format!("scale-{n}"), "namespace": "default"},
-        "spec": {"containers": [{"name": "app", "image": "busybox:1.36", "env": env}]}
-    })
-}
+// The generator of the project's scaling cases, shared with `smp-cases`.
+#[path = "../../tests/src/pod_env.rs"]
+mod pod_env;
 
 /// The case `pod-env<n>.<op>` (without `expected`).
 fn pod_env_case(n: usize, op: &str) -> Value {
-    let (original, modified) = (pod(n, false), pod(n, true));
-    let mut case = Map::new();
-    case.insert("kind".into(), json!("Pod"));
-    match op {
-        "apply" => {
-            let env: Vec<Value> =
-                modified["spec"]["containers"][0]["env"].as_array().unwrap().iter().step_by(10).cloned().collect();
-            case.insert("op".into(), json!("apply"));
-            case.insert("patch".into(), json!({"spec": {"containers": [{"name": "app", "env": env}]}}));
-        }
-        "apply-ordered" => {
-            case.insert("op".into(), json!("apply"));
-            case.insert("patch".into(), diff(&original, &modified, SCHEMAS.pod).unwrap());
-        }
-        "twoway" => {
-            case.insert("op".into(), json!("twoway"));
-            case.insert("modified".into(), modified);
-        }
-        "threeway" => {
-            let mut current = original.clone();
-            current["metadata"]["uid"] = json!("0b6e6d9e-1111-2222-3333-444455556666");
-            current["metadata"]["resourceVersion"] = json!("1");
-            current["status"] = json!({"phase": "Running"});
-            case.insert("op".into(), json!("threeway"));
-            case.insert("overwrite".into(), json!(true));
-            case.insert("modified".into(), modified);
-            case.insert("current".into(), current);
-        }
-        other => panic!("unknown op {other}"),
-    }
-    case.insert("original".into(), original);
-    Value::Object(case)
+    pod_env::pod_env_case(n, op, |original, modified| diff(original, modified, SCHEMAS.pod).unwrap())
 }
 
 /// The generator must give the shipped inputs.

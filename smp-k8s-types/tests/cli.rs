@@ -598,3 +598,71 @@ fn jsonl_takes_each_case_kind_from_its_documents() {
     let answers = lines(&out);
     assert!(answers[0].get("result").is_some() && answers[1].get("result").is_some(), "{}", stdout(&out));
 }
+
+/// Strategic cases are answered from the documents' text, each parsed once;
+/// `--patch-merge-key` takes the general path (the line parsed whole),
+/// which must answer documents without the directive the same way, errors
+/// and all.
+#[test]
+fn jsonl_answers_from_the_text_as_from_the_parsed_line() {
+    let pod = |image: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"containers": [{"name": "a", "image": image}, {"name": "b", "image": "y"}]}})
+    };
+    let container_patch = json!({"spec": {"containers": [{"name": "c", "image": "z"}, {"name": "a", "image": "w"}]}});
+    let apply_lines = [
+        // `-0` is the integer 0, in documents and elsewhere.
+        r#"{"original": {"a": -0, "b": [1, -0, -0.0]}, "patch": {"c": -0}, "id": -0}"#.to_string(),
+        // A byte order mark, a repeated field (the last counts), a null document.
+        format!("\u{feff}{}", r#"{"patch": {"x": 1}, "original": null, "patch": {"y": [2]}}"#),
+        // The kind from the original, or from the patch.
+        json!({"original": pod("x"), "patch": container_patch}).to_string(),
+        json!({"original": {"spec": pod("x")["spec"]}, "patch": pod("v")}).to_string(),
+        json!({"original": pod("x"), "patch": {"spec": {"containers": [{"image": "no name"}]}}}).to_string(),
+        // Keys spelt with escapes, odd spacing, fields that are not documents.
+        r#"{"original": {"ki\u006ed": "Pod", "apiVersion": "v1", "spec": {}}, "patch": {"spec": {"x": 1}}}"#.to_string(),
+        " {\t\"original\" :{ \"a\":{\"b\" :[ ]} } ,\r\"patch\": {\"a\": {\"b\": [1]}}, \"extra\": [true, {\"q\": null}] } "
+            .to_string(),
+        // Lines the general path refuses, each with its message.
+        r#"{"original": {"a": }, "patch": {}}"#.to_string(),
+        r#"{"original": [], "patch": {}}"#.to_string(),
+        r#"{"original": {}, "patch": {}, "extra": tru}"#.to_string(),
+        r#"{"original": {}}"#.to_string(),
+        r#"{"original": {}, "patch": {"a": 1e999}}"#.to_string(),
+        r#"{"original": {"apiVersion": "v9", "kind": "Nothing"}, "patch": {}}"#.to_string(),
+        format!(r#"{{"original": {{"a": {}1{}}}, "patch": {{}}}}"#, "[".repeat(130), "]".repeat(130)),
+    ];
+    let apply_input = apply_lines.join("\n") + "\n";
+    let labels = |tier: &str| json!({"metadata": {"labels": {"tier": tier}}});
+    let three_way_input = [
+        json!({"original": labels("a"), "modified": labels("b"), "current": labels("c")}),
+        json!({"original": labels("a"), "modified": labels("b"), "current": labels("c"), "overwrite": true}),
+        json!({"original": pod("x"), "modified": pod("y"), "current": pod("x"), "overwrite": false}),
+    ]
+    .map(|case| case.to_string())
+    .join("\n");
+    let diff_input = format!("{}\n", json!({"original": pod("x"), "modified": pod("y")}));
+    let runs = [("apply", &apply_input), ("three-way", &three_way_input), ("diff", &diff_input)];
+    for ((command, input), schema) in runs.iter().flat_map(|run| [(run, "--jsonl"), (run, "--untyped")]) {
+        let from_text = smp(&[command, "--jsonl", schema], input);
+        let parsed = smp(&[command, "--jsonl", schema, "--patch-merge-key"], input);
+        assert_eq!(from_text.status.code(), parsed.status.code(), "{command} {schema}: {}", stderr(&from_text));
+        assert_eq!(stdout(&from_text), stdout(&parsed), "{command} {schema}");
+    }
+    let untyped = smp(&["apply", "--jsonl", "--untyped"], &apply_input);
+    assert!(stdout(&untyped).starts_with(r#"{"result":{"a":0,"b":[1,0,-0],"c":0}}"#), "{}", stdout(&untyped));
+    assert_eq!(lines(&untyped)[1], json!({"result": {"y": [2]}}));
+    let answers = lines(&smp(&["apply", "--jsonl"], &apply_input));
+    assert_eq!(answers.len(), apply_lines.len());
+    let containers = &answers[2]["result"]["spec"]["containers"];
+    assert_eq!(
+        containers,
+        &json!([{"name": "c", "image": "z"}, {"name": "a", "image": "w"}, {"name": "b", "image": "y"}])
+    );
+    assert!(answers[4]["error"].as_str().unwrap().contains("does not contain declared merge key"), "{}", answers[4]);
+    for (i, start) in
+        [(7, "invalid JSON"), (8, "\"original\" must be an object"), (9, "invalid JSON"), (10, "missing field")]
+    {
+        assert!(answers[i]["error"].as_str().unwrap().starts_with(start), "{i}: {}", answers[i]);
+    }
+}

@@ -11,13 +11,14 @@
 
 use super::element::{Elements, MergeElements, element_kind, missing_key};
 use super::key::{Field, Interner, Key, KeyFields, KeyValue, Tag, TagIndex, uncomparable};
+use super::key::{KeyMap, KeySet};
 use super::order::{Lookup, Uncomparable, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
 use crate::engine::{PATCH, remove_directives};
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_s, fmt_v_map};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 
 /// An element on its way through the merge, with its key's tag and whether
 /// it is a `$patch: delete` entry (those sort last).
@@ -500,7 +501,7 @@ fn server_order_view(keys: &Keys<'_>) -> Vec<Tag> {
     };
     let mut alive = vec![true; n];
     let mut view: Vec<Tag> = vec![keys.null; n];
-    let mut positions: HashMap<Tag, VecDeque<usize>> = HashMap::new();
+    let mut positions: KeyMap<Tag, VecDeque<usize>> = KeyMap::default();
     for (i, k) in keys.live.iter().enumerate() {
         if let Some(t) = scalar(k) {
             positions.entry(t).or_default().push_back(i);
@@ -541,7 +542,7 @@ fn server_order_view(keys: &Keys<'_>) -> Vec<Tag> {
         view[slot] = key_of(i);
     }
     if !replaced {
-        let mut present: HashSet<Tag> = survivors.iter().filter_map(|&i| scalar(&keys.live[i])).collect();
+        let mut present: KeySet<Tag> = survivors.iter().filter_map(|&i| scalar(&keys.live[i])).collect();
         let mut work_len = survivors.len();
         for e in &keys.patch {
             if !e.value.is_object() || e.directive != Directive::None {

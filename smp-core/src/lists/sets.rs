@@ -1,11 +1,10 @@
 //! Lists of scalars merged as sets: the append and de-duplication of the
 //! merge strategy, as the reference does them in place.
 
-use super::key::uncomparable;
+use super::key::{KeyHasher, KeyMap, uncomparable};
 use crate::error::Result;
 use crate::value::ScalarKey;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// Removes duplicates the way the reference's `deduplicateScalars` does:
 /// each later duplicate is overwritten by the current last element, so the
@@ -23,7 +22,7 @@ pub(crate) fn dedup_scalars_in_place(buf: &mut [Value]) -> Result<usize> {
     let mut id_at: Vec<usize> = Vec::with_capacity(n);
     let mut positions: Vec<Vec<usize>> = Vec::new();
     {
-        let mut ids: HashMap<ScalarKey<'_>, usize> = HashMap::with_capacity(n);
+        let mut ids: KeyMap<ScalarKey<'_>, usize> = KeyMap::with_capacity_and_hasher(n, KeyHasher::default());
         for (p, v) in buf.iter().enumerate() {
             let next = positions.len();
             let id = *ids.entry(ScalarKey::of(v).ok_or_else(uncomparable)?).or_insert(next);

@@ -2,12 +2,14 @@
 
 use crate::args::Source;
 use crate::args::{PatchType, SchemaArgs};
+use crate::case_line;
 use crate::input::{self, JsonError, describe, type_name};
 use crate::op::{Extensions, Op};
-use crate::output::{Failure, output_error, write_answer_line, write_error_line};
+use crate::output::{Failure, output_error, write_answer_line, write_answer_text, write_error_line};
 use crate::prescan;
 use crate::schema::{self, Resolver};
 use serde_json::Value;
+use smp_core::{ErrorKind, ThreeWayOptions};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -198,6 +200,78 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 
 /// Computes one line's answer and writes it.
 fn answer(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> io::Result<()> {
+    match answer_bytes(batch, line, resolver) {
+        Some(Ok(text)) => write_answer_text(out, batch.op.output_key(), &text),
+        Some(Err(e)) => write_error_line(out, &e.to_string(), (batch.op == Op::ThreeWay).then(|| e.is_conflict())),
+        None => answer_parsed(out, batch, line, resolver),
+    }
+}
+
+/// The answer of a strategic apply, diff or three-way by the bytes entry
+/// points of smp-core, which parse each document once, straight from the
+/// line. `None` when the line or the options need the general path: other
+/// patch types and extensions, and every line whose answer is not a
+/// result or an error of the operation itself (bad JSON, a missing or
+/// mistyped field, an unknown kind), so that messages stay the general
+/// path's.
+fn answer_bytes(batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> Option<smp_core::Result<Vec<u8>>> {
+    if batch.schema.patch_type != PatchType::Strategic || batch.ext != Extensions::default() || batch.op == Op::Check {
+        return None;
+    }
+    let case = case_line::cut(line)?;
+    let names = batch.op.inputs();
+    let mut docs = Vec::with_capacity(names.len());
+    for name in names {
+        let field = case.field(name)??;
+        let text = case.slice(&field.value);
+        if !(text.starts_with(b"{") || text == b"null") {
+            return None;
+        }
+        docs.push(field);
+    }
+    let overwrite = match case.field("overwrite")?.map(|f| case.slice(&f.value)) {
+        None | Some(b"null") => batch.overwrite,
+        Some(b"true") => true,
+        Some(b"false") => false,
+        Some(_) => return None,
+    };
+    // The other fields are not used, but must be JSON.
+    for field in &case.fields {
+        let key = case.string(&field.key)?;
+        if !names.contains(&key.as_str()) && key != "overwrite" {
+            serde_json::from_slice::<Value>(case.slice(&field.value)).ok()?;
+        }
+    }
+    let mut metas = Vec::with_capacity(docs.len());
+    for doc in &docs {
+        // `None` when a string cannot be read: the general path says why.
+        let read = |range: &Option<std::ops::Range<usize>>| match range {
+            None => Some(None),
+            Some(r) => case.string(r).map(Some),
+        };
+        metas.push((read(&doc.api_version)?, read(&doc.kind)?));
+    }
+    let schema = resolver.schema_by(metas, names).ok()?;
+    let text = |i: usize| case.slice(&docs[i].value);
+    let result = match batch.op {
+        Op::Apply => smp_core::apply_slice(text(0), text(1), schema),
+        Op::Diff => smp_core::diff_slice(text(0), text(1), schema),
+        Op::ThreeWay => {
+            let options = ThreeWayOptions { overwrite, preconditions: &[], patch_merge_key: false };
+            smp_core::three_way_slice(text(0), text(1), text(2), schema, options)
+        }
+        Op::Check => return None,
+    };
+    match result {
+        // A document the general path reads otherwise, or refuses with a
+        // message of its own.
+        Err(e) if e.kind == ErrorKind::InvalidJsonDocument => None,
+        result => Some(result),
+    }
+}
+
+/// Parses the line whole, then runs the operation on the documents.
+fn answer_parsed(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> io::Result<()> {
     let (op, overwrite, patch_type) = (batch.op, batch.overwrite, batch.schema.patch_type);
     let can_conflict = (op == Op::ThreeWay).then_some(false);
     let (docs, overwrite) = match parse_case(op, line, overwrite, patch_type) {
@@ -293,6 +367,39 @@ mod tests {
         let message = err(deep.as_bytes());
         assert!(message.starts_with("invalid JSON: nested deeper than 128 levels at line 1, column"), "{message}");
         assert!(message.ends_with(", in \"patch\""), "{message}");
+    }
+
+    #[test]
+    fn plain_strategic_lines_go_to_the_bytes_entry_points() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            schema: SchemaArgs,
+        }
+        let cli = <Cli as clap::Parser>::parse_from(["smp", "--untyped"]);
+        let mut batch = Batch {
+            op: Op::Apply,
+            overwrite: false,
+            ext: Extensions::default(),
+            found: Default::default(),
+            max_line: 1 << 20,
+            schema: &cli.schema,
+            documents: &[],
+        };
+        let mut resolver = batch.resolver().unwrap();
+        let answer = |batch: &Batch<'_>, resolver: &mut Resolver<'_>, line: &str| {
+            answer_bytes(batch, line.as_bytes(), resolver).map(|r| r.map_err(|e| e.to_string()))
+        };
+        let plain = r#"{"original": {"a": -0, "l": [1]}, "patch": {"b": 1, "l": [2]}}"#;
+        assert_eq!(answer(&batch, &mut resolver, plain), Some(Ok(br#"{"a":0,"b":1,"l":[2]}"#.to_vec())));
+        let error = r#"{"original": {}, "patch": {"$patch": "nonsense"}}"#;
+        assert!(matches!(answer(&batch, &mut resolver, error), Some(Err(_))));
+        // What the general path reads otherwise or refuses with its own words.
+        for line in [r#"{"original": [], "patch": {}}"#, r#"{"original": {"a": x}, "patch": {}}"#, r#"{"patch": {}}"#] {
+            assert_eq!(answer(&batch, &mut resolver, line), None, "{line}");
+        }
+        batch.ext.patch_merge_key = true;
+        assert_eq!(answer(&batch, &mut resolver, plain), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 mod args;
 mod batch;
 mod builtin;
+mod case_line;
 mod documents;
 mod explain;
 mod input;

@@ -77,7 +77,7 @@ pub fn json(bytes: &[u8]) -> Result<Cow<'_, [u8]>, TooDeep> {
 
 /// The index of the quote that closes the JSON string opening at `start`
 /// (or the end of the text).
-fn string_end(bytes: &[u8], start: usize) -> usize {
+pub fn string_end(bytes: &[u8], start: usize) -> usize {
     let mut i = start + 1;
     while i < bytes.len() {
         match bytes[i] {

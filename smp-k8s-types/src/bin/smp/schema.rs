@@ -118,11 +118,22 @@ impl<'a> Resolver<'a> {
     /// The schema of one case. `docs` are its documents, original first;
     /// `names` name them in messages.
     pub fn schema_for(&mut self, docs: &[Value], names: &[&str]) -> Result<Schema<'a>, String> {
+        let field = |doc: &'_ Value, name| doc.get(name).and_then(Value::as_str).map(str::to_owned);
+        self.schema_by(docs.iter().map(|doc| (field(doc, "apiVersion"), field(doc, "kind"))), names)
+    }
+
+    /// [`Self::schema_for`] given each document's `apiVersion` and `kind`
+    /// (when they are strings), read only when the schema depends on them.
+    pub fn schema_by(
+        &mut self,
+        docs: impl IntoIterator<Item = (Option<String>, Option<String>)>,
+        names: &[&str],
+    ) -> Result<Schema<'a>, String> {
         match self {
             Resolver::Untyped => Ok(Schema::Untyped),
             Resolver::Fixed(schema) => Ok(*schema),
             Resolver::ByKind(lookup) => match (type_meta(docs, names), lookup.fallback) {
-                (Ok((api_version, kind)), _) => lookup.get(api_version, kind),
+                (Ok((api_version, kind)), _) => lookup.get(&api_version, &kind),
                 (Err(_), Some(schema)) => Ok(schema),
                 (Err(e), None) => Err(e),
             },
@@ -144,11 +155,14 @@ fn definition<'a>(docs: &'a [Document], name: &str) -> Result<Schema<'a>, String
 }
 
 /// The `apiVersion` and `kind` of the first document that has both.
-fn type_meta<'v>(docs: &'v [Value], names: &[&str]) -> Result<(&'v str, &'v str), String> {
-    docs.iter()
-        .find_map(|doc| {
-            let field = |name| doc.get(name).and_then(Value::as_str).filter(|s| !s.is_empty());
-            Some((field("apiVersion")?, field("kind")?))
+fn type_meta(
+    docs: impl IntoIterator<Item = (Option<String>, Option<String>)>,
+    names: &[&str],
+) -> Result<(String, String), String> {
+    docs.into_iter()
+        .find_map(|(api_version, kind)| {
+            let given = |s: Option<String>| s.filter(|s| !s.is_empty());
+            Some((given(api_version)?, given(kind)?))
         })
         .ok_or_else(|| {
             format!(
