@@ -101,6 +101,9 @@ pub fn cut(bytes: &[u8]) -> Option<CaseLine<'_>> {
     Some(CaseLine { text, fields })
 }
 
+/// A document's `apiVersion` and `kind` strings, where it has them.
+type TypeMeta = (Option<Range<usize>>, Option<Range<usize>>);
+
 struct Scanner<'t> {
     bytes: &'t [u8],
     i: usize,
@@ -202,7 +205,7 @@ impl Scanner<'_> {
 
     /// Skips a document (an object value of the line), noting its last
     /// `apiVersion` and `kind` when they are strings.
-    fn document(&mut self) -> Option<(Option<Range<usize>>, Option<Range<usize>>)> {
+    fn document(&mut self) -> Option<TypeMeta> {
         let (mut api_version, mut kind) = (None, None);
         self.expect(b'{')?;
         self.ws();
@@ -222,7 +225,7 @@ impl Scanner<'_> {
             let start = self.i;
             let is_string = self.peek() == Some(b'"');
             self.value(2)?;
-            let meta = is_string.then(|| start..self.i);
+            let meta = is_string.then_some(start..self.i);
             match name {
                 b"apiVersion" => api_version = meta,
                 b"kind" => kind = meta,
