@@ -98,6 +98,19 @@ pub(crate) trait Object<D>: Default {
     fn to_json_map(&self) -> Map<String, Value>;
 }
 
+/// `reflect.DeepEqual` of two objects: the same keys, in key order, with
+/// deeply equal values.
+pub(crate) fn objects_deep_eq<D: Document>(a: &D::Object, b: &D::Object) -> bool {
+    let (mut a, mut b) = (a.members(), b.members());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return true,
+            (Some((k, v)), Some((l, w))) if k == l && v.deep_eq(w) => {}
+            _ => return false,
+        }
+    }
+}
+
 /// Converts a list both ways, for the steps written on JSON values (lists
 /// of scalars, the opt-in `$patchMergeKey` lists).
 pub(crate) fn list_to_json<D: Document>(list: Vec<D>) -> Vec<Value> {

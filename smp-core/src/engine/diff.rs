@@ -2,7 +2,7 @@
 //! `diffMaps`), which the three-way patch is built from.
 
 use super::*;
-use crate::doc::{Document, Object as _};
+use crate::doc::{Document, Object as _, objects_deep_eq};
 use crate::lists::element::{DiffElements, agreed_kind};
 use crate::lists::key::KeyFields;
 use crate::lists::keyed_diff;
@@ -199,7 +199,7 @@ fn diff_object_field<D: Document>(
     let (sub, meta) = match schema.lookup_struct(key) {
         Ok(found) => found,
         // Without metadata, equal values still need no patch.
-        Err(_) if maps_deep_eq::<D>(o, m) => return Ok(()),
+        Err(_) if objects_deep_eq::<D>(o, m) => return Ok(()),
         Err(e) => return Err(e),
     };
     let strategy = meta.strategy()?;
@@ -215,17 +215,6 @@ fn diff_object_field<D: Document>(
         patch.insert(key.to_string(), Value::Object(sub_patch));
     }
     Ok(())
-}
-
-fn maps_deep_eq<D: Document>(a: &D::Object, b: &D::Object) -> bool {
-    let (mut a, mut b) = (a.members(), b.members());
-    loop {
-        match (a.next(), b.next()) {
-            (None, None) => return true,
-            (Some((k, v)), Some((l, w))) if k == l && v.deep_eq(w) => {}
-            _ => return false,
-        }
-    }
 }
 
 fn lists_deep_eq<D: Document>(a: &[D], b: &[D]) -> bool {
