@@ -27,11 +27,11 @@
 //! elements the keys cannot tell apart (duplicates) is sent whole, with a
 //! `$patch: replace` element (carrying the directive too).
 
+use super::key::{KeyHasher, KeyMap, KeySet};
 use crate::engine::PATCH;
 use crate::error::{Error, ErrorKind, Result, Segment, bad_arg};
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_map};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// The directive's key.
 pub(crate) const PATCH_MERGE_KEY: &str = "$patchMergeKey";
@@ -124,7 +124,7 @@ fn key_fields(m: &Map<String, Value>, default_key: Option<&str>) -> Result<Vec<S
 /// is built on first use and kept up to date, so each lookup is hashed.
 struct Work {
     items: Vec<Option<Map<String, Value>>>,
-    indexes: HashMap<Vec<String>, HashMap<Identity, Vec<usize>>>,
+    indexes: KeyMap<Vec<String>, KeyMap<Identity, Vec<usize>>>,
 }
 
 impl Work {
@@ -136,14 +136,14 @@ impl Work {
                 other => return Err(bad_arg(GoKind::Object, &other)),
             }
         }
-        Ok(Work { items, indexes: HashMap::new() })
+        Ok(Work { items, indexes: KeyMap::default() })
     }
 
     /// The positions of the live elements matching `probe` on `fields`.
     fn find(&mut self, fields: &[String], probe: &Map<String, Value>) -> Vec<usize> {
         let items = &self.items;
         let index = self.indexes.entry(fields.to_vec()).or_insert_with(|| {
-            let mut index: HashMap<Identity, Vec<usize>> = HashMap::new();
+            let mut index: KeyMap<Identity, Vec<usize>> = KeyMap::default();
             for (i, m) in items.iter().enumerate() {
                 if let Some(m) = m {
                     index.entry(identity(m, fields)).or_default().push(i);
@@ -317,7 +317,7 @@ impl ListPatch<'_> {
             Some((fields, id))
         };
         let mut work = Work::new(original)?;
-        let mut positions: HashMap<(Vec<String>, Identity), usize> = HashMap::new();
+        let mut positions: KeyMap<(Vec<String>, Identity), usize> = KeyMap::default();
         for (i, m) in work.items.iter().enumerate() {
             if let Some(k) = m.as_ref().and_then(key) {
                 positions.entry(k).or_insert(i);
@@ -400,8 +400,8 @@ pub(crate) fn diff(
         }
         out
     };
-    let in_original: HashMap<&Identity, usize> = o_ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
-    let in_modified: HashMap<&Identity, usize> = m_ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
+    let in_original: KeyMap<&Identity, usize> = o_ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
+    let in_modified: KeyMap<&Identity, usize> = m_ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
     let as_map = |v: &Value| v.as_object().cloned().unwrap_or_default();
     let mut patch = Vec::new();
     for (j, id) in m_ids.iter().enumerate() {
@@ -443,7 +443,7 @@ pub(crate) fn diff(
 /// The identities of a list's elements; `None` when one is not an object
 /// or two are the same.
 fn distinct(list: &[Value], fields: &[String]) -> Option<Vec<Identity>> {
-    let mut seen = std::collections::HashSet::with_capacity(list.len());
+    let mut seen = KeySet::with_capacity_and_hasher(list.len(), KeyHasher::default());
     let mut out = Vec::with_capacity(list.len());
     for e in list {
         let id = identity(e.as_object()?, fields);
