@@ -146,7 +146,7 @@ fn check_list(
     let recommended: Option<Vec<String>> =
         meta.recommended().ok().flatten().map(|k| k.to_vec().into_iter().map(str::to_string).collect());
     let here = || Path::from_segments(path.clone());
-    if merged && !mk.is_empty() {
+    if merged && let Some(mk) = mk {
         for (value, positions) in repeated(list, |e| e.get(mk).map(fmt_v)) {
             let told_apart_by = recommended.clone().filter(|keys| {
                 let ids: Vec<Option<String>> = positions.iter().map(|&i| identity(&list[i], keys)).collect();
@@ -163,7 +163,7 @@ fn check_list(
             out.push(Finding { path: here(), problem: Problem::DuplicateRecommendedKeys { key, positions } });
         }
     }
-    if merged && mk.is_empty() && recommended.is_none() {
+    if merged && mk.is_none() && recommended.is_none() {
         let scalar = |e: &Value| (!e.is_object() && !e.is_array()).then(|| e.to_string());
         for (_, positions) in repeated(list, scalar) {
             let value = fmt_v(&list[positions[0]]);
@@ -172,8 +172,8 @@ fn check_list(
     }
     for (i, e) in list.iter().enumerate() {
         if let Value::Object(m) = e {
-            let seg = match m.get(mk).filter(|_| !mk.is_empty()) {
-                Some(v) => Segment::Keyed { key: mk.to_string(), value: fmt_v(v) },
+            let seg = match mk.and_then(|mk| Some((mk, m.get(mk)?))) {
+                Some((mk, v)) => Segment::Keyed { key: mk.to_string(), value: fmt_v(v) },
                 None => Segment::Index(i),
             };
             path.push(seg);

@@ -344,7 +344,7 @@ mod tests {
 
     fn meta(schema: Schema<'_>, key: &str) -> (Strategy, String) {
         let (_, meta) = schema.lookup_slice(key).unwrap();
-        (meta.strategy().unwrap(), meta.key_name().to_string())
+        (meta.strategy().unwrap(), meta.key_name().unwrap_or_default().to_string())
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use super::{PATCH, RETAIN_KEYS, dedup_scalars_in_place, slice_element_type};
 use crate::error::{ErrorKind, Result};
 use crate::lists::patch_merge_key::{self, PATCH_MERGE_KEY};
-use crate::schema::Schema;
+use crate::schema::{Schema, Strategy};
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_list, fmt_v_map};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -40,20 +40,32 @@ pub(crate) fn conflicts_in_place_with(
 ) -> Result<bool> {
     super::check_nesting(left)?;
     super::check_nesting(right)?;
-    field_conflicts(left, right, schema, "", "", Pmk(patch_merge_key), 0)
+    field_conflicts(left, right, schema, Field::PLAIN, Pmk(patch_merge_key), 0)
 }
 
 /// Whether `$patchMergeKey` is a directive.
 #[derive(Clone, Copy)]
 struct Pmk(bool);
 
+/// The patch metadata of the field whose values are compared.
+#[derive(Clone, Copy)]
+struct Field<'a> {
+    strategy: Strategy,
+    merge_key: Option<&'a str>,
+}
+
+impl Field<'_> {
+    /// A value outside any field with metadata: the document, or a list's
+    /// element.
+    const PLAIN: Field<'static> = Field { strategy: Strategy::NONE, merge_key: None };
+}
+
 /// `mergingMapFieldsHaveConflicts`.
 fn field_conflicts(
     left: &mut Value,
     right: &mut Value,
     schema: Schema<'_>,
-    strategy: &str,
-    mk: &str,
+    field: Field<'_>,
     pmk: Pmk,
     depth: usize,
 ) -> Result<bool> {
@@ -68,7 +80,7 @@ fn field_conflicts(
                 (Some(a), Some(b)) if deep_eq(a, b) => {}
                 _ => return Ok(true),
             }
-            if strategy == "replace" {
+            if field.strategy.replace {
                 return Ok(false);
             }
             maps_conflict(l, r, schema, pmk, depth)
@@ -77,7 +89,7 @@ fn field_conflicts(
             let Value::Array(r) = right else {
                 return Ok(true);
             };
-            slices_conflict(l, r, schema, strategy, mk, pmk, depth)
+            slices_conflict(l, r, schema, field, pmk, depth)
         }
         _ => Ok(!deep_eq(left, right)),
     }
@@ -101,15 +113,8 @@ fn maps_conflict(
             Value::Object(_) => schema.lookup_struct(key).map_err(|e| e.at_key(key))?,
             _ => (Schema::Untyped, Default::default()),
         };
-        let strategy = meta.strategy()?;
-        let strategy = if strategy.merge {
-            "merge"
-        } else if strategy.replace {
-            "replace"
-        } else {
-            ""
-        };
-        if field_conflicts(lv, rv, sub, strategy, meta.key_name(), pmk, depth + 1).map_err(|e| e.at_key(key))? {
+        let field = Field { strategy: meta.strategy()?, merge_key: meta.key_name() };
+        if field_conflicts(lv, rv, sub, field, pmk, depth + 1).map_err(|e| e.at_key(key))? {
             return Ok(true);
         }
     }
@@ -121,21 +126,20 @@ fn slices_conflict(
     l: &mut [Value],
     r: &mut [Value],
     schema: Schema<'_>,
-    strategy: &str,
-    mk: &str,
+    field: Field<'_>,
     pmk: Pmk,
     depth: usize,
 ) -> Result<bool> {
     let kind = slice_element_type(&[l, r])?;
-    if strategy == "merge" {
+    if field.strategy.merge {
         if kind != GoKind::Object {
             return Ok(false);
         }
-        let lm = by_merge_key_text(l, mk, pmk)?;
-        let rm = by_merge_key_text(r, mk, pmk)?;
+        let lm = by_merge_key_text(l, field.merge_key, pmk)?;
+        let rm = by_merge_key_text(r, field.merge_key, pmk)?;
         for (k, &i) in &lm {
             if let Some(&j) = rm.get(k)
-                && field_conflicts(&mut l[i], &mut r[j], schema, "", "", pmk, depth + 1)?
+                && field_conflicts(&mut l[i], &mut r[j], schema, Field::PLAIN, pmk, depth + 1)?
             {
                 return Ok(true);
             }
@@ -156,7 +160,7 @@ fn slices_conflict(
             ))
             .into());
         }
-        if field_conflicts(&mut l[i], &mut r[i], schema, "", "", pmk, depth + 1)? {
+        if field_conflicts(&mut l[i], &mut r[i], schema, Field::PLAIN, pmk, depth + 1)? {
             return Ok(true);
         }
     }
@@ -164,8 +168,9 @@ fn slices_conflict(
 }
 
 /// `sliceOfMapsToMapOfMaps`: positions by the `%s` text of the merge key;
-/// the last duplicate wins.
-fn by_merge_key_text(list: &[Value], mk: &str, pmk: Pmk) -> Result<BTreeMap<String, usize>> {
+/// the last duplicate wins. Without a merge key the reference looks up the
+/// empty key name, which an element may have.
+fn by_merge_key_text(list: &[Value], mk: Option<&str>, pmk: Pmk) -> Result<BTreeMap<String, usize>> {
     let mut out = BTreeMap::new();
     for (i, e) in list.iter().enumerate() {
         let m = e.as_object().ok_or_else(|| ErrorKind::BadMergingListElement(fmt_v_list(list)))?;
@@ -176,6 +181,7 @@ fn by_merge_key_text(list: &[Value], mk: &str, pmk: Pmk) -> Result<BTreeMap<Stri
             out.insert(key, i);
             continue;
         }
+        let mk = mk.unwrap_or_default();
         let kv =
             m.get(mk).ok_or_else(|| ErrorKind::NoMergeKeyInElement { key: mk.to_string(), element: fmt_v_map(m) })?;
         out.insert(fmt_s(kv), i);

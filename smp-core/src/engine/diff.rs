@@ -285,8 +285,10 @@ fn diff_by_key_fields(
 ) -> Result<Option<patch_merge_key::ListDiff>> {
     let keys = match meta.recommended()? {
         Some(keys) => keys.to_vec(),
-        None if !meta.key_name().is_empty() => vec![meta.key_name()],
-        None => return Ok(None),
+        None => match meta.key_name() {
+            Some(key) => vec![key],
+            None => return Ok(None),
+        },
     };
     let emit = patch_merge_key::Emit {
         additions: opts.additions(),

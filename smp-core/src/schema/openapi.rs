@@ -722,7 +722,7 @@ mod tests {
         .unwrap();
         let spec = v2.definition("spec").unwrap();
         let (_, m) = spec.lookup_slice("ports").unwrap();
-        assert_eq!(m.key_name(), "port");
+        assert_eq!(m.key_name(), Some("port"));
         assert_eq!(m.recommended().unwrap().unwrap().to_vec(), ["port", "protocol"]);
         // Lookups that do not read the extension still work.
         let (_, m) = spec.lookup_slice("bad").unwrap();
@@ -735,7 +735,7 @@ mod tests {
         let Some(api) = load(CORE_V1) else { return };
         let spec = api.definition("io.k8s.api.core.v1.ServiceSpec").unwrap();
         let (_, m) = spec.lookup_slice("ports").unwrap();
-        assert_eq!(m.key_name(), "port");
+        assert_eq!(m.key_name(), Some("port"));
         assert_eq!(m.recommended().unwrap().unwrap().to_vec(), ["port", "protocol"]);
         let pod = api.definition("io.k8s.api.core.v1.PodSpec").unwrap();
         let (container, _) = pod.lookup_slice("containers").unwrap();
@@ -767,7 +767,7 @@ mod tests {
         assert_eq!(m, meta("merge", "name"));
         assert_eq!(container.lookup_slice("env").unwrap().1, meta("merge", "name"));
         let ports = container.lookup_slice("ports").unwrap().1;
-        assert_eq!((ports.strategy().unwrap(), ports.key_name()), (Strategy::MERGE, "containerPort"));
+        assert_eq!((ports.strategy().unwrap(), ports.key_name()), (Strategy::MERGE, Some("containerPort")));
 
         let spec = api.definition("io.k8s.api.core.v1.PodSpec").unwrap();
         let (container, m) = spec.lookup_slice("containers").unwrap();

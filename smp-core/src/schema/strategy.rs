@@ -249,10 +249,9 @@ impl<'a> PatchMeta<'a> {
         }
     }
 
-    /// The field the reference merges by, `""` when there is none (the
-    /// reference's own convention, kept inside the JSON engine).
-    pub fn key_name(&self) -> &'a str {
-        self.merge_key.map_or("", MergeKey::primary)
+    /// The field the reference merges by, when the list has a merge key.
+    pub fn key_name(&self) -> Option<&'a str> {
+        self.merge_key.map(MergeKey::primary)
     }
 }
 
@@ -284,7 +283,7 @@ mod tests {
     fn unreadable_strategies_fail_where_used() {
         let meta = PatchMeta::parse("merge,replace", "name");
         assert_eq!(meta.strategy().unwrap_err().to_string(), "unexpected patch strategy: [merge replace]");
-        assert_eq!(meta.key_name(), "name");
+        assert_eq!(meta.key_name(), Some("name"));
         assert_eq!(PatchMeta::parse("merge", "").merge_key, None);
     }
 
@@ -292,7 +291,7 @@ mod tests {
     fn recommended_keys_start_with_the_default_key() {
         let meta = PatchMeta::parse("merge", "port").with_recommended("port,protocol");
         assert_eq!(meta.recommended().unwrap().unwrap().to_vec(), ["port", "protocol"]);
-        assert_eq!(meta.key_name(), "port");
+        assert_eq!(meta.key_name(), Some("port"));
         // A replace list may name recommended keys without a default key.
         let meta = PatchMeta::parse("", "").with_recommended("key,effect");
         assert_eq!(meta.recommended().unwrap().unwrap().to_vec(), ["key", "effect"]);
@@ -301,7 +300,7 @@ mod tests {
             let e = meta.recommended().unwrap_err().to_string();
             assert!(e.starts_with("invalid x-smp-recommended-patch-merge-key"), "{bad}: {e}");
             // The reference's reading is untouched.
-            assert_eq!(meta.key_name(), "port");
+            assert_eq!(meta.key_name(), Some("port"));
         }
         let several = PatchMeta::new(Strategy::MERGE, Some(MergeKey::Several(&["port", "protocol"])));
         assert_eq!(several.recommended().unwrap(), Some(KeyFields::Fields(&["port", "protocol"])));
