@@ -12,7 +12,7 @@
 //! on it; a patch given to an apply, small, is a `serde_json::Value`, and
 //! so are the patches the diffs compute.
 
-use crate::doc::compact;
+use crate::doc::{compact, print};
 use crate::engine::apply::{ApplyOptions, apply_compact, decode};
 use crate::engine::diff::{DiffOptions, diff_documents};
 use crate::engine::three_way::{ThreeWayOptions, three_way_objects};
@@ -33,14 +33,14 @@ use std::io::{self, Write};
 pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
     let original = compact::decode(original)?;
     let patch = decode(patch)?;
-    to_json_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?)
+    Ok(print::object_to_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?))
 }
 
 /// The two-way patch ([`diff`](crate::diff)) between two texts, as JSON text.
 pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
     let (original, modified) = (compact::decode(original)?, compact::decode(modified)?);
     let options = DiffOptions { set_element_order: true, ..Default::default() };
-    to_json_vec(&diff_documents::<compact::Node<'_>>(&original, &modified, schema, options)?)
+    Ok(print::value_to_vec(&diff_documents::<compact::Node<'_>>(&original, &modified, schema, options)?))
 }
 
 /// The three-way patch ([`three_way`](crate::three_way)) of three texts, as JSON text.
@@ -53,7 +53,7 @@ pub fn three_way_slice(
 ) -> Result<Vec<u8>> {
     let (original, modified, current) =
         (compact::decode(original)?, compact::decode(modified)?, compact::decode(current)?);
-    to_json_vec(&three_way_objects::<compact::Node<'_>>(&original, &modified, &current, schema, options)?)
+    Ok(print::value_to_vec(&three_way_objects::<compact::Node<'_>>(&original, &modified, &current, schema, options)?))
 }
 
 /// `value` (a `serde_json::Value` or a [`compact`](mod@compact) document) as compact

@@ -10,34 +10,32 @@
 //!   fits an `int64` is one, everything else a `float64`; they print as
 //!   `serde_json::Value` numbers print (the bytes path's writer).
 //!
-//! Decoding and printing are serde_json's own (the `Deserialize` and
-//! `Serialize` impls below drive its parser and its writer), so text is
-//! read and escaped exactly as for `serde_json::Value`.
+//! Text is read by the document's own reader ([`parse`](super::parse)),
+//! which accepts what serde_json accepts and decodes what the `Value` path
+//! decodes, and written by its own writer ([`print`](super::print)), byte
+//! for byte serde_json's compact writer with Go's floats. (The `Serialize`
+//! impl below is that writer through serde, for the command line's output
+//! formats.)
 //!
-//! Why this rather than a fast JSON crate's document (reasons of design;
-//! the crates were not measured side by side): simd-json's borrowed
+//! Why this rather than a fast JSON crate's document: simd-json's borrowed
 //! values need a mutable copy of the input (it unescapes in place) and
 //! keep objects as hash maps in input order; sonic-rs's documents keep
 //! input order too; either way every object would still need sorting for
 //! lookups and output, numbers re-decoded as the reference decodes them
 //! (`int64` or `float64`), and the output writing through our Go float
 //! writer. serde_json's `RawValue` only defers parsing, which the engine
-//! needs on nearly every object it visits. Driving serde_json's parser and
-//! writer (already a dependency) into borrowed strings and sorted vectors
-//! reads and writes text exactly as the `Value` path does, with one
-//! allocation per object or list. The profile of the bytes path puts the
-//! parser at about 40% of an apply: a faster parser is where more speed is.
+//! needs on nearly every object it visits. Reading JSON straight into
+//! borrowed strings and sorted vectors takes one pass and one allocation
+//! per object or list; driving serde_json's parser through serde's visitor
+//! into the same document cost about twice the instructions.
 
 use super::{Document, Object as _, objects_deep_eq};
-use crate::engine::check_depth;
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::{Field, Key, KeyValue};
 use crate::value::{GoKind, deep_eq};
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
-use std::fmt;
 
 /// A JSON value borrowing its strings from the text it was decoded from.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -103,7 +101,7 @@ impl<'a> Object<'a> {
 
     /// The object of decoded members (in any order, the last of equal keys
     /// winning, as in the reference's decoder).
-    fn from_members(mut members: Vec<(Cow<'a, str>, Option<Node<'a>>)>) -> Self {
+    pub(super) fn from_members(mut members: Vec<(Cow<'a, str>, Option<Node<'a>>)>) -> Self {
         if !members.is_sorted_by(|a, b| a.0 < b.0) {
             // Reversed, a stable sort puts the last of equal keys first,
             // and `dedup` keeps the first of a run.
@@ -319,7 +317,8 @@ fn number<'a>(n: &Number) -> Node<'a> {
 
 /// Decodes a document as [`decode`](crate::decode) does (a JSON object;
 /// `null` and empty text count as `{}`; anything else is `invalid JSON
-/// document`), nested no deeper than [`MAX_DEPTH`](crate::MAX_DEPTH).
+/// document`), nested no deeper than serde_json allows (127 levels, below
+/// [`MAX_DEPTH`](crate::MAX_DEPTH)).
 pub fn decode(text: &[u8]) -> Result<Object<'_>> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return Ok(Object::default());
@@ -327,158 +326,15 @@ pub fn decode(text: &[u8]) -> Result<Object<'_>> {
     // UTF-8 is checked once for the whole text (invalid bytes anywhere are
     // an error either way), then the parser needs not check each string.
     let text = std::str::from_utf8(text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
-    let node: Node<'_> = serde_json::from_str(text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
-    match node {
-        Node::Object(o) => {
-            check_nesting(&o)?;
-            Ok(o)
-        }
-        Node::Null => Ok(Object::default()),
+    match super::parse::parse(text) {
+        Ok(Node::Object(o)) => Ok(o),
+        Ok(Node::Null) => Ok(Object::default()),
         _ => Err(ErrorKind::InvalidJsonDocument.into()),
     }
 }
 
-/// Refuses an object nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH), without recursing.
-/// (serde_json's parser already stops at 128 levels; this keeps the bound
-/// of every entry point whatever the parser does.)
-fn check_nesting(o: &Object<'_>) -> Result<()> {
-    let mut stack: Vec<(&Node<'_>, usize)> = o.iter().map(|(_, v)| (v, 1)).collect();
-    check_depth(1)?;
-    while let Some((v, depth)) = stack.pop() {
-        match v {
-            Node::Object(m) => {
-                check_depth(depth + 1)?;
-                stack.extend(m.iter().map(|(_, c)| (c, depth + 1)));
-            }
-            Node::Array(a) => {
-                check_depth(depth + 1)?;
-                stack.extend(a.iter().map(|c| (c, depth + 1)));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-impl<'de> Deserialize<'de> for Node<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        NodeSeed { scratch: &mut Scratch::default() }.deserialize(d)
-    }
-}
-
-/// One member of an object.
-type Member<'a> = (Cow<'a, str>, Option<Node<'a>>);
-
-/// The elements and members of the lists and objects being decoded, one
-/// stack for the whole document: each list or object is then allocated
-/// once, at its exact size, when it ends (the parser cannot tell sizes
-/// ahead, and growing a vector per object would double its memory).
-#[derive(Default)]
-struct Scratch<'de> {
-    items: Vec<Node<'de>>,
-    members: Vec<Member<'de>>,
-}
-
-/// Decodes one value with the document's [`Scratch`].
-struct NodeSeed<'s, 'de> {
-    scratch: &'s mut Scratch<'de>,
-}
-
-impl<'de> DeserializeSeed<'de> for NodeSeed<'_, 'de> {
-    type Value = Node<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for NodeSeed<'_, 'de> {
-    type Value = Node<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_unit<E>(self) -> std::result::Result<Node<'de>, E> {
-        Ok(Node::Null)
-    }
-
-    fn visit_bool<E>(self, b: bool) -> std::result::Result<Node<'de>, E> {
-        Ok(Node::Bool(b))
-    }
-
-    fn visit_i64<E>(self, i: i64) -> std::result::Result<Node<'de>, E> {
-        Ok(Node::Int(i))
-    }
-
-    fn visit_u64<E>(self, u: u64) -> std::result::Result<Node<'de>, E> {
-        Ok(i64::try_from(u).map_or(Node::Float(u as f64), Node::Int))
-    }
-
-    fn visit_f64<E>(self, f: f64) -> std::result::Result<Node<'de>, E> {
-        Ok(Node::Float(f))
-    }
-
-    fn visit_borrowed_str<E>(self, s: &'de str) -> std::result::Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Borrowed(s)))
-    }
-
-    fn visit_str<E>(self, s: &str) -> std::result::Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Owned(s.to_string())))
-    }
-
-    fn visit_string<E>(self, s: String) -> std::result::Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Owned(s)))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Node<'de>, A::Error> {
-        let start = self.scratch.items.len();
-        while let Some(v) = seq.next_element_seed(NodeSeed { scratch: &mut *self.scratch })? {
-            self.scratch.items.push(v);
-        }
-        Ok(Node::Array(self.scratch.items.drain(start..).collect()))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Node<'de>, A::Error> {
-        let start = self.scratch.members.len();
-        while let Some(key) = map.next_key_seed(KeySeed)? {
-            let value = map.next_value_seed(NodeSeed { scratch: &mut *self.scratch })?;
-            self.scratch.members.push((key, Some(value)));
-        }
-        Ok(Node::Object(Object::from_members(self.scratch.members.drain(start..).collect())))
-    }
-}
-
-/// An object key, borrowed from the text when it has no escapes.
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> std::result::Result<Self::Value, E> {
-        Ok(Cow::Borrowed(s))
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Self::Value, E> {
-        Ok(Cow::Owned(s.to_string()))
-    }
-
-    fn visit_string<E: de::Error>(self, s: String) -> std::result::Result<Self::Value, E> {
-        Ok(Cow::Owned(s))
-    }
-}
+/// One member of an object (`None`: removed).
+pub(super) type Member<'a> = (Cow<'a, str>, Option<Node<'a>>);
 
 impl Serialize for Node<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {

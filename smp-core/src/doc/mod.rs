@@ -8,6 +8,8 @@
 //! object as stored), so it is the one worth a representation of its own.
 
 pub mod compact;
+mod parse;
+pub(crate) mod print;
 
 use crate::lists::key::{Field, KeyValue, json_field};
 use crate::value::{GoKind, deep_eq};

@@ -1,0 +1,170 @@
+//! The writer of the bytes entry points: compact JSON straight from a
+//! [`Node`] or a `serde_json::Value`, byte for byte what
+//! [`write_json`](crate::bytes::write_json) (serde_json's compact writer
+//! with Go's floats) writes, without serde's indirections.
+//!
+//! - keys in sorted order (both documents keep objects sorted);
+//! - strings escaped as serde_json escapes them: `"` and `\` with a
+//!   backslash, control characters as `\b`, `\t`, `\n`, `\f`, `\r` or
+//!   `\u00xx`, everything else as it is;
+//! - integers in decimal, floats as Go writes them ([`go_float`]), a float
+//!   that is not finite as `null` (as serde_json does).
+
+use super::compact::{Node, Object};
+use crate::bytes::go_float;
+use serde_json::Value;
+
+/// `o` as compact JSON text.
+pub(crate) fn object_to_vec(o: &Object<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    write_object(&mut out, o);
+    out
+}
+
+/// `v` as compact JSON text.
+pub(crate) fn value_to_vec(v: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    write_value(&mut out, v);
+    out
+}
+
+fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
+    match n {
+        Node::Null => out.extend_from_slice(b"null"),
+        Node::Bool(b) => write_bool(out, *b),
+        Node::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(*i).as_bytes()),
+        Node::Float(f) => write_float(out, *f),
+        Node::Str(s) => write_str(out, s),
+        Node::Array(a) => {
+            out.push(b'[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_node(out, v);
+            }
+            out.push(b']');
+        }
+        Node::Object(o) => write_object(out, o),
+    }
+}
+
+fn write_object(out: &mut Vec<u8>, o: &Object<'_>) {
+    out.push(b'{');
+    for (i, (k, v)) in o.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, k);
+        out.push(b':');
+        write_node(out, v);
+    }
+    out.push(b'}');
+}
+
+fn write_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => write_bool(out, *b),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+            } else if let Some(u) = n.as_u64() {
+                out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes());
+            } else {
+                write_float(out, n.as_f64().unwrap_or(f64::NAN));
+            }
+        }
+        Value::String(s) => write_str(out, s),
+        Value::Array(a) => {
+            out.push(b'[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, v);
+            }
+            out.push(b']');
+        }
+        Value::Object(m) => {
+            out.push(b'{');
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, k);
+                out.push(b':');
+                write_value(out, v);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+fn write_bool(out: &mut Vec<u8>, b: bool) {
+    out.extend_from_slice(if b { b"true" } else { b"false" });
+}
+
+fn write_float(out: &mut Vec<u8>, f: f64) {
+    if f.is_finite() {
+        out.extend_from_slice(go_float(f).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut run = 0;
+    let mut i = 0;
+    loop {
+        i += super::parse::plain_len(&bytes[i..]);
+        let Some(&b) = bytes.get(i) else { break };
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x09 => b"\\t",
+            0x0a => b"\\n",
+            0x0c => b"\\f",
+            0x0d => b"\\r",
+            // The other control characters (`plain_len` stops at no other byte).
+            _ => &[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]],
+        };
+        out.extend_from_slice(&bytes[run..i]);
+        out.extend_from_slice(escape);
+        i += 1;
+        run = i;
+    }
+    out.extend_from_slice(&bytes[run..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Any string, and any number, print as serde_json's writer with
+        /// Go's floats prints them.
+        #[test]
+        fn strings_and_numbers_print_as_the_serde_writer(
+            s in "(?s).{0,12}",
+            raw in proptest::collection::vec(0u8..0x80, 0..12),
+            i in proptest::prelude::any::<i64>(),
+            u in proptest::prelude::any::<u64>(),
+            f in proptest::prelude::any::<f64>(),
+        ) {
+            let raw = String::from_utf8(raw).unwrap();
+            let v = serde_json::json!({"s": s, "raw": raw, "i": i, "u": u, "f": f, "list": [s, i, f, null, true]});
+            let want = crate::bytes::to_json_vec(&v).unwrap();
+            proptest::prop_assert_eq!(&value_to_vec(&v), &want);
+            let text = serde_json::to_vec(&v).unwrap();
+            let node = crate::doc::compact::decode(&text).unwrap();
+            proptest::prop_assert_eq!(&object_to_vec(&node), &crate::bytes::to_json_vec(&node).unwrap());
+        }
+    }
+}
