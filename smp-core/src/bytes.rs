@@ -31,9 +31,10 @@ use std::io::{self, Write};
 /// assert_eq!(out, br#"{"b":[1],"c":2}"#);
 /// ```
 pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
+    let size_hint = original.len() + patch.len();
     let original = compact::decode(original)?;
     let patch = decode(patch)?;
-    Ok(print::object_to_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?))
+    Ok(print::object_to_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?, size_hint))
 }
 
 /// The two-way patch ([`diff`](crate::diff)) between two texts, as JSON text.

@@ -14,9 +14,10 @@ use super::compact::{Node, Object};
 use crate::bytes::go_float;
 use serde_json::Value;
 
-/// `o` as compact JSON text.
-pub(crate) fn object_to_vec(o: &Object<'_>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256);
+/// `o` as compact JSON text, in a buffer made for about `size_hint` bytes
+/// (an apply writes about what it read: one allocation, no regrowth).
+pub(crate) fn object_to_vec(o: &Object<'_>, size_hint: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size_hint.max(256));
     write_object(&mut out, o);
     out
 }
@@ -164,7 +165,7 @@ mod tests {
             proptest::prop_assert_eq!(&value_to_vec(&v), &want);
             let text = serde_json::to_vec(&v).unwrap();
             let node = crate::doc::compact::decode(&text).unwrap();
-            proptest::prop_assert_eq!(&object_to_vec(&node), &crate::bytes::to_json_vec(&node).unwrap());
+            proptest::prop_assert_eq!(&object_to_vec(&node, 0), &crate::bytes::to_json_vec(&node).unwrap());
         }
     }
 }
