@@ -44,11 +44,17 @@ pub fn implementation(c: &Container) -> TokenStream {
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
 
-    let shape = shape_fn(c, &p);
+    // A foreign type's walker (one of k8s-openapi's hundreds) is compiled
+    // where a program uses the type, as a generic would be, not for every
+    // type in the crate that holds the impls: `#[inline]` keeps its methods,
+    // and all they reach, out of that crate's code unless something there
+    // calls them.
+    let inline = c.foreign.as_ref().map(|_| quote!(#[inline]));
+    let shape = shape_fn(c, &p, &inline);
     let methods = match &c.body {
-        Body::Fields(fields) => field_methods(fields, &p),
-        Body::JsonStruct(_) => struct_field_methods(&p),
-        Body::Scalar => scalar_methods(&p),
+        Body::Fields(fields) => field_methods(fields, &p, &inline),
+        Body::JsonStruct(_) => struct_field_methods(&p, &inline),
+        Body::Scalar => scalar_methods(&p, &inline),
         _ => quote!(),
     };
     let facts = assertions::facts(c, &p);
@@ -67,7 +73,7 @@ pub fn implementation(c: &Container) -> TokenStream {
     }
 }
 
-fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
+fn shape_fn(c: &Container, p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream {
     let name = &c.name;
     let body = match &c.body {
         Body::Fields(fields) | Body::JsonStruct(fields) => {
@@ -93,6 +99,7 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
         }
     };
     quote! {
+        #inline
         fn __shape() -> #p::Shape {
             #body
         }
@@ -158,10 +165,11 @@ fn merge_key_const(f: &Field, p: &TokenStream) -> TokenStream {
     }
 }
 
-fn scalar_methods(p: &TokenStream) -> TokenStream {
+fn scalar_methods(p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream {
     quote! {
         const __SCALAR: bool = true;
 
+        #inline
         fn __diff_field(
             old: ::core::option::Option<&Self>,
             new: ::core::option::Option<&Self>,
@@ -172,6 +180,7 @@ fn scalar_methods(p: &TokenStream) -> TokenStream {
             #p::diff_scalar(old, new, field, patch, opts)
         }
 
+        #inline
         fn __apply_field(
             slot: ::core::option::Option<&mut Self>,
             patch: #p::FieldPatch<'_>,
@@ -182,8 +191,9 @@ fn scalar_methods(p: &TokenStream) -> TokenStream {
     }
 }
 
-fn struct_field_methods(p: &TokenStream) -> TokenStream {
+fn struct_field_methods(p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream {
     quote! {
+        #inline
         fn __diff_field(
             old: ::core::option::Option<&Self>,
             new: ::core::option::Option<&Self>,
@@ -194,6 +204,7 @@ fn struct_field_methods(p: &TokenStream) -> TokenStream {
             #p::diff_struct_field(old, new, field, patch, opts)
         }
 
+        #inline
         fn __apply_field(
             slot: ::core::option::Option<&mut Self>,
             patch: #p::FieldPatch<'_>,
@@ -207,7 +218,7 @@ fn struct_field_methods(p: &TokenStream) -> TokenStream {
 /// A struct's walker: the constant table of its fields, each with the
 /// small functions that reach it; one routine in smp-core walks every
 /// table.
-fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
+fn field_methods(fields: &[Field], p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream {
     let ops = fields.iter().map(|f| field_ops(f, p));
     // The JSON names a patch may set, sorted, each with its field's index,
     // for a binary search; the first field of a name wins.
@@ -217,6 +228,7 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     sorted.dedup_by(|b, a| a.0 == b.0);
     let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
     quote! {
+        #inline
         fn __fields() -> ::core::option::Option<&'static #p::FieldTable<Self>> {
             ::core::option::Option::Some(const {
                 &#p::FieldTable { fields: &[#(#ops),*], by_name: &[#(#names),*] }

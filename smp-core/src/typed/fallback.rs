@@ -258,7 +258,7 @@ pub(crate) fn diff_field<T: Serialize>(
 }
 
 /// [`diff_field`] on the serialised values.
-fn diff_field_values(
+pub(crate) fn diff_field_values(
     old: Option<Value>,
     new: Option<Value>,
     field: &Field,
@@ -295,7 +295,11 @@ pub(crate) fn apply_field<T: Serialize + DeserializeOwned>(
 
 /// [`apply_field`] on the serialised value: the field's new JSON value,
 /// `None` when its key is gone.
-fn apply_field_value(original: Option<Value>, patch: FieldPatch<'_>, field: &Field) -> Result<Option<Value>> {
+pub(crate) fn apply_field_value(
+    original: Option<Value>,
+    patch: FieldPatch<'_>,
+    field: &Field,
+) -> Result<Option<Value>> {
     let mut map = Map::new();
     if let Some(v) = original {
         map.insert(field.key.to_string(), v);

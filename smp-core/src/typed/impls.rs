@@ -128,8 +128,11 @@ impl<T: StrategicMerge> Walk for Option<T> {
         match (old, new) {
             (Some(Some(a)), Some(Some(b))) => T::__diff_field(Some(a), Some(b), field, patch, opts),
             (Some(a), Some(b)) if a == b => Ok(()),
+            (None, None) => Ok(()),
             // null on one side: a change of JSON type, or an addition/removal.
-            _ => fallback::diff_field(old, new, field, patch, opts),
+            // The JSON of `T`'s own serialisation, so that no serde code is
+            // compiled for `Option<T>` besides `T`'s.
+            _ => fallback::diff_field_values(option_json(old)?, option_json(new)?, field, patch, opts),
         }
     }
 
@@ -142,10 +145,24 @@ impl<T: StrategicMerge> Walk for Option<T> {
         match slot {
             Some(Some(inner)) => T::__apply_field(Some(inner), patch, field).map(wrap),
             // A JSON null behaves as an absent key, except for directives.
-            Some(None) if !patch.is_plain() => fallback::apply_field(Some(&mut None::<T>), patch, field),
+            Some(None) if !patch.is_plain() => match fallback::apply_field_value(Some(Value::Null), patch, field)? {
+                Some(v) if !v.is_null() => Ok(Outcome::Set(Some(fallback::from_field(&v, field)?))),
+                Some(_) => Ok(Outcome::Set(None)),
+                None => Ok(Outcome::Absent),
+            },
             _ => T::__apply_field(None, patch, field).map(wrap),
         }
     }
+}
+
+/// The JSON of an optional field (`None`: absent), as serde writes an
+/// `Option<T>`: `null` or `T`'s own JSON.
+fn option_json<T: StrategicMerge>(v: Option<&Option<T>>) -> Result<Option<Value>> {
+    Ok(match v {
+        None => None,
+        Some(None) => Some(Value::Null),
+        Some(Some(t)) => Some(to_value(t)?),
+    })
 }
 
 impl<T: StrategicMerge> Walk for Box<T> {
