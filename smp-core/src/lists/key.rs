@@ -299,31 +299,46 @@ pub enum Tag {
 
 /// Numbers keys by identity, so that the steps after it compare numbers
 /// and never borrow the elements again.
+///
+/// Keys that are one string (nearly all merge keys) have a map of their
+/// own, keyed by the string alone: its entries are 24 bytes instead of 40,
+/// which on a list of a million elements is tens of megabytes less table
+/// to fill and to miss the cache in. A string is `==` to no other kind of
+/// key, so the two maps never number the same key.
 #[derive(Default)]
 pub struct Interner<'a> {
-    ids: KeyMap<IdentityKey<'a>, u32>,
+    strings: KeyMap<&'a str, u32>,
+    others: KeyMap<IdentityKey<'a>, u32>,
 }
 
 impl<'a> Interner<'a> {
     /// With room for `n` keys.
     pub fn with_capacity(n: usize) -> Self {
-        Interner { ids: KeyMap::with_capacity_and_hasher(n, KeyHasher::default()) }
+        Interner { strings: KeyMap::with_capacity_and_hasher(n, KeyHasher::default()), others: KeyMap::default() }
     }
 
     /// The tag of a key.
     pub fn tag(&mut self, key: &Key<'a>) -> Tag {
+        let next = self.len() as u32;
         match key.identity() {
-            Ok(id) => {
-                let next = self.ids.len() as u32;
-                Tag::Id(*self.ids.entry(id).or_insert(next))
-            }
+            Ok(IdentityKey::One(ScalarKey::Str(s))) => Tag::Id(*self.strings.entry(s).or_insert(next)),
+            Ok(id) => Tag::Id(*self.others.entry(id).or_insert(next)),
             Err(tag) => tag,
+        }
+    }
+
+    /// The tag of a key already numbered; `None` for a comparable key never seen.
+    fn get(&self, key: &Key<'_>) -> Option<Tag> {
+        match key.identity() {
+            Ok(IdentityKey::One(ScalarKey::Str(s))) => self.strings.get(s).map(|&i| Tag::Id(i)),
+            Ok(id) => self.others.get(&id).map(|&i| Tag::Id(i)),
+            Err(tag) => Some(tag),
         }
     }
 
     /// How many distinct comparable keys were seen.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.strings.len() + self.others.len()
     }
 }
 
@@ -401,13 +416,7 @@ impl<'v> ValueIndex<'v> {
 
     /// Position of the first value `==` to `key`.
     pub fn position_of_key(&self, key: &Key<'_>) -> crate::Result<Option<usize>> {
-        let tag = match key.identity() {
-            Ok(id) => match self.interner.ids.get(&id) {
-                Some(&i) => Tag::Id(i),
-                None => return Ok(None),
-            },
-            Err(tag) => tag,
-        };
+        let Some(tag) = self.interner.get(key) else { return Ok(None) };
         self.index.lookup(tag).map_err(|Uncomparable| uncomparable())
     }
 
