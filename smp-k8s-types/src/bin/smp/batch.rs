@@ -48,7 +48,14 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
                     line.clear();
                     match read_line(&mut input, &mut line, batch.max_line)? {
                         Line::End => break,
-                        Line::Whole => lines.push(Some(trim_newline(&line).to_vec())),
+                        Line::Whole => {
+                            // The line itself, not a copy: a case line can be
+                            // as large as its documents (tens of megabytes).
+                            let len = trim_newline(&line).len();
+                            let mut whole = std::mem::take(&mut line);
+                            whole.truncate(len);
+                            lines.push(Some(whole));
+                        }
                         Line::TooLong => lines.push(None),
                     }
                 }
@@ -199,9 +206,15 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 }
 
 /// Computes one line's answer and writes it.
-fn answer(out: &mut impl Write, batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> io::Result<()> {
+fn answer(out: &mut Vec<u8>, batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> io::Result<()> {
     match answer_bytes(batch, line, resolver) {
-        Some(Ok(text)) => write_answer_text(out, batch.op.output_key(), &text),
+        Some(Ok(text)) => {
+            // Room for the whole answer line at once: growing by doubling
+            // would copy a large result and hold it twice.
+            let key = batch.op.output_key();
+            out.reserve(text.len() + key.len() + 8);
+            write_answer_text(out, key, &text)
+        }
         Some(Err(e)) => write_error_line(out, &e.to_string(), (batch.op == Op::ThreeWay).then(|| e.is_conflict())),
         None => answer_parsed(out, batch, line, resolver),
     }
