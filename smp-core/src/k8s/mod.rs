@@ -8,6 +8,12 @@
 //! each under the gates of the Kubernetes versions that have it; the types
 //! that are not plain structs are implemented here by hand.
 //!
+//! The walkers of these types are `#[inline]`: like generic code, each is
+//! compiled in the program that uses it (with the walkers of the types it
+//! holds), not for all of k8s-openapi's types in this crate. Building the
+//! `k8s-openapi` feature compiles the schemas only; a crate that diffs a
+//! `Deployment` compiles the walkers of `Deployment` and what it holds.
+//!
 //! ```
 //! use k8s_openapi::api::core::v1::{Container, PodSpec};
 //! use smp_core::StrategicMerge;
