@@ -32,14 +32,17 @@ use std::io::{self, Write};
 /// ```
 pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
     let size_hint = original.len() + patch.len();
-    let original = compact::decode(original)?;
+    let mut fixed = None;
+    let original = decode_compact(original, &mut fixed)?;
     let patch = decode(patch)?;
     Ok(print::object_to_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?, size_hint))
 }
 
 /// The two-way patch ([`diff`](crate::diff)) between two texts, as JSON text.
 pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
-    let (original, modified) = (compact::decode(original)?, compact::decode(modified)?);
+    let mut fixed = [None, None];
+    let [f0, f1] = &mut fixed;
+    let (original, modified) = (decode_compact(original, f0)?, decode_compact(modified, f1)?);
     let options = DiffOptions { set_element_order: true, ..Default::default() };
     Ok(print::value_to_vec(&diff_documents::<compact::Node<'_>>(&original, &modified, schema, options)?))
 }
@@ -52,9 +55,24 @@ pub fn three_way_slice(
     schema: Schema<'_>,
     options: ThreeWayOptions<'_>,
 ) -> Result<Vec<u8>> {
+    let mut fixed = [None, None, None];
+    let [f0, f1, f2] = &mut fixed;
     let (original, modified, current) =
-        (compact::decode(original)?, compact::decode(modified)?, compact::decode(current)?);
+        (decode_compact(original, f0)?, decode_compact(modified, f1)?, decode_compact(current, f2)?);
     Ok(print::value_to_vec(&three_way_objects::<compact::Node<'_>>(&original, &modified, &current, schema, options)?))
+}
+
+/// Decodes a compact document. Text that is not UTF-8 is first read as the
+/// reference reads it ([`text`](crate::text)) into `fixed`, which the
+/// document then borrows; valid text, the usual case, is checked once.
+fn decode_compact<'t>(text: &'t [u8], fixed: &'t mut Option<String>) -> Result<compact::Object<'t>> {
+    match compact::decode(text) {
+        Err(_) if std::str::from_utf8(text).is_err() => {
+            let fixed: &'t String = fixed.insert(crate::text::utf8_as_go_reads(text).into_owned());
+            compact::decode(fixed.as_bytes())
+        }
+        decoded => decoded,
+    }
 }
 
 /// `value` (a `serde_json::Value` or a [`compact`](mod@compact) document) as compact
@@ -173,5 +191,30 @@ mod tests {
             br#"{"w":null,"x":{"q":1.5,"y":null,"z":null}}"#
         );
         assert_eq!(apply_slice(b"[1]", b"{}", Schema::Untyped).unwrap_err().to_string(), "invalid JSON document");
+    }
+
+    #[test]
+    fn bad_utf8_and_unpaired_surrogates_read_as_the_reference_reads_them() {
+        // kubectl patch --local reads these strings as U+FFFD (one per bad
+        // byte) instead of refusing the document.
+        let o = b"{\"a\": \"x\xffy\", \"k\xe2\x82\": 1}";
+        let p = br#"{"b": "\ud800z", "c": "\udc00\ud83d\ude00"}"#;
+        assert_eq!(
+            String::from_utf8(apply_slice(o, p, Schema::Untyped).unwrap()).unwrap(),
+            "{\"a\":\"x\u{fffd}y\",\"b\":\"\u{fffd}z\",\"c\":\"\u{fffd}\u{1f600}\",\"k\u{fffd}\u{fffd}\":1}"
+        );
+        let want = crate::apply(&decode(o).unwrap(), &decode(p).unwrap(), Schema::Untyped).unwrap();
+        assert_eq!(apply_slice(o, p, Schema::Untyped).unwrap(), serde_json::to_vec(&want).unwrap());
+        assert_eq!(
+            String::from_utf8(diff_slice(o, p, Schema::Untyped).unwrap()).unwrap(),
+            "{\"a\":null,\"b\":\"\u{fffd}z\",\"c\":\"\u{fffd}\u{1f600}\",\"k\u{fffd}\u{fffd}\":null}"
+        );
+        let opts = ThreeWayOptions::default();
+        let (a, b) = (decode(o).unwrap(), decode(p).unwrap());
+        let want = crate::three_way(&a, &b, &a, Schema::Untyped, opts).unwrap();
+        assert_eq!(three_way_slice(o, p, o, Schema::Untyped, opts).unwrap(), serde_json::to_vec(&want).unwrap());
+        assert!(want.get("b").is_some());
+        // Text that is still not JSON stays refused.
+        assert!(apply_slice(b"{\"a\": \xff}", b"{}", Schema::Untyped).is_err());
     }
 }

@@ -35,6 +35,7 @@ mod lists;
 pub mod merge_patch;
 pub mod schema;
 mod strict;
+pub mod text;
 /// The Go reference's view of JSON values (`%v` text, Go-encoded JSON,
 /// number kinds): shared with smp-k8s-types and the tests, not an API.
 #[doc(hidden)]

@@ -315,7 +315,9 @@ fn number<'a>(n: &Number) -> Node<'a> {
     }
 }
 
-/// Decodes a document as [`decode`](crate::decode) does (a JSON object;
+/// Decodes UTF-8 text (anything else is refused: the bytes entry points
+/// first read such text as the reference does, [`crate::text`]) as
+/// [`decode`](crate::decode) does (a JSON object;
 /// `null` and empty text count as `{}`; anything else is `invalid JSON
 /// document`), nested no deeper than serde_json allows (127 levels, below
 /// [`MAX_DEPTH`](crate::MAX_DEPTH)).
@@ -391,10 +393,17 @@ mod tests {
             let got = crate::bytes::to_json_vec(&decode(t).unwrap()).unwrap();
             assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
         }
-        let not_utf8: [&[u8]; 3] = [b"{\"a\": \"\xff\"}", b"{\"\xc3\": 1}", b"{\"a\": 1}\xff"];
-        for bad in [&b"[1]"[..], b"1", b"{", br#"{"a": 1} x"#, b"\"s\""].into_iter().chain(not_utf8) {
+        for bad in [&b"[1]"[..], b"1", b"{", br#"{"a": 1} x"#, b"\"s\"", b"{\"a\": 1}\xff"] {
             assert_eq!(decode(bad).unwrap_err().to_string(), "invalid JSON document");
             assert_eq!(crate::decode(bad).unwrap_err().to_string(), "invalid JSON document");
+        }
+        // Text that is not UTF-8 is refused here; the bytes entry points
+        // first read it as the reference does, as `crate::decode` does.
+        for not_utf8 in [&b"{\"a\": \"\xff\"}"[..], b"{\"\xc3\": 1}"] {
+            assert_eq!(decode(not_utf8).unwrap_err().to_string(), "invalid JSON document");
+            let fixed = crate::text::utf8_as_go_reads(not_utf8);
+            let want = crate::bytes::to_json_vec(&crate::decode(not_utf8).unwrap()).unwrap();
+            assert_eq!(crate::bytes::to_json_vec(&decode(fixed.as_bytes()).unwrap()).unwrap(), want);
         }
     }
 

@@ -111,13 +111,16 @@ pub fn merge_patches(patches: &[Value], schema: Schema<'_>) -> Result<Value> {
 }
 
 /// Decodes a document as the reference does: the text must be a JSON object
-/// (`null` and empty input count as `{}`), and integers that do not fit an
-/// `int64` become floats. Anything else is `invalid JSON document`.
+/// (`null` and empty input count as `{}`), integers that do not fit an
+/// `int64` become floats, and bytes outside UTF-8 and unpaired surrogate
+/// escapes in strings are U+FFFD ([`text`](crate::text)). Anything else is
+/// `invalid JSON document`.
 pub fn decode(bytes: &[u8]) -> Result<Value> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Object(Map::new()));
     }
-    let mut v: Value = serde_json::from_slice(bytes).map_err(|_| ErrorKind::InvalidJsonDocument)?;
+    let text = crate::text::as_go_reads(bytes);
+    let mut v: Value = serde_json::from_slice(&text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
     match v {
         Value::Object(_) => {
             crate::value::normalize_numbers(&mut v);

@@ -78,6 +78,42 @@ fn negative_zero_is_the_integer_zero_as_for_kubectl() {
     assert_eq!(smp_list, kubectl_list);
 }
 
+#[test]
+fn bad_utf8_and_unpaired_surrogates_are_read_as_kubectl_reads_them() {
+    // Go reads each byte outside UTF-8, and each unpaired surrogate escape,
+    // as U+FFFD; serde_json alone would refuse the documents.
+    let object = file("pod.json", "");
+    let text = b"{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"p\", \
+        \"labels\": {\"a\": \"x\xffy\", \"b\": \"\\udc00\"}}, \"spec\": {\"containers\": [{\"name\": \"c\xe2\x82\"}]}}";
+    std::fs::write(&object, text).unwrap();
+    let object = object.display().to_string();
+    let patch = r#"{"metadata": {"labels": {"c": "\ud800z", "d": "\ud800\ud83d\ude00"}}}"#;
+    let out = smp(&["apply", &object, "-"], patch);
+    let got = assert_ok(&out);
+    assert_eq!(got["metadata"]["labels"]["a"], json!("x\u{fffd}y"));
+    assert_eq!(got["metadata"]["labels"]["c"], json!("\u{fffd}z"));
+    // kubectl replaces a truncated sequence in a file by one U+FFFD.
+    assert_eq!(got["spec"]["containers"][0]["name"], json!("c\u{fffd}"));
+    // A batch line is JSON text, read as Go's encoding/json reads JSON (one
+    // U+FFFD per bad byte), through the bytes entry points.
+    let mut line = b"{\"original\": ".to_vec();
+    line.extend_from_slice(text);
+    line.extend_from_slice(format!(", \"patch\": {patch}}}\n").as_bytes());
+    let batch = file("cases.jsonl", "");
+    std::fs::write(&batch, &line).unwrap();
+    let out = smp(&["apply", "--jsonl", &batch.display().to_string()], "");
+    let answer: Value = serde_json::from_str(stdout(&out).trim()).expect("one answer line");
+    let mut per_byte = got.clone();
+    per_byte["spec"]["containers"][0]["name"] = json!("c\u{fffd}\u{fffd}");
+    assert_eq!(answer["result"], per_byte, "{answer}");
+    let Some(want) = kubectl(&["patch", "--local", "-f", &object, "--type", "strategic", "-p", patch, "-o", "json"])
+    else {
+        return;
+    };
+    assert!(want.status.success(), "kubectl: {}", stderr(&want));
+    assert_eq!(got, serde_json::from_slice::<Value>(&want.stdout).unwrap());
+}
+
 /// Strings and keys that YAML 1.1 reads as booleans, numbers or null when
 /// they are not quoted.
 fn yaml_1_1_trap() -> Value {

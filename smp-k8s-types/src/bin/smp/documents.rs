@@ -71,6 +71,9 @@ pub fn read(source: &Source, what: &str, recursive: bool) -> Result<Vec<Document
     let mut documents = Vec::new();
     for file in &files {
         let bytes = input::read(file, what)?;
+        // kubectl reads the objects of -f files with invalid UTF-8 replaced
+        // before parsing; a patch is JSON text given to -p.
+        let bytes = if what == "patch" { bytes.into() } else { smp_core::text::file_as_kubectl_reads(&bytes) };
         let values = input::parse_stream(&bytes).map_err(|e| format!("{}: {e}", describe(file, what)))?;
         let several = values.len() > 1;
         for (n, value) in values.into_iter().enumerate() {

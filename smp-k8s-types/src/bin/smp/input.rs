@@ -65,10 +65,12 @@ impl std::fmt::Display for JsonError {
 }
 
 /// Parses JSON text as the reference decodes it: `-0` is the integer 0,
-/// integers beyond `int64` are floats.
+/// integers beyond `int64` are floats, bytes outside UTF-8 and unpaired
+/// surrogate escapes in strings are U+FFFD.
 pub fn parse_json(bytes: &[u8]) -> Result<Value, JsonError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = prescan::json(bytes).map_err(JsonError::TooDeep)?;
+    let text = smp_core::text::as_go_reads(&text);
     let mut value: Value = serde_json::from_slice(&text).map_err(JsonError::Syntax)?;
     smp_core::value::normalize_numbers(&mut value);
     Ok(value)
@@ -81,6 +83,7 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
     let mut values = if prescan::is_json(bytes) {
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let text = prescan::json(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
+        let text = smp_core::text::as_go_reads(&text);
         serde_json::Deserializer::from_slice(&text)
             .into_iter::<Value>()
             .collect::<Result<Vec<_>, _>>()
