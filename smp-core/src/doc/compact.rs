@@ -68,10 +68,22 @@ pub struct Object<'a> {
     sorted: usize,
 }
 
+/// Runs of members up to this long are searched by a scan, longer ones by
+/// bisection.
+const SHORT_OBJECT: usize = 8;
+
 impl<'a> Object<'a> {
     fn position(&self, key: &str) -> Option<usize> {
         let (head, tail) = self.members.split_at(self.sorted);
-        let find = |run: &[(Cow<'_, str>, _)]| run.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok();
+        let find = |run: &[(Cow<'_, str>, _)]| {
+            if run.len() <= SHORT_OBJECT {
+                // Most objects are short: a scan that compares only keys of
+                // the same length costs less than bisection's comparisons.
+                run.iter().position(|(k, _)| k.len() == key.len() && k.as_bytes() == key.as_bytes())
+            } else {
+                run.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok()
+            }
+        };
         find(head).or_else(|| find(tail).map(|i| i + self.sorted))
     }
 
