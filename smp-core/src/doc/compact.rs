@@ -10,9 +10,9 @@
 //!   fits an `int64` is one, everything else a `float64`; they print as
 //!   `serde_json::Value` numbers print (the bytes path's writer).
 //!
-//! Text is read by the document's own reader ([`parse`](super::parse)),
+//! Text is read by the document's own reader (`doc::parse`),
 //! which accepts what serde_json accepts and decodes what the `Value` path
-//! decodes, and written by its own writer ([`print`](super::print)), byte
+//! decodes, and written by its own writer (`doc::print`), byte
 //! for byte serde_json's compact writer with Go's floats. (The `Serialize`
 //! impl below is that writer through serde, for the command line's output
 //! formats.)
@@ -27,7 +27,8 @@
 //! needs on nearly every object it visits. Reading JSON straight into
 //! borrowed strings and sorted vectors takes one pass and one allocation
 //! per object or list; driving serde_json's parser through serde's visitor
-//! into the same document cost about twice the instructions.
+//! into the same document took about 1.4 times the instructions (the
+//! Deployment of the apply bench case, counted with callgrind).
 
 use super::{Document, Object as _, objects_deep_eq};
 use crate::error::{ErrorKind, Result};

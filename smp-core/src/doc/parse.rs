@@ -17,8 +17,8 @@
 //! - at most 127 nested lists and objects, serde_json's limit.
 //!
 //! Reading directly, rather than through serde's visitor, saves the
-//! visitor's indirections and a copy per key; the profile of the bytes path
-//! had serde's parser at about 40% of an apply.
+//! visitor's indirections; the profile of the bytes path had serde's parser
+//! at about 40% of an apply.
 
 use super::compact::{Member, Node, Object};
 use std::borrow::Cow;
