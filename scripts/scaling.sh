@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scaling of `smp apply|diff|three-way --kind Pod --jsonl` on a Pod whose
-# container has N env vars (every tenth changed), end to end: wall time
-# (best of a few runs), peak RSS (/usr/bin/time), and the exponent fitted
+# container has N env vars (every tenth changed), end to end: wall time and
+# CPU time (user + system; what a loaded machine disturbs least), each the
+# best of a few runs, peak RSS (/usr/bin/time), and the exponents fitted
 # to time ~ N^k by least squares on the log-log points. Given several
 # binaries (an old and a new one), each case runs on each in turn, so that
 # they share the machine's load, and the last columns are the time and
@@ -49,20 +50,20 @@ fit() {
 
 for b in "${!bins[@]}"; do echo "binary $b: ${bins[$b]}"; done
 printf '%-14s %9s %9s' variant N input_MB
-for b in "${!bins[@]}"; do printf ' %10s %9s %7s' "s[$b]" "RSS_MB[$b]" "RSS/in"; done
+for b in "${!bins[@]}"; do printf ' %10s %10s %9s %7s' "s[$b]" "cpu_s[$b]" "RSS_MB[$b]" "RSS/in"; done
 for b in "${!bins[@]}"; do if [ "$b" -gt 0 ]; then printf ' %9s %9s' "time0/$b" "RSS0/$b"; fi; done
 echo
 for v in $variants; do
-  declare -A points=()
+  declare -A points=() cpu_points=()
   for n in $sizes; do
     file="$dir/pod-env$n.$v.jsonl"
     case_file "$n" "$v" "$file"
     bytes=$(stat -c %s "$file")
-    declare -A best=() rss=()
+    declare -A best=() cpu=() rss=()
     for _ in $(seq "$runs"); do
       for b in "${!bins[@]}"; do
         start=$(date +%s%N)
-        /usr/bin/time -f '%M' -o "$dir/rss" "${bins[$b]}" "$(command_of "$v")" --kind Pod --jsonl "$file" \
+        /usr/bin/time -f '%M %U %S' -o "$dir/rss" "${bins[$b]}" "$(command_of "$v")" --kind Pod --jsonl "$file" \
           --max-line-bytes 1G -j 1 >"$dir/out.$b"
         end=$(date +%s%N)
         if grep -q '^{"error"' "$dir/out.$b"; then
@@ -71,8 +72,10 @@ for v in $variants; do
         fi
         ns=$((end - start))
         if [ -z "${best[$b]:-}" ] || [ "$ns" -lt "${best[$b]}" ]; then best[$b]=$ns; fi
-        r=$(cat "$dir/rss")
+        read -r r user sys <"$dir/rss"
         if [ "$r" -gt "${rss[$b]:-0}" ]; then rss[$b]=$r; fi
+        c=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%d", (u + s) * 1e9 }')
+        if [ -z "${cpu[$b]:-}" ] || [ "$c" -lt "${cpu[$b]}" ]; then cpu[$b]=$c; fi
       done
     done
     for b in "${!bins[@]}"; do
@@ -83,9 +86,11 @@ for v in $variants; do
     done
     printf '%-14s %9d %9.1f' "$v" "$n" "$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')"
     for b in "${!bins[@]}"; do
-      awk -v ns="${best[$b]}" -v kb="${rss[$b]}" -v b="$bytes" \
-        'BEGIN { printf " %10.4f %9.1f %7.2f", ns / 1e9, kb / 1024, kb * 1024 / b }'
+      awk -v ns="${best[$b]}" -v cpu="${cpu[$b]}" -v kb="${rss[$b]}" -v b="$bytes" \
+        'BEGIN { printf " %10.4f %10.2f %9.1f %7.2f", ns / 1e9, cpu / 1e9, kb / 1024, kb * 1024 / b }'
       points[$b]+="$n ${best[$b]}"$'\n'
+      # CPU time is counted in 10 ms steps: the fit takes the sizes above that.
+      if [ "${cpu[$b]}" -ge 50000000 ]; then cpu_points[$b]+="$n ${cpu[$b]}"$'\n'; fi
     done
     for b in "${!bins[@]}"; do
       if [ "$b" -gt 0 ]; then
@@ -94,10 +99,12 @@ for v in $variants; do
       fi
     done
     echo
-    unset best rss
+    unset best cpu rss
   done
   printf '%-14s fitted exponent' "$v"
   for b in "${!bins[@]}"; do printf ' [%d] %s' "$b" "$(printf '%s' "${points[$b]}" | fit)"; done
+  printf ', on CPU time over 0.05 s'
+  for b in "${!bins[@]}"; do printf ' [%d] %s' "$b" "$(printf '%s' "${cpu_points[$b]:-}" | fit)"; done
   echo
-  unset points
+  unset points cpu_points
 done
