@@ -114,6 +114,54 @@ fn bad_utf8_and_unpaired_surrogates_are_read_as_kubectl_reads_them() {
     assert_eq!(got, serde_json::from_slice::<Value>(&want.stdout).unwrap());
 }
 
+#[test]
+fn a_patch_that_removes_the_kind_is_refused_as_by_kubectl() {
+    let pod =
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}});
+    let object = json_file("pod.json", &pod);
+    let patches = [
+        r#"{"kind": null}"#,
+        r#"{"kind": ""}"#,
+        r#"{"kind": 5}"#,
+        r#"{"$patch": "replace", "x": 1}"#,
+        r#"{"$patch": "delete"}"#,
+        r#"{"$retainKeys": ["spec"], "spec": {}}"#,
+    ];
+    let mut lines = String::new();
+    for patch in patches {
+        let out = smp(&["apply", &object, "-"], patch);
+        assert!(!out.status.success(), "{patch}: {}", stdout(&out));
+        assert!(stderr(&out).contains("Object 'Kind' is missing in '{"), "{patch}: {}", stderr(&out));
+        lines.push_str(&format!("{{\"original\": {pod}, \"patch\": {patch}}}\n"));
+        if let Some(want) =
+            kubectl(&["patch", "--local", "-f", &object, "--type", "strategic", "-p", patch, "-o", "json"])
+        {
+            assert!(!want.status.success(), "{patch}: kubectl took it: {}", stdout(&want));
+            assert!(stderr(&want).contains("Object 'Kind' is missing in '{"), "{}", stderr(&want));
+        }
+    }
+    // Patches that keep a kind are applied, in the batch as well.
+    for kept in [
+        r#"{"kind": "Service"}"#,
+        r#"{"$retainKeys": ["kind", "spec"], "spec": {}}"#,
+        r#"{"metadata": {"labels": {"kind": "x"}}}"#,
+    ] {
+        assert_ok(&smp(&["apply", &object, "-"], kept));
+        lines.push_str(&format!("{{\"original\": {pod}, \"patch\": {kept}}}\n"));
+    }
+    let out = smp(&["apply", "--jsonl", "-"], &lines);
+    let answers: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), patches.len() + 3);
+    for (answer, patch) in answers.iter().zip(patches) {
+        let error = answer["error"].as_str().unwrap_or_default();
+        assert!(error.contains("Object 'Kind' is missing in '{"), "{patch}: {answer}");
+    }
+    assert!(answers[patches.len()..].iter().all(|a| a.get("result").is_some()), "{answers:?}");
+    // A document without a kind (which kubectl does not read) is smp's own.
+    let bare = json_file("bare.json", &json!({"spec": {"a": 1}}));
+    assert_ok(&smp(&["apply", "--untyped", &bare, "-"], r#"{"$patch": "replace", "x": 1}"#));
+}
+
 /// Strings and keys that YAML 1.1 reads as booleans, numbers or null when
 /// they are not quoted.
 fn yaml_1_1_trap() -> Value {

@@ -264,10 +264,22 @@ fn answer_bytes(batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> 
         };
         metas.push((read(&doc.api_version)?, read(&doc.kind)?));
     }
+    let had_kind = metas.first().and_then(|(_, kind)| kind.as_deref()).is_some_and(|kind| !kind.is_empty());
     let schema = resolver.schema_by(metas, names).ok()?;
     let text = |i: usize| case.slice(&docs[i].value);
     let result = match batch.op {
-        Op::Apply => smp_core::apply_slice(text(0), text(1), schema),
+        Op::Apply => smp_core::apply_slice(text(0), text(1), schema).and_then(|result| {
+            // Only a patch that names `kind` or a directive can remove the
+            // original's kind (as kubectl refuses): then read the result.
+            let patch = text(1);
+            let touches = |word: &[u8]| memchr::memmem::find(patch, word).is_some();
+            if had_kind && (touches(b"kind") || touches(b"$patch") || touches(b"$retainKeys")) {
+                let value: Value =
+                    serde_json::from_slice(&result).map_err(|e| ErrorKind::Deserialize(e.to_string()))?;
+                crate::op::kind_kept(true, &value)?;
+            }
+            Ok(result)
+        }),
         Op::Diff => smp_core::diff_slice(text(0), text(1), schema),
         Op::ThreeWay => {
             let options = ThreeWayOptions { overwrite, preconditions: &[], patch_merge_key: false };

@@ -64,7 +64,11 @@ impl Op {
         ext: Extensions,
     ) -> smp_core::Result<Value> {
         match (self, docs, patch_type) {
-            (Op::Apply, [original, patch], _) => apply_as(patch_type, original, patch, schema, ext.apply()),
+            (Op::Apply, [original, patch], _) => {
+                let result = apply_as(patch_type, original, patch, schema, ext.apply())?;
+                kind_kept(has_kind(original), &result)?;
+                Ok(result)
+            }
             (Op::Diff, [original, modified], PatchType::Strategic) => {
                 let options =
                     DiffOptions { set_element_order: true, patch_merge_key: ext.patch_merge_key, ..Default::default() };
@@ -117,7 +121,10 @@ impl Op {
             (Op::Apply, PatchType::Strategic, 2) => {
                 let patch = docs.pop().expect("two documents");
                 let original = docs.pop().expect("two documents");
-                smp_core::apply_owned(original, &patch, schema, ext.apply())
+                let had_kind = has_kind(&original);
+                let result = smp_core::apply_owned(original, &patch, schema, ext.apply())?;
+                kind_kept(had_kind, &result)?;
+                Ok(result)
             }
             _ => self.run(&docs, overwrite, schema, patch_type, ext),
         }
@@ -137,4 +144,23 @@ pub fn apply_as(
         PatchType::Merge => merge_patch::apply(original, patch),
         PatchType::Json => json_patch::apply(original, &json_patch::parse(patch)?),
     }
+}
+
+/// Whether an object has a kind, as kubectl reads objects: a non-empty string.
+pub fn has_kind(object: &Value) -> bool {
+    object.get("kind").and_then(Value::as_str).is_some_and(|kind| !kind.is_empty())
+}
+
+/// kubectl reads the result of a patch back as an object, which needs a
+/// kind: a patch that removes the original's kind (`{"kind": null}`,
+/// `{"$patch": "replace"}`, a `$retainKeys` without it) fails there, with
+/// this message. A document without a kind to begin with, which smp reads
+/// and kubectl refuses, is left alone.
+pub fn kind_kept(had_kind: bool, result: &Value) -> smp_core::Result<()> {
+    if !had_kind || has_kind(result) {
+        return Ok(());
+    }
+    let text = smp_core::bytes::to_json_vec(result)?;
+    let message = format!("Object 'Kind' is missing in '{}'", String::from_utf8_lossy(&text));
+    Err(ErrorKind::Unsupported(message).into())
 }
