@@ -98,8 +98,7 @@ impl<'a> Object<'a> {
     /// The members, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Node<'a>)> {
         let (head, tail) = self.members.split_at(self.sorted);
-        MergeRuns { head: head.iter().peekable(), tail: tail.iter().peekable() }
-            .filter_map(|(k, v)| v.as_ref().map(|v| (k.as_ref(), v)))
+        MergeRuns { head, tail }.filter_map(|(k, v)| v.as_ref().map(|v| (k.as_ref(), v)))
     }
 
     /// The number of members.
@@ -128,23 +127,24 @@ impl<'a> Object<'a> {
 }
 
 /// The members of two sorted runs, in order.
-struct MergeRuns<I: Iterator> {
-    head: std::iter::Peekable<I>,
-    tail: std::iter::Peekable<I>,
+struct MergeRuns<'r, 'a> {
+    head: &'r [Member<'a>],
+    tail: &'r [Member<'a>],
 }
 
-impl<'r, 'a: 'r, I> Iterator for MergeRuns<I>
-where
-    I: Iterator<Item = &'r (Cow<'a, str>, Option<Node<'a>>)>,
-{
-    type Item = I::Item;
+impl<'r, 'a> Iterator for MergeRuns<'r, 'a> {
+    type Item = &'r Member<'a>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match (self.head.peek(), self.tail.peek()) {
-            (Some(h), Some(t)) if t.0 < h.0 => self.tail.next(),
-            (Some(_), _) => self.head.next(),
-            (None, _) => self.tail.next(),
-        }
+        let from_tail = match (self.head.first(), self.tail.first()) {
+            (Some(h), Some(t)) => t.0 < h.0,
+            (Some(_), None) => false,
+            (None, _) => true,
+        };
+        let run = if from_tail { &mut self.tail } else { &mut self.head };
+        let (first, rest) = run.split_first()?;
+        *run = rest;
+        Some(first)
     }
 }
 
