@@ -112,14 +112,18 @@ fn field_schema(f: &Field, p: &TokenStream) -> TokenStream {
     let strategy = strategy_const(f, p);
     let merge_key = merge_key_const(f, p);
     let flatten = f.flatten;
-    let (shape, pointer) = match &f.with {
-        Some(with) => (quote!(#with::shape), quote!(false)),
-        None => (quote!(<#ty as #p::Walk>::__shape), quote!(<#ty as #p::Walk>::__POINTER)),
+    let (shape, pointer, key_eq) = match &f.with {
+        Some(with) => (quote!(#with::shape), quote!(false), quote!(false)),
+        None => (
+            quote!(<#ty as #p::Walk>::__shape),
+            quote!(<#ty as #p::Walk>::__POINTER),
+            quote!(<#ty as #p::Walk>::__KEY_EQ),
+        ),
     };
     quote! {
         #p::FieldSchema {
             name: #json, strategy: #strategy, merge_key: #merge_key,
-            pointer: #pointer, flatten: #flatten, shape: #shape,
+            pointer: #pointer, flatten: #flatten, shape: #shape, key_eq: #key_eq,
         }
     }
 }

@@ -29,6 +29,7 @@ pub static MERGE_ITEM: StructSchema = StructSchema {
             pointer: true,
             flatten: false,
             shape: merge_item,
+            key_eq: false,
         },
         field("simpleMap", "", "", string_map),
         field("replacingItem", "replace", "", || Shape::Struct(&RAW_EXTENSION)),

@@ -333,27 +333,8 @@ impl Merger {
             }
             return Ok(());
         }
-        let Value::Array(list) = retain else {
-            return Err(ErrorKind::BadRetainKeys.into());
-        };
-        let keep = ValueIndex::new(list);
-        for (k, v) in patch.iter() {
-            if k == RETAIN_KEYS
-                || v.is_null()
-                || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
-                || k.starts_with(SET_ELEMENT_ORDER)
-            {
-                continue;
-            }
-            if !keep.contains(&Value::String(k.clone()))? {
-                return Err(ErrorKind::BadRetainKeys.into());
-            }
-        }
-        if keep.has_uncomparable() {
-            // Go panics hashing an object or list.
-            return Err(ErrorKind::BadRetainKeys.into());
-        }
-        original.retain_keys(|k| list.iter().any(|x| x.as_str() == Some(k)));
+        let list = retained_keys(retain, patch)?;
+        original.retain_keys(|k| is_retained(list, k));
         Ok(())
     }
 
@@ -654,4 +635,33 @@ pub(crate) struct MergedList<D> {
     /// For sets of scalars, the live list as the reference sees it after
     /// the merge (see `merge_scalar_sets`).
     pub(crate) live_view: Option<Vec<D>>,
+}
+
+/// The `$retainKeys` list of a patch map in apply mode
+/// (`applyRetainKeysDirective`), checked: every other key the patch sets
+/// must be in it (nulls and order and delete-list directives excepted).
+pub(crate) fn retained_keys<'p>(retain: &'p Value, patch: &Map<String, Value>) -> Result<&'p [Value]> {
+    let Value::Array(list) = retain else {
+        return Err(ErrorKind::BadRetainKeys.into());
+    };
+    let keep = ValueIndex::new(list);
+    for (k, v) in patch.iter() {
+        if k == RETAIN_KEYS || v.is_null() || k.starts_with(DELETE_FROM_PRIMITIVE_LIST) || k.starts_with(SET_ELEMENT_ORDER)
+        {
+            continue;
+        }
+        if !keep.contains(&Value::String(k.clone()))? {
+            return Err(ErrorKind::BadRetainKeys.into());
+        }
+    }
+    if keep.has_uncomparable() {
+        // Go panics hashing an object or list.
+        return Err(ErrorKind::BadRetainKeys.into());
+    }
+    Ok(list)
+}
+
+/// Whether a `$retainKeys` list keeps the key `k` of the original map.
+pub(crate) fn is_retained(list: &[Value], k: &str) -> bool {
+    list.iter().any(|x| x.as_str() == Some(k))
 }

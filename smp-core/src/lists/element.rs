@@ -56,6 +56,12 @@ pub(crate) trait MergeElements: Elements {
 pub(crate) trait DiffElements: Elements {
     /// The patch from one element to another.
     fn diff(&self, old: &Self::Elem, new: &Self::Elem, opts: Opts) -> Result<Map<String, Value>>;
+
+    /// The two elements are known to diff to nothing without walking them
+    /// (equal values of a type where that always holds).
+    fn unchanged(&self, _old: &Self::Elem, _new: &Self::Elem) -> bool {
+        false
+    }
 }
 
 /// The error for an element that lacks its merge key.

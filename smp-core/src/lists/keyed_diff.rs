@@ -55,6 +55,9 @@ pub(crate) fn diff<L: DiffElements>(
     let mut deletes: Vec<Value> = Vec::new();
     // The patch of a changed element, with its key.
     let change = |a: &Keyed<'_, L::Elem>, b: &Keyed<'_, L::Elem>, at: usize| -> Result<Option<Value>> {
+        if l.unchanged(a.elem, b.elem) {
+            return Ok(None);
+        }
         let mut p = l.diff(a.elem, b.elem, opts).map_err(|e| fields.at(e, Some(&b.key), at))?;
         if p.is_empty() {
             return Ok(None);

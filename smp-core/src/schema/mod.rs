@@ -58,6 +58,11 @@ pub struct FieldSchema {
     pub flatten: bool,
     /// The schema of the field's value.
     pub shape: fn() -> Shape,
+    /// Rust's `==` on the field's values is the reference's equality of
+    /// their text as a merge key: true for strings, integers and booleans;
+    /// false where that is not known (floats, where `-0.0 == 0.0` but the
+    /// texts differ, and other types).
+    pub key_eq: bool,
 }
 
 static UNTYPED_FIELD: FieldSchema = FieldSchema::new("", Strategy::NONE, None, || Shape::Any);
@@ -70,7 +75,7 @@ impl FieldSchema {
         merge_key: Option<MergeKey<'static>>,
         shape: fn() -> Shape,
     ) -> Self {
-        FieldSchema { name, strategy, merge_key, pointer: false, flatten: false, shape }
+        FieldSchema { name, strategy, merge_key, pointer: false, flatten: false, shape, key_eq: false }
     }
 
     /// The field's patch metadata.

@@ -2,81 +2,44 @@
 //! deeper than the JSON engine accepts is refused before any recursive step
 //! (`PartialEq`, the typed walk, serialisation) touches it.
 //!
-//! Types whose schema bounds their depth below the limit need no look. The
-//! others (recursive types, arbitrary JSON) are measured by a serde
-//! serializer that builds nothing and stops at the limit, so the stack it
-//! uses is bounded too.
+//! The walk follows the value's structure and looks only where its type
+//! does not bound the depth (`typed/facts.rs`): below a field of arbitrary
+//! JSON or of a recursive type. Values of types the walk cannot see into
+//! (arbitrary JSON, opaque serde forms) are measured by a serde serializer
+//! that builds nothing and stops at the limit, so the stack it uses is
+//! bounded too.
 
 use super::StrategicMerge;
 use crate::engine::MAX_DEPTH;
 use crate::error::{ErrorKind, Result};
-use crate::schema::{Shape, StructSchema};
 use serde::Serialize;
 use serde::ser;
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{OnceLock, RwLock};
 
 /// Refuses `value` if its JSON form is nested deeper than the JSON engine
 /// accepts, with the engine's error.
 pub fn check_depth<T: StrategicMerge>(value: &T) -> Result<()> {
-    if bounded(T::shape()) {
-        return Ok(());
-    }
-    match value.serialize(Probe { depth: 0 }) {
-        Err(ProbeError::TooDeep) => Err(ErrorKind::TooDeep(MAX_DEPTH).into()),
-        // Other serialisation failures are reported where the value is used.
-        Ok(()) | Err(ProbeError::Custom) => Ok(()),
-    }
+    if value.__depth_ok(0) { Ok(()) } else { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) }
 }
 
-/// Whether every value of this schema nests at most [`MAX_DEPTH`] deep.
-fn bounded(shape: Shape) -> bool {
-    static CACHE: OnceLock<RwLock<HashMap<usize, bool>>> = OnceLock::new();
-    let Shape::Struct(root) = shape else {
-        return static_depth(shape, &mut Vec::new()).is_some_and(|d| d <= MAX_DEPTH);
-    };
-    let addr = root as *const StructSchema as usize;
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(&known) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&addr) {
-        return known;
-    }
-    let answer = static_depth(shape, &mut Vec::new()).is_some_and(|d| d <= MAX_DEPTH);
-    cache.write().unwrap_or_else(|e| e.into_inner()).insert(addr, answer);
-    answer
+/// Whether the JSON form of `value`, written inside `open` levels of
+/// objects and lists, stays within [`MAX_DEPTH`] (a failure of its
+/// `Serialize` is reported where the value is used).
+pub(crate) fn probe_ok<T: Serialize + ?Sized>(value: &T, open: usize) -> bool {
+    !matches!(value.serialize(Probe { depth: open }), Err(ProbeError::TooDeep))
 }
 
-/// The deepest nesting a value of this schema can have (`None`: unbounded,
-/// for recursive schemas and arbitrary JSON). `open` holds the structs being
-/// measured.
-fn static_depth(shape: Shape, open: &mut Vec<usize>) -> Option<usize> {
-    match shape {
-        Shape::Scalar => Some(0),
-        Shape::Any => None,
-        Shape::List(elem) | Shape::Map(elem) => Some(1 + static_depth(elem(), open)?),
-        Shape::Struct(s) => {
-            let addr = s as *const StructSchema as usize;
-            if open.contains(&addr) || open.len() > MAX_DEPTH {
-                return None;
-            }
-            open.push(addr);
-            let mut deepest = 0;
-            for f in s.fields {
-                let d = static_depth((f.shape)(), open);
-                // A flattened field's keys sit in this object.
-                let d = if f.flatten { d.map(|d| d.saturating_sub(1)) } else { d };
-                match d {
-                    Some(d) => deepest = deepest.max(d),
-                    None => {
-                        open.pop();
-                        return None;
-                    }
-                }
-            }
-            open.pop();
-            Some(1 + deepest)
-        }
+/// Whether the elements of a list (or the values of a map) of `T`, inside
+/// `open` levels, stay within [`MAX_DEPTH`]: the list opens one more.
+pub(crate) fn elements_ok<'a, T: StrategicMerge>(mut elements: impl Iterator<Item = &'a T>, open: usize) -> bool {
+    let inner = open + 1;
+    if inner > MAX_DEPTH {
+        return false;
     }
+    if super::facts::depth(T::shape()).is_some_and(|d| inner + d <= MAX_DEPTH) {
+        return true;
+    }
+    elements.all(|e| e.__depth_ok(inner))
 }
 
 #[derive(Debug)]

@@ -59,10 +59,13 @@ pub enum Outcome<T> {
 }
 
 /// A patch map split by field, or `Whole` when the typed walk cannot take
-/// it field by field (`$patch`, `$retainKeys`, keys that name no field).
+/// it field by field (keys that name no field).
 pub enum Grouped<'p> {
-    /// Each field's entries, by the field's position in the struct.
-    Fields(Vec<(usize, FieldPatch<'p>)>),
+    /// Each field's entries, by the field's position in the struct, and the
+    /// `$retainKeys` list.
+    Fields(Vec<(usize, FieldPatch<'p>)>, Option<&'p Value>),
+    /// The patch map holds `$patch` (which decides before anything else).
+    Directive(&'p Value),
     /// The walk cannot take the patch map field by field: the JSON engine does.
     Whole,
 }
@@ -70,10 +73,10 @@ pub enum Grouped<'p> {
 /// Splits a patch map by field; `fields` are the JSON names of the struct
 /// with their indices, sorted by name (a constant the derive writes).
 pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) -> Grouped<'p> {
+    if let Some(directive) = patch.get(PATCH) {
+        return Grouped::Directive(directive);
+    }
     let field_of = |key: &str| -> Option<(usize, u8)> {
-        if key == PATCH || key == RETAIN_KEYS {
-            return None;
-        }
         let (name, slot) = match key.split_once('/') {
             Some((SET_ELEMENT_ORDER, f)) => (f, 1),
             Some((DELETE_FROM_PRIMITIVE_LIST, f)) => (f, 2),
@@ -83,11 +86,16 @@ pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) 
         let found = fields.binary_search_by(|(f, _)| (*f).cmp(name)).ok()?;
         Some((fields[found].1, slot))
     };
-    if !patch.keys().all(|k| field_of(k).is_some()) {
+    if !patch.keys().all(|k| k == RETAIN_KEYS || field_of(k).is_some()) {
         return Grouped::Whole;
     }
     let mut grouped: Vec<(usize, FieldPatch)> = Vec::with_capacity(patch.len());
+    let mut retain = None;
     for (k, v) in patch {
+        if k == RETAIN_KEYS {
+            retain = Some(v);
+            continue;
+        }
         let (i, slot) = field_of(k).expect("checked above");
         let pos = match grouped.iter().position(|(j, _)| *j == i) {
             Some(p) => p,
@@ -103,7 +111,7 @@ pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) 
             _ => fp.delete = Some(v),
         }
     }
-    Grouped::Fields(grouped)
+    Grouped::Fields(grouped, retain)
 }
 
 /// The value's JSON form; a failure of its `Serialize` is an error.

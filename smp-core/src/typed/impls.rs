@@ -3,6 +3,7 @@
 //! (exact, JSON) path.
 
 use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, take_new_value, to_value};
+use super::depth::elements_ok;
 use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -59,9 +60,10 @@ pub fn apply_scalar<T: StrategicMerge>(
 }
 
 macro_rules! scalar_impl {
-    ($($t:ty => |$s:ident| $key:expr),* $(,)?) => {$(
+    ($($t:ty => |$s:ident| $key:expr, $key_eq:literal),* $(,)?) => {$(
         impl Walk for $t {
             const __SCALAR: bool = true;
+            const __KEY_EQ: bool = $key_eq;
             fn __shape() -> Shape {
                 Shape::Scalar
             }
@@ -80,23 +82,25 @@ macro_rules! scalar_impl {
 }
 
 scalar_impl! {
-    String => |s| KeyValue::Str(s.as_str()),
-    bool => |b| KeyValue::Bool(*b),
-    i8 => |i| KeyValue::Int(*i as i64),
-    i16 => |i| KeyValue::Int(*i as i64),
-    i32 => |i| KeyValue::Int(*i as i64),
-    i64 => |i| KeyValue::Int(*i),
-    u8 => |i| KeyValue::Int(*i as i64),
-    u16 => |i| KeyValue::Int(*i as i64),
-    u32 => |i| KeyValue::Int(*i as i64),
-    u64 => |i| KeyValue::Uint(*i),
-    f32 => |f| KeyValue::Float(*f as f64),
-    f64 => |f| KeyValue::Float(*f),
+    String => |s| KeyValue::Str(s.as_str()), true,
+    bool => |b| KeyValue::Bool(*b), true,
+    i8 => |i| KeyValue::Int(*i as i64), true,
+    i16 => |i| KeyValue::Int(*i as i64), true,
+    i32 => |i| KeyValue::Int(*i as i64), true,
+    i64 => |i| KeyValue::Int(*i), true,
+    u8 => |i| KeyValue::Int(*i as i64), true,
+    u16 => |i| KeyValue::Int(*i as i64), true,
+    u32 => |i| KeyValue::Int(*i as i64), true,
+    u64 => |i| KeyValue::Uint(*i), true,
+    // `-0.0 == 0.0`, but the reference prints them `-0` and `0`.
+    f32 => |f| KeyValue::Float(*f as f64), false,
+    f64 => |f| KeyValue::Float(*f), false,
 }
 
 impl<T: StrategicMerge> Walk for Option<T> {
     const __POINTER: bool = true;
     const __SCALAR: bool = T::__SCALAR;
+    const __KEY_EQ: bool = T::__KEY_EQ;
     const __MERGED_SET: bool = T::__MERGED_SET;
 
     fn __shape() -> Shape {
@@ -112,6 +116,14 @@ impl<T: StrategicMerge> Walk for Option<T> {
 
     fn __is_null(&self) -> bool {
         self.is_none()
+    }
+
+    fn __depth_ok(&self, open: usize) -> bool {
+        self.as_ref().is_none_or(|v| v.__depth_ok(open))
+    }
+
+    fn __sets_sorted(&self, field: &Field) -> bool {
+        self.as_ref().is_none_or(|v| v.__sets_sorted(field))
     }
 
     fn __missing(_key: &str) -> Result<Self> {
@@ -167,6 +179,7 @@ fn option_json<T: StrategicMerge>(v: Option<&Option<T>>) -> Result<Option<Value>
 
 impl<T: StrategicMerge> Walk for Box<T> {
     const __SCALAR: bool = T::__SCALAR;
+    const __KEY_EQ: bool = T::__KEY_EQ;
     const __MERGED_SET: bool = T::__MERGED_SET;
     fn __shape() -> Shape {
         T::shape()
@@ -179,6 +192,12 @@ impl<T: StrategicMerge> Walk for Box<T> {
     }
     fn __is_null(&self) -> bool {
         (**self).__is_null()
+    }
+    fn __depth_ok(&self, open: usize) -> bool {
+        (**self).__depth_ok(open)
+    }
+    fn __sets_sorted(&self, field: &Field) -> bool {
+        (**self).__sets_sorted(field)
     }
     fn __missing(key: &str) -> Result<Self> {
         T::__missing(key).map(Box::new)
@@ -210,6 +229,22 @@ impl<T: StrategicMerge> Walk for Box<T> {
 impl<T: StrategicMerge> Walk for Vec<T> {
     fn __shape() -> Shape {
         Shape::List(T::shape)
+    }
+
+    fn __depth_ok(&self, open: usize) -> bool {
+        elements_ok(self.iter(), open)
+    }
+
+    fn __sets_sorted(&self, field: &Field) -> bool {
+        if !field.strategy.merge {
+            // A replaced list: equal lists need no patch.
+            return true;
+        }
+        if keyed::<T>(field).is_some() {
+            return self.iter().all(|e| e.__sets_sorted(field));
+        }
+        // What the diff of an unchanged set checks.
+        sorted_strings(self)
     }
 
     fn __diff_field(
@@ -296,6 +331,10 @@ macro_rules! map_impl {
         impl<T: StrategicMerge $(+ $bound)?> Walk for $map<String, T> {
             fn __shape() -> Shape {
                 Shape::Map(T::shape)
+            }
+
+            fn __depth_ok(&self, open: usize) -> bool {
+                elements_ok(self.values(), open)
             }
 
             fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {

@@ -16,7 +16,6 @@ use crate::schema::{MergeKey, Shape};
 use crate::value::GoKind;
 use serde_json::{Map, Value};
 use std::any::Any;
-use std::marker::PhantomData;
 
 /// A typed element's merge-key field, as its JSON has it.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +56,12 @@ pub(crate) trait Element: Any {
 
     /// The patch from this element to `new`, an element of the same list.
     fn diff(&self, new: &dyn Element, opts: Opts) -> Result<Map<String, Value>>;
+
+    /// `other` is an element of the same type and `==` to this one.
+    fn same(&self, other: &dyn Element) -> bool;
+
+    /// [`Walk::__sets_sorted`](super::Walk::__sets_sorted).
+    fn sets_sorted(&self, field: &Field) -> bool;
 }
 
 impl<T: StrategicMerge> Element for T {
@@ -87,6 +92,15 @@ impl<T: StrategicMerge> Element for T {
             Some(new) => self.__diff_object(new, opts),
             None => Err(ErrorKind::Unsupported("elements of one list of different types".into()).into()),
         }
+    }
+
+    fn same(&self, other: &dyn Element) -> bool {
+        let other: &dyn Any = other;
+        other.downcast_ref::<T>().is_some_and(|o| self == o)
+    }
+
+    fn sets_sorted(&self, field: &Field) -> bool {
+        self.__sets_sorted(field)
     }
 }
 
@@ -170,8 +184,12 @@ fn merge_json(elem: Value, patches: &[&Map<String, Value>], shape: Shape) -> Res
     Ok(Value::Object(m))
 }
 
-/// The elements of keyed lists being diffed, borrowed.
-struct Borrowed<'a>(PhantomData<&'a ()>);
+/// The elements of keyed lists being diffed, borrowed; `quiet`: equal
+/// elements diff to nothing (`Some(true)`: once their sets are sorted).
+struct Borrowed<'a> {
+    quiet: Option<bool>,
+    field: &'a Field,
+}
 
 impl<'a> Elements for Borrowed<'a> {
     type Elem = &'a dyn Element;
@@ -192,6 +210,10 @@ impl<'a> Elements for Borrowed<'a> {
 impl DiffElements for Borrowed<'_> {
     fn diff(&self, old: &&dyn Element, new: &&dyn Element, opts: Opts) -> Result<Map<String, Value>> {
         old.diff(*new, opts)
+    }
+
+    fn unchanged(&self, old: &&dyn Element, new: &&dyn Element) -> bool {
+        self.quiet.is_some_and(|sets| old.same(*new) && (!sets || new.sets_sorted(self.field)))
     }
 }
 
@@ -218,8 +240,8 @@ pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
     let erased = |l: &'a [T]| -> Vec<&'a dyn Element> { l.iter().map(|e| e as &dyn Element).collect() };
     let (old, new) = (erased(old), erased(new));
-    let list =
-        keyed_diff::diff(&Borrowed(PhantomData), fields, &old, &new, elem_opts).map_err(|e| e.at_key(field.key))?;
+    let l = Borrowed { quiet: super::facts::quiet(T::shape()), field };
+    let list = keyed_diff::diff(&l, fields, &old, &new, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));
     }

@@ -15,6 +15,7 @@
 //! are the keys' text (serde_json's rule); they go through the engine on
 //! that form.
 
+use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, Outcome, from_value, to_value};
 use super::{Field, FieldKey, StrategicMerge, Walk};
 use crate::engine::diff::Opts;
@@ -88,6 +89,10 @@ macro_rules! set_impl {
                 Shape::List(T::shape)
             }
 
+            fn __depth_ok(&self, open: usize) -> bool {
+                elements_ok(self.iter(), open)
+            }
+
             fn __diff_field(
                 old: Option<&Self>,
                 new: Option<&Self>,
@@ -128,6 +133,10 @@ macro_rules! scalar_key_map_impl {
                 Shape::Map(T::shape)
             }
 
+            fn __depth_ok(&self, open: usize) -> bool {
+                elements_ok(self.values(), open)
+            }
+
             fn __diff_field(
                 old: Option<&Self>,
                 new: Option<&Self>,
@@ -158,6 +167,7 @@ macro_rules! shared_impl {
     ($ptr:ident) => {
         impl<T: StrategicMerge> Walk for $ptr<T> {
             const __SCALAR: bool = T::__SCALAR;
+            const __KEY_EQ: bool = T::__KEY_EQ;
             const __MERGED_SET: bool = T::__MERGED_SET;
             fn __shape() -> Shape {
                 T::shape()
@@ -170,6 +180,12 @@ macro_rules! shared_impl {
             }
             fn __is_null(&self) -> bool {
                 (**self).__is_null()
+            }
+            fn __depth_ok(&self, open: usize) -> bool {
+                (**self).__depth_ok(open)
+            }
+            fn __sets_sorted(&self, field: &Field) -> bool {
+                (**self).__sets_sorted(field)
             }
             fn __missing(key: &str) -> Result<Self> {
                 T::__missing(key).map($ptr::new)

@@ -3,13 +3,18 @@
 //! type field by field. Not a stable API: derive it, never implement it by
 //! hand.
 
+use super::depth::probe_ok;
+use super::facts::{self, FieldFacts};
 use super::fallback::{self, FieldPatch, Grouped, Outcome, group_patch};
 use super::impls::{apply_struct_field, diff_struct_field};
 use super::{Field, FieldKey};
+use crate::engine::apply::{is_retained, retained_keys};
 use crate::engine::diff::Opts;
+use crate::engine::{MAX_DEPTH, PATCH};
+use crate::value::{fmt_s, fmt_v_map};
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::KeyValue;
-use crate::schema::Shape;
+use crate::schema::{Shape, StructSchema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -45,6 +50,11 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// names no strategy.
     const __MERGED_SET: bool = false;
 
+    /// `==` on two values is the reference's equality of their merge-key
+    /// text (strings, integers, booleans); false where that is not known
+    /// (floats: `-0.0 == 0.0`, but the texts differ).
+    const __KEY_EQ: bool = false;
+
     /// The value as a merge key, when it is a scalar the type exposes
     /// (`None`: only its serialised form shows it).
     fn __as_key(&self) -> Option<KeyValue<'_>> {
@@ -65,6 +75,29 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         false
     }
 
+    /// Whether the merged sets of scalars the value holds are sorted as the
+    /// reference sorts them (by their `%v` text), so that two equal values
+    /// of a quiet type (`typed/facts.rs`) diff to `{}`; false when unsure.
+    /// `field` is the field holding the value.
+    fn __sets_sorted(&self, _field: &Field) -> bool {
+        match (Self::__fields(), Self::__shape()) {
+            (Some(table), Shape::Struct(schema)) => fields_sets_sorted(self, table, schema),
+            _ => true,
+        }
+    }
+
+    /// Whether the value's JSON form, written inside `open` levels of
+    /// objects and lists, nests no deeper than the engine accepts.
+    fn __depth_ok(&self, open: usize) -> bool {
+        if Self::__SCALAR {
+            return true;
+        }
+        match (Self::__fields(), Self::__shape()) {
+            (Some(table), Shape::Struct(schema)) => fields_depth_ok(self, table, schema, open),
+            _ => probe_ok(self, open),
+        }
+    }
+
     /// The value a field of this type takes when its key is absent from
     /// the JSON (serde's missing-field rule).
     fn __missing(key: &str) -> Result<Self> {
@@ -74,7 +107,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The diff of a whole object (the document root, or a struct field).
     fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
         match Self::__fields() {
-            Some(table) => diff_fields(self, desired, table, opts),
+            Some(table) => diff_fields(self, desired, table, Self::__shape(), opts),
             None => fallback::diff_object(self, desired, Self::__shape(), opts),
         }
     }
@@ -82,13 +115,23 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// Applies a patch map to a whole object.
     fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
         match Self::__fields().map(|table| (table, group_patch(patch, table.by_name))) {
-            Some((table, Grouped::Fields(fields))) => {
+            Some((table, Grouped::Fields(fields, retain))) => {
+                // The fields `$retainKeys` removed are absent from the JSON
+                // for the rest of the patch.
+                let removed = match retain {
+                    Some(retain) => retain_fields(self, table, retain, patch)?,
+                    None => Vec::new(),
+                };
                 for (index, entries) in fields {
-                    table.fields[index].apply(self, entries)?;
+                    table.fields[index].apply(self, entries, removed.contains(&index))?;
                 }
                 Ok(())
             }
-            // `$patch`, `$retainKeys` or keys that name no field.
+            Some((_, Grouped::Directive(directive))) => {
+                *self = object_directive(directive, patch)?;
+                Ok(())
+            }
+            // Keys that name no field.
             Some((_, Grouped::Whole)) | None => fallback::apply_object(self, patch, Self::__shape()),
         }
     }
@@ -148,6 +191,15 @@ pub trait FieldValue: Any {
     /// The value as a merge key.
     fn key(&self) -> FieldKey<'_>;
 
+    /// `other` is a value of the same type and `==` to this one.
+    fn same(&self, other: &dyn FieldValue) -> bool;
+
+    /// [`Walk::__depth_ok`].
+    fn depth_ok(&self, open: usize) -> bool;
+
+    /// [`Walk::__sets_sorted`].
+    fn sets_sorted(&self, field: &Field) -> bool;
+
     /// Adds to `patch` what turns the field value `old` into `new`; `self`
     /// is `new` when `self_is_new`, else `old`, and `other` the other side,
     /// a value of the same type (`None`: absent from the JSON).
@@ -200,6 +252,19 @@ impl<T: Walk> FieldValue for T {
 
     fn key(&self) -> FieldKey<'_> {
         FieldKey::of(Some(self.__as_key()))
+    }
+
+    fn same(&self, other: &dyn FieldValue) -> bool {
+        let other: &dyn Any = other;
+        other.downcast_ref::<T>().is_some_and(|o| self == o)
+    }
+
+    fn depth_ok(&self, open: usize) -> bool {
+        self.__depth_ok(open)
+    }
+
+    fn sets_sorted(&self, field: &Field) -> bool {
+        self.__sets_sorted(field)
     }
 
     fn diff(
@@ -264,6 +329,20 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
     fn key(&self) -> FieldKey<'_> {
         // Only the serialised form shows its value.
         FieldKey::Opaque
+    }
+
+    fn same(&self, _: &dyn FieldValue) -> bool {
+        // Such a type need not have `==`.
+        false
+    }
+
+    fn depth_ok(&self, open: usize) -> bool {
+        probe_ok(&self.0, open)
+    }
+
+    fn sets_sorted(&self, _: &Field) -> bool {
+        // Its sets (if any) are seen only in its JSON.
+        false
     }
 
     fn diff(
@@ -352,15 +431,22 @@ impl<S> FieldOps<S> {
         }
     }
 
-    /// Applies the field's patch entries.
-    fn apply(&self, s: &mut S, patch: FieldPatch<'_>) -> Result<()> {
+    /// Applies the field's patch entries (`removed`: the field's key is
+    /// gone from the JSON, whatever its value).
+    fn apply(&self, s: &mut S, patch: FieldPatch<'_>, removed: bool) -> Result<()> {
         if !self.applied {
             return Ok(());
         }
-        let present = self.value(s).is_some();
+        let present = !removed && self.value(s).is_some();
         if (self.get_mut)(s).apply(present, patch, &self.field)? {
             return Ok(());
         }
+        self.remove(s)
+    }
+
+    /// Removes the field's key from the JSON: the field takes its missing
+    /// value.
+    fn remove(&self, s: &mut S) -> Result<()> {
         match &self.missing {
             Missing::Type => (self.get_mut)(s).set_missing(self.field.key),
             Missing::Set(f) => f(s),
@@ -368,13 +454,102 @@ impl<S> FieldOps<S> {
     }
 }
 
+/// `$retainKeys` on a struct (`applyRetainKeysDirective`, the engine's
+/// check): every field the JSON has and the list does not name is removed.
+/// A field serde does not read stays as it is, as for every patch. Returns
+/// the indices of the fields removed.
+fn retain_fields<S>(
+    s: &mut S,
+    table: &FieldTable<S>,
+    retain: &Value,
+    patch: &Map<String, Value>,
+) -> Result<Vec<usize>> {
+    let list = retained_keys(retain, patch)?;
+    let mut removed = Vec::new();
+    for (i, ops) in table.fields.iter().enumerate() {
+        if ops.applied && ops.value(s).is_some() && !is_retained(list, ops.field.key) {
+            ops.remove(s)?;
+            removed.push(i);
+        }
+    }
+    Ok(removed)
+}
+
+/// A struct under `$patch` (`handleDirectiveInMergeMap`): `replace` makes
+/// it the rest of the patch map, taken as it is; `delete` makes it `{}`.
+fn object_directive<S: Walk>(directive: &Value, patch: &Map<String, Value>) -> Result<S> {
+    match directive.as_str() {
+        Some("replace") => {
+            let kept: Map<String, Value> =
+                patch.iter().filter(|(k, _)| *k != PATCH).map(|(k, v)| (k.clone(), v.clone())).collect();
+            fallback::from_ref(&Value::Object(kept))
+        }
+        Some("delete") => fallback::from_ref(&Value::Object(Map::new())),
+        _ => Err(ErrorKind::UnknownPatchType { value: fmt_s(directive), map: fmt_v_map(patch) }.into()),
+    }
+}
+
+/// The facts of a struct's fields, by their index in its table.
+fn table_facts<S>(table: &FieldTable<S>, schema: &'static StructSchema) -> Option<&'static [FieldFacts]> {
+    facts::table_fields(schema, || table.fields.iter().map(|f| f.field.key).collect())
+}
+
+/// [`Walk::__depth_ok`] of a struct: only fields whose type does not bound
+/// their depth are looked into.
+fn fields_depth_ok<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static StructSchema, open: usize) -> bool {
+    let facts = facts::of(schema);
+    if facts.depth.is_some_and(|d| open + d <= MAX_DEPTH) {
+        return true;
+    }
+    if open + 1 > MAX_DEPTH {
+        return false;
+    }
+    let Some(fields) = table_facts(table, schema) else { return probe_ok(s, open) };
+    table.fields.iter().zip(fields).all(|(ops, f)| {
+        // A flattened field's keys sit in this object.
+        let inner = if f.flatten { open } else { open + 1 };
+        f.depth.is_some_and(|d| inner + d <= MAX_DEPTH) || ops.value(s).is_none_or(|v| v.depth_ok(inner))
+    })
+}
+
+/// [`Walk::__sets_sorted`] of a struct: only fields that may hold merged
+/// sets are looked into.
+pub(crate) fn fields_sets_sorted<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static StructSchema) -> bool {
+    if !facts::of(schema).sets {
+        return true;
+    }
+    let Some(fields) = table_facts(table, schema) else { return false };
+    table.fields.iter().zip(fields).all(|(ops, f)| !f.sets || ops.value(s).is_none_or(|v| v.sets_sorted(&ops.field)))
+}
+
+/// [`fields_sets_sorted`] of a struct type's value.
+pub(crate) fn fields_sets_sorted_of<S: Walk>(s: &S, table: &FieldTable<S>) -> bool {
+    match S::__shape() {
+        Shape::Struct(schema) => fields_sets_sorted(s, table, schema),
+        _ => false,
+    }
+}
+
 /// The diff of two structs, field by field, with the `$retainKeys` list of
-/// a struct under the `retainKeys` strategy.
-fn diff_fields<S>(old: &S, new: &S, table: &FieldTable<S>, opts: Opts) -> Result<Map<String, Value>> {
+/// a struct under the `retainKeys` strategy. A field whose type makes
+/// equal values diff to nothing is skipped when its values are `==` (and
+/// the sets they hold sorted).
+fn diff_fields<S>(
+    old: &S,
+    new: &S,
+    table: &FieldTable<S>,
+    shape: Shape,
+    opts: Opts,
+) -> Result<Map<String, Value>> {
+    let quiet = match shape {
+        Shape::Struct(schema) => table_facts(table, schema),
+        _ => None,
+    };
+    let quiet = |i: usize| quiet.map(|q| q[i]).filter(|f| f.quiet);
     let mut patch = Map::new();
     let mut retain: Vec<&'static str> = Vec::new();
     let mut removed = false;
-    for ops in table.fields {
+    for (i, ops) in table.fields.iter().enumerate() {
         // Only a `retainKeys` struct's patch lists its fields.
         if opts.retain_keys() {
             let (was, is) = (ops.presence(old), ops.presence(new));
@@ -385,6 +560,8 @@ fn diff_fields<S>(old: &S, new: &S, table: &FieldTable<S>, opts: Opts) -> Result
         }
         match (ops.value(old), ops.value(new)) {
             (None, None) => {}
+            (Some(old), Some(new))
+                if quiet(i).is_some_and(|f| new.same(old) && (!f.sets || new.sets_sorted(&ops.field))) => {}
             (old, Some(new)) => new.diff(true, old, &ops.field, &mut patch, opts)?,
             (Some(old), None) => old.diff(false, None, &ops.field, &mut patch, opts)?,
         }
