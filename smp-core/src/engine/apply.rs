@@ -646,7 +646,10 @@ pub(crate) fn retained_keys<'p>(retain: &'p Value, patch: &Map<String, Value>) -
     };
     let keep = ValueIndex::new(list);
     for (k, v) in patch.iter() {
-        if k == RETAIN_KEYS || v.is_null() || k.starts_with(DELETE_FROM_PRIMITIVE_LIST) || k.starts_with(SET_ELEMENT_ORDER)
+        if k == RETAIN_KEYS
+            || v.is_null()
+            || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
+            || k.starts_with(SET_ELEMENT_ORDER)
         {
             continue;
         }

@@ -20,6 +20,7 @@
 use crate::engine::MAX_DEPTH;
 use crate::lists::key::{KeyHasher, KeyMap};
 use crate::schema::{FieldSchema, Shape, StructSchema};
+use std::cell::RefCell;
 use std::sync::{OnceLock, RwLock};
 
 /// What is known of one struct type.
@@ -65,8 +66,23 @@ fn addr(s: &'static StructSchema) -> usize {
     s as *const StructSchema as usize
 }
 
+thread_local! {
+    /// The facts this thread has looked up: read without a lock.
+    static SEEN: RefCell<Known> = RefCell::new(Known::with_hasher(KeyHasher::default()));
+}
+
 /// The facts of a struct type.
 pub(crate) fn of(s: &'static StructSchema) -> &'static StructFacts {
+    let a = addr(s);
+    if let Some(f) = SEEN.with(|seen| seen.borrow().get(&a).copied()) {
+        return f;
+    }
+    let f = of_shared(s);
+    SEEN.with(|seen| seen.borrow_mut().insert(a, f));
+    f
+}
+
+fn of_shared(s: &'static StructSchema) -> &'static StructFacts {
     if let Some(f) = known().read().unwrap_or_else(|e| e.into_inner()).get(&addr(s)) {
         return f;
     }
@@ -170,9 +186,9 @@ impl Work {
                 // keys that are always there make no error, and keys whose
                 // `==` is the reference's pair the same elements.
                 (Shape::Struct(s), Some(mk)) => {
-                    let keys_present = mk_fields(&mk).iter().all(|name| {
-                        s.fields.iter().any(|k| !k.flatten && k.name == *name && !k.pointer && k.key_eq)
-                    });
+                    // The typed diff pairs elements by the primary key.
+                    let name = mk.primary();
+                    let keys_present = s.fields.iter().any(|k| !k.flatten && k.name == name && !k.pointer && k.key_eq);
                     let s = self.of_struct(s);
                     (keys_present && s.quiet, s.sets)
                 }
@@ -181,13 +197,6 @@ impl Work {
                 _ => (false, false),
             },
         }
-    }
-}
-
-fn mk_fields<'a>(mk: &'a crate::schema::MergeKey<'a>) -> &'a [&'a str] {
-    match mk {
-        crate::schema::MergeKey::One(f) => std::slice::from_ref(f),
-        crate::schema::MergeKey::Several(fs) => fs,
     }
 }
 
@@ -214,5 +223,32 @@ pub(crate) fn quiet(shape: Shape) -> Option<bool> {
     match shape {
         Shape::Struct(s) if of(s).quiet => Some(of(s).sets),
         _ => None,
+    }
+}
+
+#[cfg(all(test, feature = "k8s-openapi"))]
+mod tests {
+    use super::*;
+    use crate::StrategicMerge;
+    use k8s_openapi::api::core::v1::{PodSpec, PodTemplateSpec};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn facts(shape: Shape) -> &'static StructFacts {
+        let Shape::Struct(s) = shape else { panic!("a struct") };
+        of(s)
+    }
+
+    #[test]
+    fn pod_templates_are_quiet_once_their_sets_are_sorted() {
+        // Keyed lists with multi-field keys pair by the first field.
+        let spec = facts(PodSpec::shape());
+        assert!(spec.quiet);
+        // `finalizers` is a merged set of scalars.
+        let meta = facts(ObjectMeta::shape());
+        assert!(meta.quiet && meta.sets);
+        let template = facts(PodTemplateSpec::shape());
+        assert!(template.quiet && template.sets);
+        // `managedFields` holds arbitrary JSON.
+        assert_eq!(meta.depth, None);
     }
 }

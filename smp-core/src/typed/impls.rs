@@ -2,8 +2,8 @@
 //! equivalent to the JSON engine; everything else takes the default
 //! (exact, JSON) path.
 
-use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, take_new_value, to_value};
 use super::depth::elements_ok;
+use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, take_new_value, to_value};
 use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
 use crate::engine::diff::Opts;
 use crate::error::Result;

@@ -17,9 +17,19 @@
 //! diff, the key index, `$setElementOrder`), the same code the JSON engine
 //! runs, on the typed elements (`typed/keyed.rs`): duplicate keys, `$patch:
 //! delete|replace` elements, `$deleteFromPrimitiveList`, null and unusual
-//! keys behave as in the engine without leaving the typed values. The
+//! keys behave as in the engine without leaving the typed values. A
+//! struct's patch may carry `$retainKeys` (checked as the engine checks it;
+//! the fields it does not list are removed) and `$patch: replace|delete`
+//! (the struct is read from the rest of the patch, or from `{}`). The
 //! three-way patch is the engine's `CreateThreeWayMergePatch` over the
 //! typed diff.
+//!
+//! Diff skips what cannot change the patch: a field (or an element of a
+//! keyed list) whose two values are `==`, when its type makes equal values
+//! diff to `{}` (`typed/facts.rs` works that out once per type from its
+//! schema: not for replace-strategy objects, arbitrary JSON, keyed lists
+//! whose keys may be missing or whose `==` is not the reference's, and
+//! only once the merged sets of scalars it holds are seen to be sorted).
 //!
 //! A field the typed value holds but serde skips (`#[serde(skip)]`) is not
 //! in the JSON, so no patch can name it: typed apply leaves it as it is
@@ -28,10 +38,8 @@
 //! What the typed walk still leaves to the JSON engine, on the serialised
 //! field (`typed/fallback.rs`), so that the result is always the engine's:
 //!
-//! - `$patch` and `$retainKeys` in an object's patch, and patch keys that
-//!   name no field (the whole object goes through the engine): the union
-//!   and replace rules act on the object's JSON keys, which a struct does
-//!   not list by itself;
+//! - patch keys that name no field (the whole object goes through the
+//!   engine): the JSON keeps them, a struct has nowhere to put them;
 //! - lists of scalars merged as sets (and `BTreeSet`/`HashSet` fields),
 //!   when they changed or carry directives: the reference's in-place
 //!   de-duplication and `%v` ordering act on the JSON values;

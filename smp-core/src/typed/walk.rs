@@ -11,10 +11,10 @@ use super::{Field, FieldKey};
 use crate::engine::apply::{is_retained, retained_keys};
 use crate::engine::diff::Opts;
 use crate::engine::{MAX_DEPTH, PATCH};
-use crate::value::{fmt_s, fmt_v_map};
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::KeyValue;
 use crate::schema::{Shape, StructSchema};
+use crate::value::{fmt_s, fmt_v_map};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -63,7 +63,14 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
 
     /// The value of the field with this JSON name, as a merge key.
     fn __field_key(&self, json_name: &str) -> FieldKey<'_> {
-        let ops = Self::__fields().and_then(|table| table.fields.iter().find(|f| f.field.key == json_name));
+        let ops = Self::__fields().and_then(|table| {
+            let named = table.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok();
+            match named {
+                Some(at) => table.fields.get(table.by_name[at].1),
+                // A field serde writes but does not read.
+                None => table.fields.iter().find(|f| f.field.key == json_name),
+            }
+        });
         match ops {
             Some(ops) => ops.key(self),
             None => FieldKey::Absent,
@@ -534,13 +541,7 @@ pub(crate) fn fields_sets_sorted_of<S: Walk>(s: &S, table: &FieldTable<S>) -> bo
 /// a struct under the `retainKeys` strategy. A field whose type makes
 /// equal values diff to nothing is skipped when its values are `==` (and
 /// the sets they hold sorted).
-fn diff_fields<S>(
-    old: &S,
-    new: &S,
-    table: &FieldTable<S>,
-    shape: Shape,
-    opts: Opts,
-) -> Result<Map<String, Value>> {
+fn diff_fields<S>(old: &S, new: &S, table: &FieldTable<S>, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
     let quiet = match shape {
         Shape::Struct(schema) => table_facts(table, schema),
         _ => None,
