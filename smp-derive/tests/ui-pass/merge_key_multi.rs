@@ -22,5 +22,5 @@ fn main() {
     let Shape::Struct(spec) = Spec::shape() else { panic!("a struct") };
     // The first field is the default key, the one the reference merges by.
     assert_eq!(spec.fields[0].merge_key, Some(MergeKey::Several(&["port", "protocol", "name"])));
-    assert_eq!(spec.fields[0].meta().key_name(), "port");
+    assert_eq!(spec.fields[0].meta().key_name(), Some("port"));
 }
