@@ -44,17 +44,11 @@ pub fn implementation(c: &Container) -> TokenStream {
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
 
-    // A foreign type's walker (one of k8s-openapi's hundreds) is compiled
-    // where a program uses the type, as a generic would be, not for every
-    // type in the crate that holds the impls: `#[inline]` keeps its methods,
-    // and all they reach, out of that crate's code unless something there
-    // calls them.
-    let inline = c.foreign.as_ref().map(|_| quote!(#[inline]));
-    let shape = shape_fn(c, &p, &inline);
+    let shape = shape_fn(c, &p);
     let methods = match &c.body {
-        Body::Fields(fields) => field_methods(fields, &p, &inline),
-        Body::JsonStruct(_) => struct_field_methods(&p, &inline),
-        Body::Scalar => scalar_methods(&p, &inline),
+        Body::Fields(fields) => field_methods(fields, &p),
+        Body::JsonStruct(_) => struct_field_methods(&p),
+        Body::Scalar => scalar_methods(&p),
         _ => quote!(),
     };
     let facts = assertions::facts(c, &p);
@@ -62,10 +56,11 @@ pub fn implementation(c: &Container) -> TokenStream {
         Body::Fields(fields) | Body::JsonStruct(fields) => assertions::checks(c, fields, &p),
         _ => quote!(),
     };
+    let methods = quote!(#shape #methods);
+    let methods = if c.foreign.is_some() { inline_methods(methods) } else { methods };
     quote! {
         #[automatically_derived]
         impl #impl_generics #p::Walk for #self_ty #where_clause {
-            #shape
             #methods
         }
         #facts
@@ -73,7 +68,23 @@ pub fn implementation(c: &Container) -> TokenStream {
     }
 }
 
-fn shape_fn(c: &Container, p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream {
+/// The methods with `#[inline]` on each (`fn` at the top level of the
+/// tokens). A foreign type's walker (one of k8s-openapi's hundreds) is so
+/// compiled where a program uses the type, as a generic would be, and not
+/// for every type in the crate that holds the impls: no method is compiled
+/// there, nor anything it reaches, unless something there calls it.
+fn inline_methods(methods: TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    for tt in methods {
+        if matches!(&tt, proc_macro2::TokenTree::Ident(i) if i == "fn") {
+            out.extend(quote!(#[inline]));
+        }
+        out.extend([tt]);
+    }
+    out
+}
+
+fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
     let name = &c.name;
     let body = match &c.body {
         Body::Fields(fields) | Body::JsonStruct(fields) => {
@@ -99,7 +110,6 @@ fn shape_fn(c: &Container, p: &TokenStream, inline: &Option<TokenStream>) -> Tok
         }
     };
     quote! {
-        #inline
         fn __shape() -> #p::Shape {
             #body
         }
@@ -169,11 +179,10 @@ fn merge_key_const(f: &Field, p: &TokenStream) -> TokenStream {
     }
 }
 
-fn scalar_methods(p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream {
+fn scalar_methods(p: &TokenStream) -> TokenStream {
     quote! {
         const __SCALAR: bool = true;
 
-        #inline
         fn __diff_field(
             old: ::core::option::Option<&Self>,
             new: ::core::option::Option<&Self>,
@@ -184,7 +193,6 @@ fn scalar_methods(p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream 
             #p::diff_scalar(old, new, field, patch, opts)
         }
 
-        #inline
         fn __apply_field(
             slot: ::core::option::Option<&mut Self>,
             patch: #p::FieldPatch<'_>,
@@ -195,9 +203,8 @@ fn scalar_methods(p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream 
     }
 }
 
-fn struct_field_methods(p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream {
+fn struct_field_methods(p: &TokenStream) -> TokenStream {
     quote! {
-        #inline
         fn __diff_field(
             old: ::core::option::Option<&Self>,
             new: ::core::option::Option<&Self>,
@@ -208,7 +215,6 @@ fn struct_field_methods(p: &TokenStream, inline: &Option<TokenStream>) -> TokenS
             #p::diff_struct_field(old, new, field, patch, opts)
         }
 
-        #inline
         fn __apply_field(
             slot: ::core::option::Option<&mut Self>,
             patch: #p::FieldPatch<'_>,
@@ -222,7 +228,7 @@ fn struct_field_methods(p: &TokenStream, inline: &Option<TokenStream>) -> TokenS
 /// A struct's walker: the constant table of its fields, each with the
 /// small functions that reach it; one routine in smp-core walks every
 /// table.
-fn field_methods(fields: &[Field], p: &TokenStream, inline: &Option<TokenStream>) -> TokenStream {
+fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     let ops = fields.iter().map(|f| field_ops(f, p));
     // The JSON names a patch may set, sorted, each with its field's index,
     // for a binary search; the first field of a name wins.
@@ -232,7 +238,6 @@ fn field_methods(fields: &[Field], p: &TokenStream, inline: &Option<TokenStream>
     sorted.dedup_by(|b, a| a.0 == b.0);
     let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
     quote! {
-        #inline
         fn __fields() -> ::core::option::Option<&'static #p::FieldTable<Self>> {
             ::core::option::Option::Some(const {
                 &#p::FieldTable { fields: &[#(#ops),*], by_name: &[#(#names),*] }
