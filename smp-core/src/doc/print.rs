@@ -36,31 +36,13 @@ fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
         Node::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(*i).as_bytes()),
         Node::Float(f) => write_float(out, *f),
         Node::Str(s) => write_str(out, s),
-        Node::Array(a) => {
-            out.push(b'[');
-            for (i, v) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_node(out, v);
-            }
-            out.push(b']');
-        }
+        Node::Array(a) => write_list(out, a.iter(), write_node),
         Node::Object(o) => write_object(out, o),
     }
 }
 
 fn write_object(out: &mut Vec<u8>, o: &Object<'_>) {
-    out.push(b'{');
-    for (i, (k, v)) in o.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(out, k);
-        out.push(b':');
-        write_node(out, v);
-    }
-    out.push(b'}');
+    write_members(out, o.iter(), write_node);
 }
 
 fn write_value(out: &mut Vec<u8>, v: &Value) {
@@ -77,29 +59,40 @@ fn write_value(out: &mut Vec<u8>, v: &Value) {
             }
         }
         Value::String(s) => write_str(out, s),
-        Value::Array(a) => {
-            out.push(b'[');
-            for (i, v) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_value(out, v);
-            }
-            out.push(b']');
-        }
-        Value::Object(m) => {
-            out.push(b'{');
-            for (i, (k, v)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(out, k);
-                out.push(b':');
-                write_value(out, v);
-            }
-            out.push(b'}');
-        }
+        Value::Array(a) => write_list(out, a.iter(), write_value),
+        Value::Object(m) => write_members(out, m.iter().map(|(k, v)| (k.as_str(), v)), write_value),
     }
+}
+
+/// A JSON list of `items`, each written by `write`.
+fn write_list<'v, T: 'v>(out: &mut Vec<u8>, items: impl Iterator<Item = &'v T>, write: impl Fn(&mut Vec<u8>, &T)) {
+    out.push(b'[');
+    for (i, v) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(out, v);
+    }
+    out.push(b']');
+}
+
+/// A JSON object of `members`, in the order given (sorted), each value
+/// written by `write`.
+fn write_members<'v, T: 'v>(
+    out: &mut Vec<u8>,
+    members: impl Iterator<Item = (&'v str, &'v T)>,
+    write: impl Fn(&mut Vec<u8>, &T),
+) {
+    out.push(b'{');
+    for (i, (k, v)) in members.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, k);
+        out.push(b':');
+        write(out, v);
+    }
+    out.push(b'}');
 }
 
 fn write_bool(out: &mut Vec<u8>, b: bool) {
