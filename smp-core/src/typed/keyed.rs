@@ -48,6 +48,10 @@ pub(crate) trait Element: Any {
     /// The value of the field with this JSON name, as a merge key.
     fn key_field(&self, name: &str) -> FieldKey<'_>;
 
+    /// The value of the field at this index of the type's field table, as
+    /// a merge key.
+    fn key_at(&self, index: usize) -> FieldKey<'_>;
+
     /// The element's JSON.
     fn json(&self) -> Result<Value>;
 
@@ -67,6 +71,13 @@ pub(crate) trait Element: Any {
 impl<T: StrategicMerge> Element for T {
     fn key_field(&self, name: &str) -> FieldKey<'_> {
         self.__field_key(name)
+    }
+
+    fn key_at(&self, index: usize) -> FieldKey<'_> {
+        match T::__fields().and_then(|t| t.fields.get(index)) {
+            Some(ops) => ops.key(self),
+            None => FieldKey::Absent,
+        }
     }
 
     fn json(&self) -> Result<Value> {
@@ -123,6 +134,8 @@ fn unbox<T: StrategicMerge>(e: Box<dyn Element>) -> Result<T> {
 
 /// The elements of a keyed list being merged, owned.
 struct Owned {
+    /// Where the elements' merge key is.
+    key: Option<KeyAt>,
     /// A new element from a patch element (see [`build`]).
     build: fn(&Value, &Patches<'_>) -> Result<Boxed>,
     /// The elements of a patch value that replaces the list (see [`read`]).
@@ -135,8 +148,29 @@ type Boxed = Box<dyn Element>;
 /// Patch objects merged one after the other.
 type Patches<'p> = [&'p Map<String, Value>];
 
-fn key_of<'e>(e: &'e dyn Element, name: &str) -> key::Field<KeyValue<'e>> {
-    match e.key_field(name) {
+/// The primary merge-key field of a list's element type, found once per
+/// list in the type's field table.
+#[derive(Clone, Copy)]
+struct KeyAt {
+    name: &'static str,
+    index: usize,
+}
+
+impl KeyAt {
+    fn of<T: StrategicMerge>(field: &Field) -> Option<KeyAt> {
+        let name = field.merge_key?.primary();
+        let table = T::__fields()?;
+        let at = table.by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+        Some(KeyAt { name, index: table.by_name[at].1 })
+    }
+}
+
+fn key_of<'e>(e: &'e dyn Element, name: &str, at: Option<KeyAt>) -> key::Field<KeyValue<'e>> {
+    let key = match at {
+        Some(at) if std::ptr::eq(at.name, name) || at.name == name => e.key_at(at.index),
+        _ => e.key_field(name),
+    };
+    match key {
         FieldKey::Value(v) => key::Field::Value(v),
         // Lists with opaque keys are not given to the list code.
         FieldKey::Absent | FieldKey::Opaque => key::Field::Missing,
@@ -147,7 +181,7 @@ impl Elements for Owned {
     type Elem = Box<dyn Element>;
 
     fn field<'e>(&self, e: &'e Box<dyn Element>, name: &str) -> key::Field<KeyValue<'e>> {
-        key_of(&**e, name)
+        key_of(&**e, name, self.key)
     }
 
     fn kind(&self, _: &Box<dyn Element>) -> GoKind {
@@ -188,6 +222,7 @@ fn merge_json(elem: Value, patches: &[&Map<String, Value>], shape: Shape) -> Res
 /// elements diff to nothing (`Some(true)`: once their sets are sorted).
 struct Borrowed<'a> {
     quiet: Option<bool>,
+    key: Option<KeyAt>,
     field: &'a Field,
 }
 
@@ -195,7 +230,7 @@ impl<'a> Elements for Borrowed<'a> {
     type Elem = &'a dyn Element;
 
     fn field<'e>(&self, e: &'e &'a dyn Element, name: &str) -> key::Field<KeyValue<'e>> {
-        key_of(*e, name)
+        key_of(*e, name, self.key)
     }
 
     fn kind(&self, _: &&'a dyn Element) -> GoKind {
@@ -240,7 +275,7 @@ pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
     let erased = |l: &'a [T]| -> Vec<&'a dyn Element> { l.iter().map(|e| e as &dyn Element).collect() };
     let (old, new) = (erased(old), erased(new));
-    let l = Borrowed { quiet: super::facts::quiet(T::shape()), field };
+    let l = Borrowed { quiet: super::facts::quiet(T::shape()), key: KeyAt::of::<T>(field), field };
     let list = keyed_diff::diff(&l, fields, &old, &new, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));
@@ -265,7 +300,7 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     if slot.as_deref().is_some_and(|l| !keys_readable(l, fields)) {
         return fallback::apply_field(slot, patch, field);
     }
-    let l = Owned { build: build::<T>, read: read::<T> };
+    let l = Owned { key: KeyAt::of::<T>(field), build: build::<T>, read: read::<T> };
     let live = slot.as_deref_mut().map(|list| std::mem::take(list).into_iter().map(boxed).collect());
     let list = match apply_entries(&l, fields, live, patch, field)? {
         Some(list) => Some(list.into_iter().map(unbox::<T>).collect::<Result<Vec<T>>>()?),
