@@ -254,8 +254,15 @@ impl DiffElements for Borrowed<'_> {
 
 /// Whether every element exposes its key (or lacks it): no opaque key,
 /// which only the element's JSON would show.
-fn keys_readable<T: StrategicMerge>(list: &[T], fields: KeyFields<'_>) -> bool {
-    list.iter().all(|e| fields.names().iter().all(|n| !matches!(e.__field_key(n), FieldKey::Opaque)))
+fn keys_readable<T: StrategicMerge>(list: &[T], fields: KeyFields<'_>, at: Option<KeyAt>) -> bool {
+    let readable = |e: &T, name: &str| {
+        let key = match at {
+            Some(at) if std::ptr::eq(at.name, name) || at.name == name => Element::key_at(e, at.index),
+            _ => e.__field_key(name),
+        };
+        !matches!(key, FieldKey::Opaque)
+    };
+    list.iter().all(|e| fields.names().iter().all(|n| readable(e, n)))
 }
 
 /// The two-way diff of a keyed list field (`diffListsOfMaps` with the
@@ -269,13 +276,14 @@ pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
     opts: Opts,
 ) -> Result<()> {
     let fields = KeyFields::primary(mk);
-    if !keys_readable(old, fields) || !keys_readable(new, fields) {
+    let at = KeyAt::of::<T>(field);
+    if !keys_readable(old, fields, at) || !keys_readable(new, fields, at) {
         return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
     }
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
     let erased = |l: &'a [T]| -> Vec<&'a dyn Element> { l.iter().map(|e| e as &dyn Element).collect() };
     let (old, new) = (erased(old), erased(new));
-    let l = Borrowed { quiet: super::facts::quiet(T::shape()), key: KeyAt::of::<T>(field), field };
+    let l = Borrowed { quiet: super::facts::quiet(T::shape()), key: at, field };
     let list = keyed_diff::diff(&l, fields, &old, &new, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));
@@ -297,10 +305,11 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     field: &Field,
 ) -> Result<Outcome<Vec<T>>> {
     let fields = KeyFields::primary(mk);
-    if slot.as_deref().is_some_and(|l| !keys_readable(l, fields)) {
+    let at = KeyAt::of::<T>(field);
+    if slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at)) {
         return fallback::apply_field(slot, patch, field);
     }
-    let l = Owned { key: KeyAt::of::<T>(field), build: build::<T>, read: read::<T> };
+    let l = Owned { key: at, build: build::<T>, read: read::<T> };
     let live = slot.as_deref_mut().map(|list| std::mem::take(list).into_iter().map(boxed).collect());
     let list = match apply_entries(&l, fields, live, patch, field)? {
         Some(list) => Some(list.into_iter().map(unbox::<T>).collect::<Result<Vec<T>>>()?),
