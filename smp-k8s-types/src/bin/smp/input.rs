@@ -2,8 +2,9 @@
 
 use crate::args::Source;
 use crate::prescan;
+use crate::yaml_read;
 use serde::Deserialize as _;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 use std::io::Read;
 
 /// Reads the bytes of `source`; `what` names it in the error message.
@@ -92,9 +93,9 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
         prescan::yaml(bytes).map_err(|e| format!("invalid YAML: {e}"))?;
         let mut values = Vec::new();
         for document in serde_yaml_ng::Deserializer::from_slice(bytes) {
-            let yaml = serde_yaml_ng::Value::deserialize(document).map_err(|e| format!("invalid YAML: {e}"))?;
-            if !yaml.is_null() {
-                values.push(yaml_value(yaml).map_err(|e| format!("invalid YAML: {e}"))?);
+            let yaml = yaml_read::Node::deserialize(document).map_err(|e| format!("invalid YAML: {e}"))?;
+            if !matches!(yaml, yaml_read::Node::Null) {
+                values.push(yaml.into_json().map_err(|e| format!("invalid YAML: {e}"))?);
             }
         }
         values
@@ -111,75 +112,16 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
     Ok(values)
 }
 
-/// One YAML document as JSON, merge keys (`<<`) resolved.
-fn yaml_value(mut yaml: serde_yaml_ng::Value) -> Result<Value, String> {
-    yaml.apply_merge().map_err(|e| e.to_string())?;
-    yaml_to_json(yaml)
-}
-
 fn parse_yaml(bytes: &[u8]) -> Result<Value, String> {
     let mut documents = serde_yaml_ng::Deserializer::from_slice(bytes);
     let Some(first) = documents.next() else { return Ok(Value::Null) };
-    let yaml = serde_yaml_ng::Value::deserialize(first).map_err(|e| e.to_string())?;
+    let yaml = yaml_read::Node::deserialize(first).map_err(|e| e.to_string())?;
     if documents.next().is_some() {
         return Err("several YAML documents where one is expected".into());
     }
-    let mut json = yaml_value(yaml)?;
+    let mut json = yaml.into_json()?;
     smp_core::value::normalize_numbers(&mut json);
     Ok(json)
-}
-
-/// Converts YAML to JSON as `sigs.k8s.io/yaml` does: scalar keys become
-/// strings, tags are dropped, integers stay integers.
-fn yaml_to_json(yaml: serde_yaml_ng::Value) -> Result<Value, String> {
-    use serde_yaml_ng::Value as Y;
-    Ok(match yaml {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(b),
-        Y::Number(n) => Value::Number(yaml_number(&n)?),
-        Y::String(s) => Value::String(s),
-        Y::Sequence(items) => Value::Array(items.into_iter().map(yaml_to_json).collect::<Result<_, _>>()?),
-        Y::Mapping(entries) => {
-            let mut map = Map::new();
-            for (k, v) in entries {
-                map.insert(yaml_key(k)?, yaml_to_json(v)?);
-            }
-            Value::Object(map)
-        }
-        Y::Tagged(tagged) => yaml_to_json(tagged.value)?,
-    })
-}
-
-/// A YAML number as JSON. Floats with an integral value that fits an
-/// `int64` become integers: the reference's YAML-to-JSON step writes
-/// `1.0` as `1`, which then decodes as an integer.
-fn yaml_number(n: &serde_yaml_ng::Number) -> Result<Number, String> {
-    if let Some(i) = n.as_i64() {
-        return Ok(i.into());
-    }
-    if let Some(u) = n.as_u64() {
-        return Ok(u.into());
-    }
-    let f = n.as_f64().unwrap_or(f64::NAN);
-    if f.fract() == 0.0 && (-INT64_BOUND..INT64_BOUND).contains(&f) {
-        return Ok((f as i64).into());
-    }
-    Number::from_f64(f).ok_or_else(|| format!("{n} cannot be represented in JSON"))
-}
-
-/// 2^63: integral floats in `[-2^63, 2^63)` are exactly `int64` values.
-const INT64_BOUND: f64 = 9_223_372_036_854_775_808.0;
-
-fn yaml_key(key: serde_yaml_ng::Value) -> Result<String, String> {
-    use serde_yaml_ng::Value as Y;
-    match key {
-        Y::String(s) => Ok(s),
-        Y::Number(n) => Ok(n.to_string()),
-        Y::Bool(b) => Ok(b.to_string()),
-        Y::Null => Ok("null".into()),
-        Y::Tagged(tagged) => yaml_key(tagged.value),
-        Y::Sequence(_) | Y::Mapping(_) => Err("a list or map as a mapping key cannot be converted to JSON".into()),
-    }
 }
 
 /// The JSON type of `v`, for messages.

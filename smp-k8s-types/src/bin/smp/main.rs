@@ -17,6 +17,7 @@ mod schema;
 mod single;
 mod textdiff;
 mod yaml;
+mod yaml_read;
 
 use args::{Cli, Command, Common, FileArgs, Source};
 use clap::Parser;
