@@ -1433,6 +1433,19 @@ fn generated_values_round_trip() {
     });
 }
 
+/// Cases the properties once found, kept so that they always run.
+#[test]
+fn found_cases() {
+    // An element keyed by `null` in a list patched beside an empty
+    // `$deleteFromPrimitiveList`: the engine refuses it, and so must the
+    // typed apply.
+    let original = OptionKeys {
+        items: vec![ByOption { name: Some("b".into()), note: None }, ByOption { name: None, note: None }],
+    };
+    let patch = serde_json::json!({"$deleteFromPrimitiveList/items": [], "items": [{"name": "b"}, {"name": null}]});
+    check_apply(&original, &patch).unwrap();
+}
+
 /// The four properties for one document type, as a module of tests; each
 /// test may carry attributes (`#[ignore = "..."]`).
 macro_rules! properties {

@@ -306,7 +306,7 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
 ) -> Result<Outcome<Vec<T>>> {
     let fields = KeyFields::primary(mk);
     let at = KeyAt::of::<T>(field);
-    if slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at)) {
+    if slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at)) || nulls_a_key(&patch, mk.primary()) {
         return fallback::apply_field(slot, patch, field);
     }
     let l = Owned { key: at, build: build::<T>, read: read::<T> };
@@ -323,6 +323,19 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
         (Some(new), None) => Outcome::Set(new),
         (None, _) => Outcome::Absent,
     })
+}
+
+/// Whether a patch element sets its merge key to `null`. The reference
+/// then deletes the key from the merged element, which a typed element
+/// cannot hold (its key is `None` or a value, never absent), and later
+/// steps refuse the keyless element: such a patch takes the JSON route.
+fn nulls_a_key(patch: &FieldPatch<'_>, key: &str) -> bool {
+    [patch.value, patch.delete]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_array)
+        .flatten()
+        .any(|e| e.get(key).is_some_and(Value::is_null))
 }
 
 fn boxed<T: StrategicMerge>(e: T) -> Box<dyn Element> {
