@@ -108,15 +108,10 @@ fn unpaired_surrogates(text: &[u8]) -> Option<Vec<usize>> {
         let Some(unit) = hex4(text, at + 2) else { continue };
         i = at + 6;
         match unit {
-            0xD800..=0xDBFF => {
-                let paired = text.get(at + 6..at + 8) == Some(b"\\u".as_slice())
-                    && hex4(text, at + 8).is_some_and(|next| (0xDC00..=0xDFFF).contains(&next));
-                if paired {
-                    i = at + 12;
-                } else {
-                    found.push(at);
-                }
-            }
+            0xD800..=0xDBFF => match trailing_half(text, at + 6) {
+                Some(_) => i = at + 12,
+                None => found.push(at),
+            },
             0xDC00..=0xDFFF => found.push(at),
             _ => {}
         }
@@ -124,8 +119,17 @@ fn unpaired_surrogates(text: &[u8]) -> Option<Vec<usize>> {
     (!found.is_empty()).then_some(found)
 }
 
+/// The trailing half of a surrogate pair escaped at `at` (`\uDC00` to
+/// `\uDFFF`), if the escape there is one.
+pub(crate) fn trailing_half(text: &[u8], at: usize) -> Option<u16> {
+    if text.get(at..at + 2) != Some(b"\\u".as_slice()) {
+        return None;
+    }
+    hex4(text, at + 2).filter(|n| (0xDC00..=0xDFFF).contains(n))
+}
+
 /// The four hex digits at `at`, if there are four.
-fn hex4(text: &[u8], at: usize) -> Option<u16> {
+pub(crate) fn hex4(text: &[u8], at: usize) -> Option<u16> {
     let digits = text.get(at..at + 4)?;
     let mut n = 0u16;
     for &d in digits {

@@ -226,22 +226,13 @@ impl<'a> Parser<'a> {
     /// The trailing half of a surrogate pair, when an escape of one comes
     /// next (and is then read).
     fn trailing_surrogate(&mut self) -> Option<u16> {
-        if !self.bytes[self.pos..].starts_with(b"\\u") {
-            return None;
-        }
-        let digits = std::str::from_utf8(self.bytes.get(self.pos + 2..self.pos + 6)?).ok()?;
-        let n = u16::from_str_radix(digits, 16).ok().filter(|n| (0xDC00..=0xDFFF).contains(n))?;
+        let n = crate::text::trailing_half(self.bytes, self.pos)?;
         self.pos += 6;
         Some(n)
     }
 
     fn hex4(&mut self) -> Parsed<u16> {
-        let digits = self.bytes.get(self.pos..self.pos + 4).ok_or(Invalid)?;
-        let mut n = 0u16;
-        for &d in digits {
-            let v = (d as char).to_digit(16).ok_or(Invalid)?;
-            n = n * 16 + v as u16;
-        }
+        let n = crate::text::hex4(self.bytes, self.pos).ok_or(Invalid)?;
         self.pos += 4;
         Ok(n)
     }
