@@ -269,11 +269,12 @@ fn answer_bytes(batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> 
     let text = |i: usize| case.slice(&docs[i].value);
     let result = match batch.op {
         Op::Apply => smp_core::apply_slice(text(0), text(1), schema).and_then(|result| {
-            // Only a patch that names `kind` or a directive can remove the
+            // Only a patch with a `kind` or directive key can remove the
             // original's kind (as kubectl refuses): then read the result.
+            // (A line with escaped keys takes the general path.)
             let patch = text(1);
             let touches = |word: &[u8]| memchr::memmem::find(patch, word).is_some();
-            if had_kind && (touches(b"kind") || touches(b"$patch") || touches(b"$retainKeys")) {
+            if had_kind && (touches(br#""kind""#) || touches(br#""$patch""#) || touches(br#""$retainKeys""#)) {
                 let value: Value =
                     serde_json::from_slice(&result).map_err(|e| ErrorKind::Deserialize(e.to_string()))?;
                 crate::op::kind_kept(true, &value)?;
