@@ -264,7 +264,9 @@ fn answer_bytes(batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> 
         };
         metas.push((read(&doc.api_version)?, read(&doc.kind)?));
     }
-    let had_kind = metas.first().and_then(|(_, kind)| kind.as_deref()).is_some_and(|kind| !kind.is_empty());
+    let has_kind = |i: usize| metas.get(i).and_then(|(_, kind)| kind.as_deref()).is_some_and(|kind| !kind.is_empty());
+    // A patch that sets a kind itself keeps one, unless it deletes the whole object.
+    let (had_kind, patch_sets_kind) = (has_kind(0), has_kind(1));
     let schema = resolver.schema_by(metas, names).ok()?;
     let text = |i: usize| case.slice(&docs[i].value);
     let result = match batch.op {
@@ -274,7 +276,12 @@ fn answer_bytes(batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> 
             // (A line with escaped keys takes the general path.)
             let patch = text(1);
             let touches = |word: &[u8]| memchr::memmem::find(patch, word).is_some();
-            if had_kind && (touches(br#""kind""#) || touches(br#""$patch""#) || touches(br#""$retainKeys""#)) {
+            let may_remove = if patch_sets_kind {
+                touches(br#""$patch""#)
+            } else {
+                touches(br#""kind""#) || touches(br#""$patch""#) || touches(br#""$retainKeys""#)
+            };
+            if had_kind && may_remove {
                 let value: Value =
                     serde_json::from_slice(&result).map_err(|e| ErrorKind::Deserialize(e.to_string()))?;
                 crate::op::kind_kept(true, &value)?;
