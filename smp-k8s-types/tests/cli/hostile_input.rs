@@ -179,6 +179,63 @@ fn yaml_1_1_trap() -> Value {
     })
 }
 
+/// YAML text whose plain scalars, keys, tags and aliases YAML 1.1 (what
+/// kubectl reads) and YAML 1.2 read differently.
+const YAML_1_1_INPUT: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+x:
+  bools: [yes, Yes, y, N, on, OFF, True, tRue, 'yes', !!str on]
+  nulls: [~, Null, '', !!null '']
+  ints: [017, 0x1F, 1_000, 0b101, -0b101, 0o17, +12, -017, 08, 0_1, 0x, 9223372036854775808, 99999999999999999999]
+  floats: [1.5e3, .5, 1_0.5, 6., +.5, 1.0, 1e400, .5_0, .e3, 1.5.5, !!float 3]
+  text: [2001-12-14, 1:30, !custom 3, ! 12, !!binary aGVsbG8=]
+  block: |
+    on
+  keys: {yes: 1, 'yes': 2, on: 3, 017: 4, 1e6: 5, 0.1234567891: 6, \"<<\": 7, 1.5: 8}
+  base: &b {k: v, p: 1}
+  merged: {p: 0, <<: *b, m: 2, n: 3}
+  copies: [*b, *b]
+";
+
+#[test]
+fn yaml_scalars_keys_and_aliases_are_read_as_kubectl_reads_them() {
+    let object = file("yaml11.yaml", YAML_1_1_INPUT).display().to_string();
+    let got = assert_ok(&smp(&["apply", &object, "--type", "merge", "-p", "{}", "-o", "json"], ""));
+    let x = &got["x"];
+    assert_eq!(x["bools"], json!([true, true, true, false, true, false, true, "tRue", "yes", "on"]));
+    assert_eq!(
+        x["ints"].as_array().unwrap()[..9],
+        json!([15, 31, 1000, 5, -5, 15, 12, -15, 8]).as_array().unwrap()[..]
+    );
+    assert_eq!(x["keys"], json!({"true": 3, "yes": 2, "15": 4, "1e+06": 5, "0.12345679": 6, "<<": 7, "1.5": 8}));
+    assert_eq!(x["merged"], json!({"k": "v", "p": 1, "m": 2, "false": 3}));
+    for (text, refusal) in [
+        ("a: !!int 1.5\n", "cannot decode !!float `1.5` as a !!int"),
+        ("a: &a [*a]\n", "anchor 'a' value contains itself"),
+        ("a: *b\n", "unknown anchor 'b' referenced"),
+        ("a: {[1]: x}\n", "invalid map key"),
+        ("a: -.inf\n", "unsupported value: -Inf"),
+        ("a: !!binary 'aGVs bG8='\n", "invalid base64 data"),
+    ] {
+        let bad = file("bad.yaml", &format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a}}\n{text}"));
+        let bad = bad.display().to_string();
+        let out = smp(&["apply", &bad, "--type", "merge", "-p", "{}"], "");
+        assert_eq!(out.status.code(), Some(1), "{text}: {}", stdout(&out));
+        assert!(stderr(&out).contains(refusal), "{text}: {}", stderr(&out));
+        if let Some(want) = kubectl(&["patch", "--local", "-f", &bad, "--type", "merge", "-p", "{}", "-o", "json"]) {
+            assert!(!want.status.success(), "{text}: kubectl took it: {}", stdout(&want));
+            assert!(stderr(&want).contains(refusal), "{text}: {}", stderr(&want));
+        }
+    }
+    let Some(want) = kubectl(&["patch", "--local", "-f", &object, "--type", "merge", "-p", "{}", "-o", "json"]) else {
+        return;
+    };
+    assert!(want.status.success(), "kubectl: {}", stderr(&want));
+    assert_eq!(got, serde_json::from_slice::<Value>(&want.stdout).unwrap());
+}
+
 #[test]
 fn yaml_output_reads_back_unchanged_in_kubectl() {
     let object = json_file("widget.json", &yaml_1_1_trap());

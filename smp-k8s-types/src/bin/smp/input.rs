@@ -3,7 +3,6 @@
 use crate::args::Source;
 use crate::prescan;
 use crate::yaml_read;
-use serde::Deserialize as _;
 use serde_json::{Map, Value};
 use std::io::Read;
 
@@ -91,13 +90,8 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
             .map_err(|e| format!("invalid JSON: {e}"))?
     } else {
         prescan::yaml(bytes).map_err(|e| format!("invalid YAML: {e}"))?;
-        let mut values = Vec::new();
-        for document in serde_yaml_ng::Deserializer::from_slice(bytes) {
-            let yaml = yaml_read::Node::deserialize(document).map_err(|e| format!("invalid YAML: {e}"))?;
-            if !matches!(yaml, yaml_read::Node::Null) {
-                values.push(yaml.into_json().map_err(|e| format!("invalid YAML: {e}"))?);
-            }
-        }
+        let mut values = yaml_read::documents(bytes).map_err(|e| format!("invalid YAML: {e}"))?;
+        values.retain(|v| !v.is_null());
         values
     };
     values.iter_mut().for_each(smp_core::value::normalize_numbers);
@@ -113,13 +107,11 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
 }
 
 fn parse_yaml(bytes: &[u8]) -> Result<Value, String> {
-    let mut documents = serde_yaml_ng::Deserializer::from_slice(bytes);
-    let Some(first) = documents.next() else { return Ok(Value::Null) };
-    let yaml = yaml_read::Node::deserialize(first).map_err(|e| e.to_string())?;
-    if documents.next().is_some() {
+    let mut documents = yaml_read::documents(bytes)?;
+    if documents.len() > 1 {
         return Err("several YAML documents where one is expected".into());
     }
-    let mut json = yaml.into_json()?;
+    let mut json = documents.pop().unwrap_or(Value::Null);
     smp_core::value::normalize_numbers(&mut json);
     Ok(json)
 }
@@ -169,7 +161,8 @@ mod tests {
         assert_eq!(doc["1"], json!("a"));
         assert_eq!(doc["true"], json!("b"));
         assert_eq!(doc["s"], json!("5"));
-        assert_eq!(doc["m"], json!({"x": 1, "y": 2}));
+        // `y` is YAML 1.1's `true`, as kubectl reads it.
+        assert_eq!(doc["m"], json!({"x": 1, "true": 2}));
     }
 
     #[test]

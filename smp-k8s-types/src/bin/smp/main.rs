@@ -18,6 +18,7 @@ mod single;
 mod textdiff;
 mod yaml;
 mod yaml_read;
+mod yaml_scalar;
 
 use args::{Cli, Command, Common, FileArgs, Source};
 use clap::Parser;

@@ -188,9 +188,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// What a YAML 1.2 reader gives back.
+    /// What a YAML 1.2 reader gives back, checked to be what kubectl's
+    /// YAML 1.1 reads too.
     fn read_back(text: &str) -> Value {
-        serde_yaml_ng::from_str(text).unwrap()
+        let yaml_1_2: Value = serde_yaml_ng::from_str(text).unwrap();
+        let yaml_1_1 = crate::yaml_read::documents(text.as_bytes()).unwrap();
+        assert_eq!(yaml_1_1, std::slice::from_ref(&yaml_1_2), "{text}");
+        yaml_1_2
     }
 
     #[test]

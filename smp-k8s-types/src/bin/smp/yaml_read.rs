@@ -1,179 +1,321 @@
-//! YAML documents read as kubectl reads them: go-yaml v2 decodes the text,
-//! then `sigs.k8s.io/yaml` turns it into JSON.
+//! YAML documents read as kubectl reads them: go-yaml v2 decodes the text
+//! (a YAML 1.1 reader built on libyaml, whose parser this module uses),
+//! then `sigs.k8s.io/yaml` turns the value into JSON.
 //!
 //! Where that differs from a YAML 1.2 reader:
+//! - scalars are typed by YAML 1.1's rules (`yaml_scalar`): `yes`, `on`
+//!   and `y` are booleans, `017` is octal, `1_000` a number;
 //! - a key given twice is not an error: the last one wins;
-//! - merge keys (`<<`) are applied where they stand, so a key after them
-//!   overrides what they bring and a key before them is overridden (of a
-//!   list of merged maps, the first wins);
-//! - `!!binary` scalars are their decoded bytes (as text), and invalid
-//!   base64 is an error;
-//! - a scalar with a tag go-yaml does not know is its text;
-//! - a `null` key cannot be a JSON key: an error.
+//! - merge keys (`<<`, written plain) are applied where they stand, so a
+//!   key after them overrides what they bring and a key before them is
+//!   overridden (of a list of merged maps, the first wins);
+//! - mapping keys that are not text become text: `true`, `15`, and floats
+//!   as float32 (`1e+06`); a `null` key, a list or a map as a key, and
+//!   an integer key beyond `int64` are errors;
+//! - an alias is a copy of its anchored node; a document whose values come
+//!   mostly from aliases is refused as go-yaml refuses it ("excessive
+//!   aliasing"), which also bounds the work an alias bomb causes.
 
-use serde::de::{self, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
+use crate::prescan::MAX_DEPTH;
+use crate::yaml_scalar::{self, Scalar};
+use libyaml_safer::{EventData, Mark, Parser};
 use serde_json::{Map, Number, Value};
-use std::fmt;
+use std::collections::HashMap;
+use std::rc::Rc;
 
-/// One YAML node, keys in document order, duplicates kept.
-#[derive(Debug)]
-pub enum Node {
-    Null,
-    Bool(bool),
-    Int(i64),
-    UInt(u64),
-    Float(f64),
-    Str(String),
-    Seq(Vec<Node>),
-    Map(Vec<(Node, Node)>),
-    Tagged(String, Box<Node>),
+/// Every document of a YAML stream as JSON (`null` for an empty one).
+pub fn documents(bytes: &[u8]) -> Result<Vec<Value>, String> {
+    let mut input = bytes;
+    let mut parser = Parser::new();
+    parser.set_input_string(&mut input);
+    let mut values = Vec::new();
+    loop {
+        match parser.parse().map_err(|e| e.to_string())?.data {
+            EventData::StreamEnd => return Ok(values),
+            EventData::DocumentStart { .. } => {
+                let root = compose(&mut parser)?;
+                values.push(Decoder::default().document(&root)?);
+            }
+            _ => {}
+        }
+    }
 }
 
-impl<'de> de::Deserialize<'de> for Node {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NodeVisitor)
-    }
-}
-
-struct NodeVisitor;
-
-impl<'de> Visitor<'de> for NodeVisitor {
-    type Value = Node;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a YAML value")
-    }
-
-    fn visit_unit<E>(self) -> Result<Node, E> {
-        Ok(Node::Null)
-    }
-    fn visit_none<E>(self) -> Result<Node, E> {
-        Ok(Node::Null)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Node, E> {
-        Ok(Node::Bool(b))
-    }
-    fn visit_i64<E>(self, i: i64) -> Result<Node, E> {
-        Ok(Node::Int(i))
-    }
-    fn visit_u64<E>(self, u: u64) -> Result<Node, E> {
-        Ok(Node::UInt(u))
-    }
-    fn visit_f64<E>(self, f: f64) -> Result<Node, E> {
-        Ok(Node::Float(f))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Node, E> {
-        Ok(Node::Str(s.to_string()))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Node, E> {
-        Ok(Node::Str(s))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Node::Seq(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
-        let mut entries = Vec::new();
-        while let Some((k, v)) = map.next_entry()? {
-            entries.push((k, v));
-        }
-        Ok(Node::Map(entries))
-    }
-    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Node, A::Error> {
-        // A tagged node: the tag is the variant's name.
-        let (tag, value): (String, A::Variant) = data.variant()?;
-        Ok(Node::Tagged(tag, Box::new(value.newtype_variant()?)))
-    }
+/// A node of a document, as go-yaml's parser builds it.
+enum Node {
+    Scalar {
+        value: String,
+        tag: Option<String>,
+        /// Written plain: the tag may be implied by the value.
+        plain: bool,
+    },
+    Seq(Vec<Rc<Node>>),
+    Map(Vec<(Rc<Node>, Rc<Node>)>),
+    /// An alias: a copy of the node anchored under its name.
+    Alias(Rc<Node>),
 }
 
 impl Node {
-    /// The node as JSON, as `sigs.k8s.io/yaml` converts go-yaml's value.
-    pub fn into_json(self) -> Result<Value, String> {
-        Ok(match self {
-            Node::Null => Value::Null,
-            Node::Bool(b) => Value::Bool(b),
-            Node::Int(i) => Value::Number(i.into()),
-            Node::UInt(u) => Value::Number(u.into()),
-            Node::Float(f) => Value::Number(float(f)?),
-            Node::Str(s) => Value::String(s),
-            Node::Seq(items) => Value::Array(items.into_iter().map(Node::into_json).collect::<Result<_, _>>()?),
-            Node::Map(entries) => {
-                let mut map = Map::new();
-                merge_entries(&mut map, entries)?;
-                Value::Object(map)
-            }
-            Node::Tagged(tag, node) => tagged(&tag, *node)?,
-        })
+    /// A `<<` key, plain or tagged `!!merge`: what brings another map's
+    /// entries into this one.
+    fn is_merge_key(&self) -> bool {
+        matches!(self, Node::Scalar { value, tag, plain }
+            if value == "<<" && (*plain || tag.as_deref() == Some("tag:yaml.org,2002:merge")))
     }
 }
 
-/// The entries of a mapping into `map`, in order: later keys win, and a
-/// merge key brings its map's entries where it stands.
-fn merge_entries(map: &mut Map<String, Value>, entries: Vec<(Node, Node)>) -> Result<(), String> {
-    for (key, value) in entries {
-        if matches!(&key, Node::Str(k) if k == "<<") {
-            match value {
-                Node::Map(merged) => merge_entries(map, merged)?,
-                // Of several merged maps the first wins: go-yaml merges them last to first.
-                Node::Seq(maps) => {
-                    for merged in maps.into_iter().rev() {
-                        let Node::Map(merged) = merged else {
-                            return Err("map merge requires map or sequence of maps as the value".into());
-                        };
-                        merge_entries(map, merged)?;
+/// An anchor's node, or the mark of a collection still being read (an
+/// alias to it would make the node contain itself).
+enum Anchored {
+    Open(usize),
+    Done(Rc<Node>),
+}
+
+/// A collection being read, and its anchor.
+struct Open {
+    anchor: Option<(String, usize)>,
+    kind: OpenKind,
+}
+
+enum OpenKind {
+    Seq(Vec<Rc<Node>>),
+    Map(Vec<(Rc<Node>, Rc<Node>)>, Option<Rc<Node>>),
+}
+
+/// Reads the events of one document into its root node. Collections are
+/// kept on a stack of their own, so deep text cannot exhaust the thread's.
+fn compose(parser: &mut Parser<&mut &[u8]>) -> Result<Rc<Node>, String> {
+    let mut anchors: HashMap<String, Anchored> = HashMap::new();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut root = None;
+    let mut opened = 0usize;
+    loop {
+        let event = parser.parse().map_err(|e| e.to_string())?;
+        let is_map = matches!(event.data, EventData::MappingStart { .. });
+        let node = match event.data {
+            EventData::DocumentEnd { .. } => return Ok(root.unwrap_or_else(empty_scalar)),
+            EventData::Scalar { anchor, tag, value, plain_implicit, .. } => {
+                let node = Rc::new(Node::Scalar { value, tag, plain: plain_implicit });
+                if let Some(name) = anchor {
+                    anchors.insert(name, Anchored::Done(node.clone()));
+                }
+                node
+            }
+            EventData::Alias { anchor } => match anchors.get(&anchor) {
+                Some(Anchored::Done(node)) => Rc::new(Node::Alias(node.clone())),
+                Some(Anchored::Open(_)) => return Err(format!("anchor '{anchor}' value contains itself")),
+                None => return Err(format!("unknown anchor '{anchor}' referenced")),
+            },
+            EventData::SequenceStart { anchor, .. } | EventData::MappingStart { anchor, .. } => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(too_deep(event.start_mark));
+                }
+                opened += 1;
+                let anchor = anchor.map(|name| {
+                    anchors.insert(name.clone(), Anchored::Open(opened));
+                    (name, opened)
+                });
+                let kind = if is_map { OpenKind::Map(Vec::new(), None) } else { OpenKind::Seq(Vec::new()) };
+                stack.push(Open { anchor, kind });
+                continue;
+            }
+            EventData::SequenceEnd | EventData::MappingEnd => {
+                let open = stack.pop().expect("the parser balances collections");
+                let node = Rc::new(match open.kind {
+                    OpenKind::Seq(items) => Node::Seq(items),
+                    OpenKind::Map(entries, _) => Node::Map(entries),
+                });
+                if let Some((name, id)) = open.anchor {
+                    // An anchor of the same name inside the collection
+                    // replaced this one, as go-yaml's table does.
+                    if matches!(anchors.get(&name), Some(Anchored::Open(open)) if *open == id) {
+                        anchors.insert(name, Anchored::Done(node.clone()));
                     }
+                }
+                node
+            }
+            _ => continue,
+        };
+        match stack.last_mut() {
+            None => root = Some(node),
+            Some(Open { kind: OpenKind::Seq(items), .. }) => items.push(node),
+            Some(Open { kind: OpenKind::Map(entries, key), .. }) => match key.take() {
+                Some(k) => entries.push((k, node)),
+                None => *key = Some(node),
+            },
+        }
+    }
+}
+
+fn empty_scalar() -> Rc<Node> {
+    Rc::new(Node::Scalar { value: String::new(), tag: None, plain: true })
+}
+
+fn too_deep(mark: Mark) -> String {
+    format!("nested deeper than {MAX_DEPTH} levels at line {}, column {}", mark.line + 1, mark.column + 1)
+}
+
+/// Turns nodes into JSON as go-yaml's decoder and `sigs.k8s.io/yaml` do,
+/// counting what it decodes as go-yaml counts it.
+#[derive(Default)]
+struct Decoder {
+    /// Nodes decoded.
+    decoded: usize,
+    /// Of those, nodes decoded inside an alias.
+    aliased: usize,
+    /// How many aliases are being decoded.
+    alias_depth: usize,
+}
+
+impl Decoder {
+    fn document(&mut self, root: &Node) -> Result<Value, String> {
+        // go-yaml counts the document, then its root.
+        self.count()?;
+        self.count()?;
+        self.value(root, 0)
+    }
+
+    /// Counts one node decoded, and refuses a document that aliases
+    /// expand beyond what go-yaml allows.
+    fn count(&mut self) -> Result<(), String> {
+        self.decoded += 1;
+        if self.alias_depth > 0 {
+            self.aliased += 1;
+        }
+        if self.aliased > 100
+            && self.decoded > 1000
+            && self.aliased as f64 / self.decoded as f64 > alias_ratio(self.decoded)
+        {
+            return Err("document contains excessive aliasing".into());
+        }
+        Ok(())
+    }
+
+    /// A node as a JSON value (counted by the caller); `depth` is how
+    /// deep it stands, aliases expanded.
+    fn value(&mut self, node: &Node, depth: usize) -> Result<Value, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("nested deeper than {MAX_DEPTH} levels once aliases are expanded"));
+        }
+        match node {
+            Node::Scalar { value, tag, plain } => json(yaml_scalar::scalar(value, tag.as_deref(), *plain)?),
+            Node::Seq(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                for item in items {
+                    self.count()?;
+                    values.push(self.value(item, depth + 1)?);
+                }
+                Ok(Value::Array(values))
+            }
+            Node::Map(entries) => {
+                let mut map = Map::new();
+                self.entries(entries, &mut map, depth)?;
+                Ok(Value::Object(map))
+            }
+            Node::Alias(target) => self.alias(|d| d.value(target, depth)),
+        }
+    }
+
+    /// Decodes an alias's node, counted as go-yaml counts it.
+    fn alias<T>(&mut self, decode: impl FnOnce(&mut Self) -> Result<T, String>) -> Result<T, String> {
+        self.alias_depth += 1;
+        let decoded = self.count().and_then(|()| decode(self));
+        self.alias_depth -= 1;
+        decoded
+    }
+
+    /// The entries of a mapping into `map`, in order: later keys win, and a
+    /// merge key brings its maps' entries where it stands.
+    fn entries(
+        &mut self,
+        entries: &[(Rc<Node>, Rc<Node>)],
+        map: &mut Map<String, Value>,
+        depth: usize,
+    ) -> Result<(), String> {
+        for (key, value) in entries {
+            if key.is_merge_key() {
+                self.merge(value, map, depth)?;
+                continue;
+            }
+            self.count()?;
+            let key = self.key(key)?;
+            self.count()?;
+            let value = self.value(value, depth + 1)?;
+            map.insert(key_text(key, &value)?, value);
+        }
+        Ok(())
+    }
+
+    /// The value of a merge key: a map, an alias of one, or a list of
+    /// those (merged last to first, so that the first wins).
+    fn merge(&mut self, node: &Node, map: &mut Map<String, Value>, depth: usize) -> Result<(), String> {
+        let maps: Vec<&Node> = match node {
+            Node::Seq(items) => items.iter().rev().map(|item| &**item).collect(),
+            other => vec![other],
+        };
+        for merged in maps {
+            self.count()?;
+            match merged {
+                Node::Map(entries) => self.entries(entries, map, depth)?,
+                Node::Alias(target) if matches!(**target, Node::Map(_)) => {
+                    let Node::Map(entries) = &**target else { unreachable!() };
+                    self.alias(|d| d.entries(entries, map, depth))?;
                 }
                 _ => return Err("map merge requires map or sequence of maps as the value".into()),
             }
-            continue;
         }
-        let value = value.into_json()?;
-        map.insert(key_text(key, &value)?, value);
+        Ok(())
     }
-    Ok(())
+
+    /// A mapping key (counted by the caller): a scalar, or an alias of one.
+    fn key(&mut self, node: &Node) -> Result<Scalar, String> {
+        match node {
+            Node::Scalar { value, tag, plain } => yaml_scalar::scalar(value, tag.as_deref(), *plain),
+            Node::Alias(target) => self.alias(|d| d.key(target)),
+            Node::Seq(_) | Node::Map(_) => Err("invalid map key: a list or a map".into()),
+        }
+    }
 }
 
-/// A mapping key as JSON text: scalars by their text, anything else (and
-/// `null`) an error, as `sigs.k8s.io/yaml` says it.
-fn key_text(key: Node, value: &Value) -> Result<String, String> {
-    Ok(match key {
-        Node::Str(s) => s,
-        Node::Bool(b) => b.to_string(),
-        Node::Int(i) => i.to_string(),
-        Node::UInt(u) => u.to_string(),
-        Node::Float(f) => crate::numbers::go_float(f),
-        Node::Tagged(_, inner) => key_text(*inner, value)?,
-        Node::Null => return Err(format!("unsupported map key of type: %!s(<nil>), key: <nil>, value: {value}")),
-        Node::Seq(_) | Node::Map(_) => return Err("a list or map as a mapping key cannot be converted to JSON".into()),
+/// The share of decoded nodes go-yaml lets come from aliases: 99% up to
+/// 400,000 nodes, 10% from 4,000,000 on, linear in between.
+fn alias_ratio(decoded: usize) -> f64 {
+    const LOW: f64 = 400_000.0;
+    const HIGH: f64 = 4_000_000.0;
+    let decoded = decoded as f64;
+    if decoded <= LOW {
+        0.99
+    } else if decoded >= HIGH {
+        0.10
+    } else {
+        0.99 - 0.89 * ((decoded - LOW) / (HIGH - LOW))
+    }
+}
+
+/// A scalar as JSON, as Go's encoder writes it and kubectl reads it back.
+fn json(scalar: Scalar) -> Result<Value, String> {
+    Ok(match scalar {
+        Scalar::Null => Value::Null,
+        Scalar::Bool(b) => Value::Bool(b),
+        Scalar::Int(i) => Value::Number(i.into()),
+        Scalar::Uint(u) => Value::Number(u.into()),
+        Scalar::Float(f) => Value::Number(float(f)?),
+        Scalar::Str(s) => Value::String(s),
     })
 }
 
-/// A tagged node: `!!binary` decoded, a scalar under a tag go-yaml does
-/// not know read as its text, anything else as it is.
-fn tagged(tag: &str, node: Node) -> Result<Value, String> {
-    let binary = matches!(tag, "!!binary" | "tag:yaml.org,2002:binary" | "binary");
-    match node {
-        Node::Str(s) if binary => {
-            use base64::Engine as _;
-            let text: String = s.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(text)
-                .map_err(|_| "!!binary value contains invalid base64 data".to_string())?;
-            // JSON text holds the bytes as Go writes them: U+FFFD for each bad byte.
-            Ok(Value::String(smp_core::text::utf8_as_go_reads(&bytes).into_owned()))
+/// A mapping key as JSON text, as `sigs.k8s.io/yaml` writes it.
+fn key_text(key: Scalar, value: &Value) -> Result<String, String> {
+    Ok(match key {
+        Scalar::Str(s) => s,
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Float(f) => yaml_scalar::float_key(f),
+        Scalar::Uint(u) => {
+            return Err(format!("unsupported map key of type: uint64, key: {u:#x}, value: {value}"));
         }
-        Node::Bool(b) => Ok(Value::String(b.to_string())),
-        Node::Int(i) => Ok(Value::String(i.to_string())),
-        Node::UInt(u) => Ok(Value::String(u.to_string())),
-        Node::Float(f) => Ok(Value::String(crate::numbers::go_float(f))),
-        other => other.into_json(),
-    }
+        Scalar::Null => return Err(format!("unsupported map key of type: %!s(<nil>), key: <nil>, value: {value}")),
+    })
 }
 
 /// A YAML float as JSON. One with an integral value that fits an `int64`
@@ -185,13 +327,13 @@ fn float(f: f64) -> Result<Number, String> {
     }
     Number::from_f64(f).ok_or_else(|| {
         let text = if f.is_nan() {
-            ".nan"
+            "NaN"
         } else if f > 0.0 {
-            ".inf"
+            "+Inf"
         } else {
-            "-.inf"
+            "-Inf"
         };
-        format!("{text} cannot be represented in JSON")
+        format!("json: unsupported value: {text}")
     })
 }
 
@@ -201,12 +343,12 @@ const INT64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde::Deserialize as _;
     use serde_json::json;
 
     fn read(text: &str) -> Result<Value, String> {
-        let node = Node::deserialize(serde_yaml_ng::Deserializer::from_str(text)).map_err(|e| e.to_string())?;
-        node.into_json()
+        let mut docs = documents(text.as_bytes())?;
+        assert_eq!(docs.len(), 1, "one document in {text:?}");
+        Ok(docs.remove(0))
     }
 
     #[test]
@@ -217,18 +359,64 @@ mod tests {
         assert_eq!(read("a: 3\n<<: {a: 1, b: 2}\n").unwrap(), json!({"a": 1, "b": 2}));
         assert_eq!(read("a: 3\n<<: [{a: 1, b: 2}, {a: 5, c: 6}]\n").unwrap(), json!({"a": 1, "b": 2, "c": 6}));
         assert_eq!(read("d: &d {a: x}\ne:\n  <<: *d\n").unwrap(), json!({"d": {"a": "x"}, "e": {"a": "x"}}));
-        assert_eq!(read("1.5: x\ntrue: y\n3: z\n").unwrap(), json!({"1.5": "x", "true": "y", "3": "z"}));
+        assert_eq!(read("1.5: x\ntrue: y\n3: z\n").unwrap(), json!({"1.5": "x", "true": true, "3": "z"}));
+        assert_eq!(read("\"<<\": {a: 1}\n").unwrap(), json!({"<<": {"a": 1}}));
+        assert_eq!(read("yes: 1\n\"yes\": 2\non: 3\n").unwrap(), json!({"true": 3, "yes": 2}));
+        assert_eq!(
+            read("{0.1234567891: a, 1e6: b, 123456.5: c, 1234567.0: d, 1e-5: e, 1e21: f, 017: g}").unwrap(),
+            json!({"0.12345679": "a", "1e+06": "b", "123456.5": "c", "1.234567e+06": "d", "1e-05": "e", "1e+21": "f", "15": "g"})
+        );
         assert!(read("~: z\n").unwrap_err().starts_with("unsupported map key of type: %!s(<nil>)"));
+        assert!(read("9223372036854775808: x\n").unwrap_err().starts_with("unsupported map key of type: uint64"));
+        assert!(read("[1]: a\n").unwrap_err().starts_with("invalid map key"));
         assert!(read("<<: 1\n").unwrap_err().contains("map merge requires map or sequence of maps"));
+        assert!(read("<<: [{a: 1}, 2]\n").unwrap_err().contains("map merge requires map or sequence of maps"));
     }
 
     #[test]
-    fn scalars_under_unknown_tags_are_their_text() {
+    fn scalars_are_typed_as_yaml_1_1_types_them() {
+        let doc = read("a: yes\nb: 'yes'\nc: 017\nd: 1_000\ne: !custom 3\nf: !!str 4\ng: !!int \"5\"\nh: !custom [1]\ni: ! 12\nj: |\n  on\n").unwrap();
         assert_eq!(
-            read("a: !custom 3\nb: !!str 4\nc: !!int \"5\"\nd: !custom [1]\n").unwrap(),
-            json!({"a": "3", "b": "4", "c": 5, "d": [1]})
+            doc,
+            json!({"a": true, "b": "yes", "c": 15, "d": 1000, "e": "3", "f": "4", "g": 5, "h": [1], "i": "12", "j": "on\n"})
         );
-        assert_eq!(read("a: 2.0\nb: 1.5\n").unwrap(), json!({"a": 2, "b": 1.5}));
-        assert!(read("a: .inf\n").unwrap_err().contains(".inf cannot be represented in JSON"));
+        assert_eq!(read("a: 2.0\nb: 1.5\nc: 1e400\nd:\n").unwrap(), json!({"a": 2, "b": 1.5, "c": "1e400", "d": null}));
+        assert_eq!(read("a: !!binary aGVsbG8=\n").unwrap(), json!({"a": "hello"}));
+        assert_eq!(read("a: -.inf\n").unwrap_err(), "json: unsupported value: -Inf");
+        assert_eq!(read("a: !!int 1.5\n").unwrap_err(), "cannot decode !!float `1.5` as a !!int");
+    }
+
+    #[test]
+    fn aliases_are_copies_and_cannot_contain_themselves() {
+        assert_eq!(read("a: &x [1, &x 2, *x]\nb: *x\n").unwrap(), json!({"a": [1, 2, 2], "b": 2}));
+        assert_eq!(
+            read("a: &x {k: v}\nb: [*x, *x]\n").unwrap(),
+            json!({"a": {"k": "v"}, "b": [{"k": "v"}, {"k": "v"}]})
+        );
+        assert_eq!(read("a: &a [*a]\n").unwrap_err(), "anchor 'a' value contains itself");
+        assert_eq!(read("a: *b\n").unwrap_err(), "unknown anchor 'b' referenced");
+    }
+
+    #[test]
+    fn an_alias_bomb_is_refused_in_linear_time() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        assert_eq!(read(&text).unwrap_err(), "document contains excessive aliasing");
+        // A document using a few aliases is read.
+        assert!(read("a: &a [1, 2]\nb: *a\nc: *a\n").is_ok());
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_recursion() {
+        let deep = format!("{}x\n", "- ".repeat(200));
+        assert!(read(&deep).unwrap_err().contains("nested deeper than 128 levels"));
+        let mut chain = String::from("a0: &a0 [x]\n");
+        for i in 1..200 {
+            chain.push_str(&format!("a{i}: &a{i} [*a{}]\n", i - 1));
+        }
+        assert!(read(&chain).unwrap_err().contains("once aliases are expanded"));
     }
 }
