@@ -4,7 +4,14 @@
 //! on, with a sign (`1e+21`, `1e-7`).
 
 use serde_json::Number;
-pub use smp_core::bytes::{go_float, pretty};
+use serde_json::ser::PrettyFormatter;
+use smp_core::bytes::GoFloats;
+pub use smp_core::bytes::go_float;
+
+/// Indented JSON as `kubectl -o json` writes it: four spaces, Go's floats.
+pub fn pretty() -> GoFloats<PrettyFormatter<'static>> {
+    GoFloats(PrettyFormatter::with_indent(b"    "))
+}
 
 /// A JSON number as the reference writes it.
 pub fn write_go_number(out: &mut String, n: &Number) {

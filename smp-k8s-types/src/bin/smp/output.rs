@@ -7,18 +7,52 @@ use serde_json::Value;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-/// Writes `value` as a whole document: indented JSON, or YAML that YAML
-/// 1.1 readers read back unchanged. Keys come out sorted, as `serde_json`'s
-/// maps keep them; numbers as the reference writes them.
+/// Writes `value` as a whole document: JSON as `kubectl -o json` prints
+/// it, or YAML that YAML 1.1 readers read back unchanged. Keys come out
+/// sorted, as `serde_json`'s maps keep them; numbers as the reference
+/// writes them.
 pub fn write_document(out: &mut impl Write, value: &Value, format: Format) -> io::Result<()> {
     match format {
         Format::Json => {
-            value.serialize(&mut serde_json::Serializer::with_formatter(&mut *out, numbers::pretty()))?;
+            let mut text = Vec::new();
+            value.serialize(&mut serde_json::Serializer::with_formatter(&mut text, numbers::pretty()))?;
+            out.write_all(&escaped_as_go(&text))?;
             out.write_all(b"\n")
         }
         Format::Yaml => out.write_all(crate::yaml::to_string(value).as_bytes()),
         Format::Name => writeln!(out, "{}", crate::documents::name_of(value)),
     }
+}
+
+/// JSON text with the characters escaped that Go's encoder escapes and
+/// serde_json does not: `<`, `>`, `&`, U+2028 and U+2029. None of them can
+/// stand outside a string, so the text can be rewritten byte by byte.
+fn escaped_as_go(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.iter().position(|b| matches!(b, b'<' | b'>' | b'&' | 0xE2)) {
+        out.extend_from_slice(&rest[..i]);
+        let escape: Option<&[u8]> = match &rest[i..] {
+            [b'<', ..] => Some(b"\\u003c"),
+            [b'>', ..] => Some(b"\\u003e"),
+            [b'&', ..] => Some(b"\\u0026"),
+            [0xE2, 0x80, 0xA8, ..] => Some(b"\\u2028"),
+            [0xE2, 0x80, 0xA9, ..] => Some(b"\\u2029"),
+            _ => None,
+        };
+        match escape {
+            Some(escape) => {
+                out.extend_from_slice(escape);
+                rest = &rest[i + if rest[i] == 0xE2 { 3 } else { 1 }..];
+            }
+            None => {
+                out.push(rest[i]);
+                rest = &rest[i + 1..];
+            }
+        }
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 /// Writes `value` as compact JSON.
