@@ -9,11 +9,11 @@
 //!
 //! The documents are decoded into the [`compact`](mod@compact) document (strings
 //! borrowed from the text, objects as sorted vectors) and the engine runs
-//! on it; a patch given to an apply, small, is a `serde_json::Value`, and
-//! so are the patches the diffs compute.
+//! on it, the patch of an apply included; the patches the diffs compute are
+//! `serde_json::Value`s.
 
 use crate::doc::{compact, print};
-use crate::engine::apply::{ApplyOptions, apply_compact, decode};
+use crate::engine::apply::{ApplyOptions, apply_compact};
 use crate::engine::diff::{DiffOptions, diff_documents};
 use crate::engine::three_way::{ThreeWayOptions, three_way_objects};
 use crate::error::{ErrorKind, Result};
@@ -32,9 +32,9 @@ use std::io::{self, Write};
 /// ```
 pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
     let size_hint = original.len() + patch.len();
-    let mut fixed = None;
-    let original = decode_compact(original, &mut fixed)?;
-    let patch = decode(patch)?;
+    let mut fixed = [None, None];
+    let [f0, f1] = &mut fixed;
+    let (original, patch) = (decode_compact(original, f0)?, decode_compact(patch, f1)?);
     Ok(print::object_to_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?, size_hint))
 }
 
@@ -149,6 +149,7 @@ impl<F: Formatter> Formatter for GoFloats<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode;
     use serde_json::json;
 
     #[test]

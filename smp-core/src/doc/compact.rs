@@ -33,7 +33,7 @@
 use super::{Document, Object as _, objects_deep_eq};
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::{Field, Key, KeyValue};
-use crate::value::{GoKind, deep_eq};
+use crate::value::GoKind;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
@@ -182,6 +182,19 @@ impl<'a> super::Object<Node<'a>> for Object<'a> {
         }
     }
 
+    fn get_key_value(&self, key: &str) -> Option<(&str, &Node<'a>)> {
+        let (k, v) = self.position(key).map(|i| &self.members[i])?;
+        Some((k, v.as_ref()?))
+    }
+
+    fn filter_map_members(&self, mut f: impl FnMut(&str, &Node<'a>) -> Option<Node<'a>>) -> Self {
+        // The kept members, in key order: one sorted run, keys shared.
+        let (head, tail) = self.members.split_at(self.sorted);
+        let members: Vec<Member<'a>> =
+            MergeRuns { head, tail }.filter_map(|(k, v)| Some((k.clone(), Some(f(k, v.as_ref()?)?)))).collect();
+        Object { sorted: members.len(), members }
+    }
+
     fn members<'s>(&'s self) -> impl Iterator<Item = (&'s str, &'s Node<'a>)>
     where
         Node<'a>: 's,
@@ -242,10 +255,6 @@ impl<'a> Document for Node<'a> {
             Node::Array(a) => Value::Array(a.into_iter().map(Node::into_json).collect()),
             other => other.to_json(),
         }
-    }
-
-    fn deep_eq_json(&self, v: &Value) -> bool {
-        deep_eq(&self.to_json(), v)
     }
 
     fn into_object(self) -> Result<Object<'a>, Self> {
@@ -384,6 +393,7 @@ impl Serialize for Object<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::deep_eq;
     use serde_json::json;
 
     fn text(o: &Object<'_>) -> String {
@@ -454,7 +464,7 @@ mod tests {
         let v = json!({"a": [1, 1.5, "s", null, {"b": false}], "c": {"d": -1}});
         let node = Node::from_json(v.clone());
         assert_eq!(node.to_json(), v);
-        assert!(node.deep_eq_json(&v));
+        assert!(deep_eq(&node.to_json(), &v));
         assert_eq!(node.clone().into_json(), v);
         assert_eq!(node.field("c").value().map(|k| k.text().into_owned()), Some("map[d:-1]".to_string()));
     }
@@ -545,7 +555,7 @@ mod tests {
             let got = crate::bytes::to_json_vec(&decode(&text).unwrap()).unwrap();
             proptest::prop_assert_eq!(got, want);
             let node = Node::Object(decode(&text).unwrap());
-            proptest::prop_assert!(node.deep_eq_json(&crate::decode(&text).unwrap()));
+            proptest::prop_assert!(deep_eq(&node.to_json(), &crate::decode(&text).unwrap()));
         }
     }
 }

@@ -2,27 +2,33 @@
 //! side of an apply, implemented by `serde_json::Value` (the public API)
 //! and by the [`compact`] document of the bytes entry points.
 //!
-//! Patches are always `serde_json::Value`s, borrowed: they are small, and
-//! the engine copies only what the result keeps of them
-//! (`Document::from_json`). The live document is the large side (the
-//! object as stored), so it is the one worth a representation of its own.
+//! A patch is a document of the same kind as the one it is applied to,
+//! borrowed: the engine reads it in place and clones only what the result
+//! keeps of it. On the bytes path both are compact documents, so a large
+//! patch (kubectl's `$setElementOrder` lists every element of a list)
+//! costs what the live object costs, not a tree of `serde_json::Value`s.
 
 pub mod compact;
 mod parse;
 pub(crate) mod print;
 
-use crate::lists::key::{Field, KeyValue, json_field};
+use crate::lists::key::{Field, Key, KeyValue, json_field};
 use crate::value::{GoKind, deep_eq};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// A live JSON value the engine merges a patch into.
-pub(crate) trait Document: Sized + Default {
+pub(crate) trait Document: Sized + Default + Clone {
     /// An object of such values.
     type Object: Object<Self>;
 
     /// The type the reference sees for the value.
     fn kind(&self) -> GoKind;
+
+    /// Whether the value is `null`.
+    fn is_null(&self) -> bool {
+        self.kind() == GoKind::Null
+    }
 
     /// The value of a patch taken into the document.
     fn from_json(v: Value) -> Self;
@@ -33,9 +39,6 @@ pub(crate) trait Document: Sized + Default {
 
     /// [`Self::to_json`], giving the value away.
     fn into_json(self) -> Value;
-
-    /// `reflect.DeepEqual` with a patch value.
-    fn deep_eq_json(&self, v: &Value) -> bool;
 
     /// The object, or the value back when it is not one.
     fn into_object(self) -> Result<Self::Object, Self>;
@@ -91,13 +94,29 @@ pub(crate) trait Object<D>: Default {
     /// Keeps the members whose key `keep` accepts.
     fn retain_keys(&mut self, keep: impl FnMut(&str) -> bool);
 
+    /// The member `key`, with the object's own copy of the key.
+    fn get_key_value(&self, key: &str) -> Option<(&str, &D)>;
+
     /// The members, in key order.
     fn members<'s>(&'s self) -> impl Iterator<Item = (&'s str, &'s D)>
     where
         D: 's;
 
+    /// A new object of the members `f` keeps, with the values it gives.
+    fn filter_map_members(&self, f: impl FnMut(&str, &D) -> Option<D>) -> Self;
+
     /// The object as a JSON object.
     fn to_json_map(&self) -> Map<String, Value>;
+
+    /// [`Self::to_json_map`], borrowed where the object already is JSON.
+    fn as_json_map(&self) -> Cow<'_, Map<String, Value>> {
+        Cow::Owned(self.to_json_map())
+    }
+}
+
+/// Go's `==` on two values; `None` where Go panics (two maps, two lists).
+pub(crate) fn go_eq<D: Document>(a: &D, b: &D) -> Option<bool> {
+    Key::One(a.as_member()).go_eq(&Key::One(b.as_member()))
 }
 
 /// `reflect.DeepEqual` of two objects: the same keys, in key order, with
@@ -141,10 +160,6 @@ impl Document for Value {
 
     fn into_json(self) -> Value {
         self
-    }
-
-    fn deep_eq_json(&self, v: &Value) -> bool {
-        deep_eq(self, v)
     }
 
     fn into_object(self) -> Result<Map<String, Value>, Self> {
@@ -224,6 +239,10 @@ impl Object<Value> for Map<String, Value> {
         self.retain(|k, _| keep(k));
     }
 
+    fn get_key_value(&self, key: &str) -> Option<(&str, &Value)> {
+        Map::get_key_value(self, key).map(|(k, v)| (k.as_str(), v))
+    }
+
     fn members<'s>(&'s self) -> impl Iterator<Item = (&'s str, &'s Value)>
     where
         Value: 's,
@@ -231,7 +250,15 @@ impl Object<Value> for Map<String, Value> {
         self.iter().map(|(k, v)| (k.as_str(), v))
     }
 
+    fn filter_map_members(&self, mut f: impl FnMut(&str, &Value) -> Option<Value>) -> Self {
+        self.iter().filter_map(|(k, v)| Some((k.clone(), f(k, v)?))).collect()
+    }
+
     fn to_json_map(&self) -> Map<String, Value> {
         self.clone()
+    }
+
+    fn as_json_map(&self) -> Cow<'_, Map<String, Value>> {
+        Cow::Borrowed(self)
     }
 }

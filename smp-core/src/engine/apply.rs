@@ -6,7 +6,7 @@ use super::*;
 use crate::doc::{Document, Object as _, compact, list_from_json, list_to_json};
 use crate::error::bad_arg;
 use crate::lists::element::MergeElements;
-use crate::lists::key::{Field, KeyFields, KeyValue, ValueIndex, uncomparable};
+use crate::lists::key::{Field, Key, KeyFields, KeyValue, ValueIndex, uncomparable};
 use crate::lists::keyed_merge;
 use crate::lists::order::{normalize_scalar_order, validate_patch_with_order};
 use crate::lists::patch_merge_key;
@@ -69,25 +69,26 @@ pub fn apply_owned(original: Value, patch: &Value, schema: Schema<'_>, options: 
     apply_maps::<Value>(original, document(patch)?, schema, options).map(Value::Object)
 }
 
-/// [`apply_with`] on the compact document of the bytes entry points: the
-/// original is taken over and becomes the result.
+/// [`apply_with`] on compact documents (the bytes entry points): the
+/// original is taken over and becomes the result, which may borrow from
+/// the patch's text as it does from the original's.
 pub fn apply_compact<'a>(
     original: compact::Object<'a>,
-    patch: &Value,
+    patch: &compact::Object<'a>,
     schema: Schema<'_>,
     options: ApplyOptions,
 ) -> Result<compact::Object<'a>> {
-    apply_maps::<compact::Node<'a>>(original, document(patch)?, schema, options)
+    apply_maps::<compact::Node<'a>>(original, patch, schema, options)
 }
 
 fn apply_maps<D: Document>(
     original: D::Object,
-    patch: &Map<String, Value>,
+    patch: &D::Object,
     schema: Schema<'_>,
     options: ApplyOptions,
 ) -> Result<D::Object> {
     if options.strict {
-        crate::strict::check_known_fields(patch, schema, options.patch_merge_key)?;
+        crate::strict::check_known_fields(&patch.as_json_map(), schema, options.patch_merge_key)?;
     }
     let merger = Merger { mode: Mode::Apply, patch_merge_key: options.patch_merge_key };
     merger.merge_object::<D>(original, patch, schema, 0)
@@ -160,16 +161,13 @@ impl Merger {
     /// A copy of a patch value taken as it is: without `$patch` objects
     /// (and, when `drop_nulls`, null members), and without `$patchMergeKey`
     /// when that is a directive.
-    fn take_patch_value(&self, v: &Value, drop_nulls: bool) -> Option<Value> {
+    fn take_patch_value<T: Document>(&self, v: &T, drop_nulls: bool) -> Option<T> {
         if self.patch_merge_key && !self.apply_mode() {
             // Patches merged into one keep their directives for the receiver.
             return Some(v.clone());
         }
-        let mut v = copy_patch_value(v, drop_nulls)?;
-        if self.patch_merge_key {
-            patch_merge_key::strip(&mut v);
-        }
-        Some(v)
+        let v = copy_patch_value(v, drop_nulls)?;
+        Some(if self.patch_merge_key { strip_patch_merge_key(v) } else { v })
     }
 
     /// `mergeMap` on JSON values.
@@ -183,24 +181,25 @@ impl Merger {
         self.merge_object::<Value>(original, patch, schema, depth)
     }
 
-    /// `mergeMap`, on any document. The patch is borrowed: only what the
-    /// result keeps of it is copied.
+    /// `mergeMap`, on any document; the patch is a document of the same
+    /// kind, borrowed: only what the result keeps of it is copied.
     pub(crate) fn merge_object<D: Document>(
         &self,
         mut original: D::Object,
-        patch: &Map<String, Value>,
+        patch: &D::Object,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<D::Object> {
         check_depth(depth)?;
         if let Some(directive) = patch.get(PATCH) {
             return match directive.as_str() {
-                Some("replace") => {
-                    let kept = patch.iter().filter(|(k, _)| *k != PATCH).map(|(k, v)| (k.clone(), v.clone()));
-                    Ok(D::from_json(Value::Object(kept.collect())).into_object().unwrap_or_default())
-                }
+                Some("replace") => Ok(patch.filter_map_members(|k, v| (k != PATCH).then(|| v.clone()))),
                 Some("delete") => Ok(D::Object::default()),
-                _ => Err(ErrorKind::UnknownPatchType { value: fmt_s(directive), map: fmt_v_map(patch) }.into()),
+                _ => Err(ErrorKind::UnknownPatchType {
+                    value: fmt_s(&directive.to_json()),
+                    map: fmt_v_map(&patch.as_json_map()),
+                }
+                .into()),
             };
         }
         self.apply_retain_keys::<D>(&mut original, patch)?;
@@ -211,8 +210,8 @@ impl Merger {
         // Deletions from primitive lists run after everything else: the
         // reference's order is random, and this is one of its outcomes.
         let is_delete = |k: &str| k.starts_with(DELETE_FROM_PRIMITIVE_LIST);
-        let rest = patch.iter().filter(|(k, _)| !is_delete(k));
-        let deletes = patch.iter().filter(|(k, _)| is_delete(k));
+        let rest = patch.members().filter(|(k, _)| !is_delete(k));
+        let deletes = patch.members().filter(|(k, _)| is_delete(k));
         for (k, v) in rest.chain(deletes) {
             if !done.skipped(k) {
                 self.merge_key::<D>(&mut original, k, v, schema, depth)?;
@@ -226,7 +225,7 @@ impl Merger {
         &self,
         original: &mut D::Object,
         key: &str,
-        patch_v: &Value,
+        patch_v: &D,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
@@ -234,7 +233,7 @@ impl Merger {
         let mut is_delete_list = false;
         if key.starts_with(DELETE_FROM_PRIMITIVE_LIST) {
             if !self.apply_mode() {
-                original.insert(key, D::from_json(patch_v.clone()));
+                original.insert(key, patch_v.clone());
                 return Ok(());
             }
             key = directive_field(key, DELETE_FROM_PRIMITIVE_LIST, ErrorKind::BadDeleteFromPrimitiveList)
@@ -247,25 +246,25 @@ impl Merger {
                 return Ok(());
             }
         }
-        let same_kind = original.get(key).map(|o| o.kind() == GoKind::of(patch_v));
+        let same_kind = original.get(key).map(|o| o.kind() == patch_v.kind());
         if same_kind != Some(true) {
             // Absent from the original, or of another type: take the patch value.
             if !is_delete_list {
                 match self.take_patch_value(patch_v, self.apply_mode()) {
-                    Some(v) => original.insert(key, D::from_json(v)),
+                    Some(v) => original.insert(key, v),
                     None => drop(original.remove(key)),
                 };
             }
             return Ok(());
         }
         let slot = original.get_mut(key).expect("checked above");
-        let result = match patch_v {
-            Value::Object(p) => self.merge_object_field(slot, p, key, schema, depth),
-            Value::Array(p) => self.merge_list_field(slot, p, key, schema, is_delete_list, depth),
-            scalar => {
-                *slot = D::from_json(scalar.clone());
-                Ok(())
-            }
+        let result = if let Some(p) = patch_v.as_object() {
+            self.merge_object_field(slot, p, key, schema, depth)
+        } else if let Some(p) = patch_v.as_array() {
+            self.merge_list_field(slot, p, key, schema, is_delete_list, depth)
+        } else {
+            *slot = patch_v.clone();
+            Ok(())
         };
         result.map_err(|e| e.at_key(key))
     }
@@ -273,7 +272,7 @@ impl Merger {
     fn merge_object_field<D: Document>(
         &self,
         slot: &mut D,
-        patch: &Map<String, Value>,
+        patch: &D::Object,
         key: &str,
         schema: Schema<'_>,
         depth: usize,
@@ -281,7 +280,7 @@ impl Merger {
         let (sub, meta) = schema.lookup_struct(key)?;
         let strategy = meta.strategy()?;
         if strategy.replace {
-            *slot = D::from_json(Value::Object(patch.clone()));
+            *slot = D::object(patch.filter_map_members(|_, v| Some(v.clone())));
             return Ok(());
         }
         let orig = std::mem::take(slot).into_object().unwrap_or_default();
@@ -292,7 +291,7 @@ impl Merger {
     fn merge_list_field<D: Document>(
         &self,
         slot: &mut D,
-        patch: &[Value],
+        patch: &[D],
         key: &str,
         schema: Schema<'_>,
         is_delete_list: bool,
@@ -300,15 +299,15 @@ impl Merger {
     ) -> Result<()> {
         let (elem, meta) = schema.lookup_slice(key)?;
         let strategy = meta.strategy()?;
-        if self.patch_merge_key && !is_delete_list && patch_merge_key::in_use(patch, None) {
+        if self.patch_merge_key && !is_delete_list && patch_merge_key::in_use(&D::json_list(patch), None) {
             // The directive makes any list a merged one.
             let orig = list_to_json(std::mem::take(slot).into_array().unwrap_or_default());
-            let merged = self.merge_by_directive(orig, patch, None, elem, meta, depth + 1)?;
+            let merged = self.merge_by_directive(orig, &D::json_list(patch), None, elem, meta, depth + 1)?;
             *slot = D::array(list_from_json(merged));
             return Ok(());
         }
         if !(strategy.merge || is_delete_list) {
-            *slot = D::from_json(Value::Array(patch.to_vec()));
+            *slot = D::array(patch.to_vec());
             return Ok(());
         }
         let orig = std::mem::take(slot).into_array().unwrap_or_default();
@@ -318,18 +317,18 @@ impl Merger {
 
     /// `applyRetainKeysDirective`.
     /// (The per-key loop skips `$retainKeys`.)
-    fn apply_retain_keys<D: Document>(&self, original: &mut D::Object, patch: &Map<String, Value>) -> Result<()> {
+    fn apply_retain_keys<D: Document>(&self, original: &mut D::Object, patch: &D::Object) -> Result<()> {
         let Some(retain) = patch.get(RETAIN_KEYS) else {
             return Ok(());
         };
         if !self.apply_mode() {
             match original.get(RETAIN_KEYS) {
-                Some(existing) if !existing.deep_eq_json(retain) => {
+                Some(existing) if !existing.deep_eq(retain) => {
                     let original = fmt_v(&existing.to_json());
-                    return Err(ErrorKind::RetainKeysMismatch { original, patch: fmt_v(retain) }.into());
+                    return Err(ErrorKind::RetainKeysMismatch { original, patch: fmt_v(&retain.to_json()) }.into());
                 }
                 Some(_) => {}
-                None => original.insert(RETAIN_KEYS, D::from_json(retain.clone())),
+                None => original.insert(RETAIN_KEYS, retain.clone()),
             }
             return Ok(());
         }
@@ -341,16 +340,16 @@ impl Merger {
     /// `mergePatchIntoOriginal`: every `$setElementOrder/<f>` with its list `f`.
     /// Every `$setElementOrder` key and every list merged here is `done`:
     /// the per-key loop skips them.
-    fn merge_ordered_lists<'p, D: Document>(
+    fn merge_ordered_lists<'p, D: Document + 'p>(
         &self,
         original: &mut D::Object,
-        patch: &'p Map<String, Value>,
+        patch: &'p D::Object,
         done: &mut Done<'p>,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
-        let directives: Vec<&String> = patch.keys().filter(|k| k.starts_with(SET_ELEMENT_ORDER)).collect();
-        for key in directives {
+        let directives: Vec<(&str, &D)> = patch.members().filter(|(k, _)| k.starts_with(SET_ELEMENT_ORDER)).collect();
+        for (key, order) in directives {
             // `$setElementOrder/$setElementOrder/x` takes `$setElementOrder/x`
             // as its list; the reference then never visits that key (a Go
             // map range skips keys deleted during the loop).
@@ -358,34 +357,34 @@ impl Merger {
                 continue;
             }
             done.take(key);
-            self.merge_ordered_list::<D>(original, patch, done, key, &patch[key], schema, depth)
+            self.merge_ordered_list::<D>(original, patch, done, key, order, schema, depth)
                 .map_err(|e| e.at_key(key))?;
         }
         Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn merge_ordered_list<'p, D: Document>(
+    fn merge_ordered_list<'p, D: Document + 'p>(
         &self,
         original: &mut D::Object,
-        patch: &'p Map<String, Value>,
+        patch: &'p D::Object,
         done: &mut Done<'p>,
         key: &str,
-        order: &Value,
+        order: &D,
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
         if !self.apply_mode() {
             match original.get(key) {
-                Some(existing) if !existing.deep_eq_json(order) => {
+                Some(existing) if !existing.deep_eq(order) => {
                     return Err(ErrorKind::BadSetElementOrder.into());
                 }
                 Some(_) => {}
-                None => original.insert(key, D::from_json(order.clone())),
+                None => original.insert(key, order.clone()),
             }
         }
-        let Value::Array(order) = order else {
-            return Err(bad_arg(GoKind::Array, order));
+        let Some(order) = order.as_array() else {
+            return Err(bad_arg(GoKind::Array, &order.to_json()));
         };
         let field = directive_field(key, SET_ELEMENT_ORDER, ErrorKind::BadSetElementOrder)?;
         // An error aborts the whole patch, so the live list is taken out freely.
@@ -393,7 +392,7 @@ impl Merger {
         let patch_list = match patch.get_key_value(field) {
             Some((k, v)) if !done.taken(k) => {
                 done.take(k);
-                Some(v.as_array().ok_or_else(|| bad_arg(GoKind::Array, v))?.as_slice())
+                Some(v.as_array().ok_or_else(|| bad_arg(GoKind::Array, &v.to_json()))?)
             }
             _ => None,
         };
@@ -408,16 +407,18 @@ impl Merger {
     fn order_list<D: Document>(
         &self,
         orig: Option<Vec<D>>,
-        patch: Option<&[Value]>,
+        patch: Option<&[D]>,
         field: &str,
-        order: &[Value],
+        order: &[D],
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<Option<Vec<D>>> {
         let (elem, meta) = schema.lookup_slice(field)?;
-        if self.patch_merge_key && patch_merge_key::in_use(patch.unwrap_or(&[]), Some(order)) {
-            let (orig, patch) = (list_to_json(orig.unwrap_or_default()), patch.unwrap_or_default());
-            let merged = self.merge_by_directive(orig, patch, Some(order), elem, meta, depth + 1)?;
+        if self.patch_merge_key
+            && patch_merge_key::in_use(&D::json_list(patch.unwrap_or(&[])), Some(&D::json_list(order)))
+        {
+            let (orig, patch) = (list_to_json(orig.unwrap_or_default()), D::json_list(patch.unwrap_or_default()));
+            let merged = self.merge_by_directive(orig, &patch, Some(&D::json_list(order)), elem, meta, depth + 1)?;
             return Ok(Some(list_from_json(merged)));
         }
         let strategy = meta.strategy()?;
@@ -427,6 +428,9 @@ impl Merger {
         }
         // Lists of scalars, on their JSON.
         let orig = orig.map(list_to_json);
+        let patch_json = patch.map(D::json_list);
+        let patch = patch_json.as_deref();
+        let order = &D::json_list(order)[..];
         validate_patch_with_order(patch.unwrap_or(&[]), order, "")?;
 
         let empty: &[Value] = &[];
@@ -498,7 +502,7 @@ impl Merger {
     pub(crate) fn merge_slice<D: Document>(
         &self,
         original: Vec<D>,
-        patch: &[Value],
+        patch: &[D],
         elem: Schema<'_>,
         meta: PatchMeta<'_>,
         is_delete_list: bool,
@@ -512,6 +516,7 @@ impl Merger {
         }
         // Lists of scalars, on their JSON.
         let original = list_to_json(original);
+        let patch = &D::json_list(patch)[..];
         if original.is_empty() && patch.is_empty() {
             return Ok(MergedList { merged: Vec::new(), live_view: None });
         }
@@ -558,6 +563,8 @@ fn live_elements<'m, 's, D>(merger: &'m Merger, schema: Schema<'s>, depth: usize
 }
 
 impl<D: Document> MergeElements for Docs<ApplyCx<'_, '_>, D> {
+    type Patch = D;
+
     fn as_member<'e>(&self, e: &'e D) -> Option<KeyValue<'e>> {
         Some(e.as_member())
     }
@@ -570,7 +577,7 @@ impl<D: Document> MergeElements for Docs<ApplyCx<'_, '_>, D> {
         }
     }
 
-    fn merge(&self, e: &mut D, patches: &[&Map<String, Value>]) -> Result<()> {
+    fn merge(&self, e: &mut D, patches: &[&D::Object]) -> Result<()> {
         let mut orig = std::mem::take(e).into_object().unwrap_or_default();
         for patch in patches {
             orig = self.cx.merger.merge_object::<D>(orig, patch, self.cx.schema, self.cx.depth + 1)?;
@@ -584,17 +591,23 @@ impl<D: Document> MergeElements for Docs<ApplyCx<'_, '_>, D> {
         self.cx.merger.patch_merge_key && !self.cx.merger.apply_mode()
     }
 
-    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<D> {
+    fn build(&self, patch: &D, then: &[&D::Object]) -> Result<D> {
         let mut e = patch.clone();
         if self.cx.merger.patch_merge_key && self.cx.merger.apply_mode() {
-            patch_merge_key::strip(&mut e);
+            e = strip_patch_merge_key(e);
         }
-        let mut e = D::from_json(e);
         if !then.is_empty() {
             self.merge(&mut e, then)?;
         }
         Ok(e)
     }
+}
+
+/// A patch value without `$patchMergeKey` (the directive is read on JSON).
+fn strip_patch_merge_key<D: Document>(v: D) -> D {
+    let mut json = v.into_json();
+    patch_merge_key::strip(&mut json);
+    D::from_json(json)
 }
 
 /// Removes the list under `key`; a value that is not a list is an error.
@@ -640,12 +653,12 @@ pub(crate) struct MergedList<D> {
 /// The `$retainKeys` list of a patch map in apply mode
 /// (`applyRetainKeysDirective`), checked: every other key the patch sets
 /// must be in it (nulls and order and delete-list directives excepted).
-pub(crate) fn retained_keys<'p>(retain: &'p Value, patch: &Map<String, Value>) -> Result<&'p [Value]> {
-    let Value::Array(list) = retain else {
+pub(crate) fn retained_keys<'p, D: Document>(retain: &'p D, patch: &D::Object) -> Result<&'p [D]> {
+    let Some(list) = retain.as_array() else {
         return Err(ErrorKind::BadRetainKeys.into());
     };
-    let keep = ValueIndex::new(list);
-    for (k, v) in patch.iter() {
+    let keep = ValueIndex::of_members(list.iter().map(D::as_member));
+    for (k, v) in patch.members() {
         if k == RETAIN_KEYS
             || v.is_null()
             || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
@@ -653,7 +666,7 @@ pub(crate) fn retained_keys<'p>(retain: &'p Value, patch: &Map<String, Value>) -
         {
             continue;
         }
-        if !keep.contains(&Value::String(k.clone()))? {
+        if !keep.contains_key(&Key::One(KeyValue::Str(k)))? {
             return Err(ErrorKind::BadRetainKeys.into());
         }
     }
@@ -665,6 +678,6 @@ pub(crate) fn retained_keys<'p>(retain: &'p Value, patch: &Map<String, Value>) -
 }
 
 /// Whether a `$retainKeys` list keeps the key `k` of the original map.
-pub(crate) fn is_retained(list: &[Value], k: &str) -> bool {
+pub(crate) fn is_retained<D: Document>(list: &[D], k: &str) -> bool {
     list.iter().any(|x| x.as_str() == Some(k))
 }

@@ -8,7 +8,7 @@ pub mod diff;
 pub mod preconditions;
 pub mod three_way;
 
-use crate::doc::Document;
+use crate::doc::{Document, Object as _};
 use crate::error::{ErrorKind, Result};
 use crate::lists::element::Elements;
 use crate::lists::key::{Field, KeyValue};
@@ -140,18 +140,19 @@ pub(crate) fn remove_directives(v: Value) -> Option<Value> {
 /// first: a null `$patch` member is dropped, not obeyed). `None` when `v`
 /// itself is dropped. One pass over the borrowed patch, copying only what
 /// is kept.
-pub(crate) fn copy_patch_value(v: &Value, drop_nulls: bool) -> Option<Value> {
-    match v {
-        Value::Object(m) => {
-            if m.get(PATCH).is_some_and(|d| !(drop_nulls && d.is_null())) {
-                return None;
-            }
-            let kept = m.iter().filter(|(_, v)| !(drop_nulls && v.is_null()));
-            Some(Value::Object(kept.filter_map(|(k, v)| Some((k.clone(), copy_patch_value(v, drop_nulls)?))).collect()))
+pub(crate) fn copy_patch_value<D: Document>(v: &D, drop_nulls: bool) -> Option<D> {
+    if let Some(m) = v.as_object() {
+        if m.get(PATCH).is_some_and(|d| !(drop_nulls && d.is_null())) {
+            return None;
         }
-        Value::Array(a) => Some(Value::Array(a.iter().filter_map(|v| copy_patch_value(v, drop_nulls)).collect())),
-        other => Some(other.clone()),
+        let kept =
+            m.filter_map_members(|_, v| if drop_nulls && v.is_null() { None } else { copy_patch_value(v, drop_nulls) });
+        return Some(D::object(kept));
     }
+    if let Some(a) = v.as_array() {
+        return Some(D::array(a.iter().filter_map(|v| copy_patch_value(v, drop_nulls)).collect()));
+    }
+    Some(v.clone())
 }
 
 /// Removes null object members at any depth; null list elements stay

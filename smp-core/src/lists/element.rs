@@ -6,6 +6,7 @@
 //! merged into an element, or turned into a new one.
 
 use super::key::{Field, KeyFields, KeyValue};
+use crate::doc::Document;
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_v_list};
@@ -29,6 +30,10 @@ pub(crate) trait Elements {
 
 /// Elements that patches merge into (the schema below the list, the depth).
 pub(crate) trait MergeElements: Elements {
+    /// The document the patch is (JSON for typed elements, the live
+    /// document's own kind for the JSON engine's).
+    type Patch: Document;
+
     /// The element as a set member (a scalar), where it is one.
     fn as_member<'e>(&self, e: &'e Self::Elem) -> Option<KeyValue<'e>>;
 
@@ -45,12 +50,15 @@ pub(crate) trait MergeElements: Elements {
     }
 
     /// Merges patch elements (objects) into an element, one after the other.
-    fn merge(&self, e: &mut Self::Elem, patches: &[&Map<String, Value>]) -> Result<()>;
+    fn merge(&self, e: &mut Self::Elem, patches: &[&PatchObject<Self>]) -> Result<()>;
 
     /// A new element from a patch element as the patch has it, with more
     /// patch elements merged into it one after the other.
-    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Self::Elem>;
+    fn build(&self, patch: &Self::Patch, then: &[&PatchObject<Self>]) -> Result<Self::Elem>;
 }
+
+/// An object of the patch of elements `L`.
+pub(crate) type PatchObject<L> = <<L as MergeElements>::Patch as Document>::Object;
 
 /// Elements that are diffed (the schema below the list, the options).
 pub(crate) trait DiffElements: Elements {
@@ -75,15 +83,15 @@ pub(crate) fn missing_key<L: Elements>(l: &L, fields: KeyFields<'_>, e: &L::Elem
 
 /// The element type shared by the live list and the patch list
 /// (`sliceElementType`).
-pub(crate) fn element_kind<'p, L: Elements>(
+pub(crate) fn element_kind<'p, L: Elements, P: Document + 'p>(
     l: &L,
     live: &[L::Elem],
-    patch: impl IntoIterator<Item = &'p Value> + Clone,
+    patch: impl IntoIterator<Item = &'p P> + Clone,
 ) -> Result<GoKind> {
-    let kinds = live.iter().map(|e| l.kind(e)).chain(patch.clone().into_iter().map(GoKind::of));
+    let kinds = live.iter().map(|e| l.kind(e)).chain(patch.clone().into_iter().map(P::kind));
     agreed_kind(kinds, || {
         let live = live.iter().map(|e| l.to_json(e)).collect::<Result<Vec<_>>>()?;
-        let patch: Vec<Value> = patch.into_iter().cloned().collect();
+        let patch: Vec<Value> = patch.into_iter().map(P::to_json).collect();
         Ok([live, patch])
     })
 }

@@ -156,11 +156,6 @@ impl<'f> KeyFields<'f> {
         }
     }
 
-    /// The key of a JSON element (a patch entry, or the engine's element).
-    pub fn key_of_json(self, v: &Value) -> Field<Key<'_>> {
-        self.key_of(|name| json_field(v, name))
-    }
-
     /// `{field: value, ...}`: an entry of `$setElementOrder`, the start of a
     /// changed element's patch, or of a `$patch: delete` entry.
     pub fn entry(self, key: &Key<'_>) -> Map<String, Value> {
@@ -403,8 +398,13 @@ pub struct ValueIndex<'v> {
 impl<'v> ValueIndex<'v> {
     /// The index of `values`.
     pub fn new(values: impl IntoIterator<Item = &'v Value>) -> Self {
+        Self::of_members(values.into_iter().map(KeyValue::Json))
+    }
+
+    /// The index of values given as set members (of any document).
+    pub fn of_members(values: impl IntoIterator<Item = KeyValue<'v>>) -> Self {
         let mut interner = Interner::default();
-        let tags: Vec<Tag> = values.into_iter().map(|v| interner.tag(&Key::whole(v))).collect();
+        let tags: Vec<Tag> = values.into_iter().map(|v| interner.tag(&Key::One(v))).collect();
         let index = TagIndex::new(tags, interner.len());
         ValueIndex { interner, index }
     }

@@ -9,14 +9,15 @@
 //! every lookup is hashed. Errors are raised at the point where the
 //! reference meets them, so that the same one is reported.
 
-use super::element::{Elements, MergeElements, element_kind, missing_key};
+use super::element::{Elements, MergeElements, PatchObject, element_kind, missing_key};
 use super::key::{Field, Interner, Key, KeyFields, KeyValue, Tag, TagIndex, uncomparable};
 use super::key::{KeyMap, KeySet};
 use super::order::{Lookup, Uncomparable, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
-use crate::engine::{PATCH, remove_directives};
+use crate::doc::{Document, Object as _};
+use crate::engine::{PATCH, copy_patch_value};
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_s, fmt_v_map};
-use serde_json::{Map, Value};
+
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
@@ -29,57 +30,65 @@ struct Item<E> {
 }
 
 /// The `$patch` directive of a patch element.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Directive<'p> {
+#[derive(Clone, Copy)]
+enum Directive<'p, P> {
     None,
     Delete,
     Replace,
     Merge,
-    Other(&'p Value),
+    Other(&'p P),
+}
+
+impl<P> Directive<'_, P> {
+    fn is_delete(&self) -> bool {
+        matches!(self, Directive::Delete)
+    }
 }
 
 /// A patch element, looked at once.
-struct Entry<'p> {
-    value: &'p Value,
-    directive: Directive<'p>,
+struct Entry<'p, P> {
+    value: &'p P,
+    directive: Directive<'p, P>,
     key: Field<Tag>,
 }
 
 /// The keys of everything a merge meets, numbered before anything changes.
-struct Keys<'p> {
+struct Keys<'p, P> {
     null: Tag,
     ids: usize,
     live: Vec<Field<Tag>>,
-    patch: Vec<Entry<'p>>,
+    patch: Vec<Entry<'p, P>>,
     order: Vec<Field<Tag>>,
 }
 
-impl<'p> Keys<'p> {
-    fn new<L: MergeElements>(
+impl<'p, P: Document> Keys<'p, P> {
+    fn new<L: MergeElements<Patch = P>>(
         l: &L,
         fields: KeyFields<'_>,
         live: &[L::Elem],
-        patch: impl IntoIterator<Item = &'p Value>,
-        order: &'p [Value],
+        patch: impl IntoIterator<Item = &'p P>,
+        order: &'p [P],
     ) -> Self {
         let mut interner = Interner::with_capacity(live.len() + order.len());
         let null = interner.tag(&Key::One(KeyValue::Null));
         let live = live.iter().map(|e| fields.key_of(|n| l.field(e, n)).map(|k| interner.tag(&k))).collect();
-        let mut tag_json = |v: &'p Value| fields.key_of_json(v).map(|k| interner.tag(&k));
+        let mut tag_patch = |v: &'p P| fields.key_of(|n| v.field(n)).map(|k| interner.tag(&k));
         let patch = patch
             .into_iter()
             .map(|value| {
-                let directive = match value.get(PATCH) {
+                let directive = match value.as_object().and_then(|m| m.get(PATCH)) {
                     None => Directive::None,
-                    Some(Value::String(s)) if s == "delete" => Directive::Delete,
-                    Some(Value::String(s)) if s == "replace" => Directive::Replace,
-                    Some(Value::String(s)) if s == "merge" => Directive::Merge,
-                    Some(other) => Directive::Other(other),
+                    Some(d) => match d.as_str() {
+                        Some("delete") => Directive::Delete,
+                        Some("replace") => Directive::Replace,
+                        Some("merge") => Directive::Merge,
+                        _ => Directive::Other(d),
+                    },
                 };
-                Entry { value, directive, key: tag_json(value) }
+                Entry { value, directive, key: tag_patch(value) }
             })
             .collect();
-        let order = order.iter().map(&mut tag_json).collect();
+        let order = order.iter().map(&mut tag_patch).collect();
         Keys { null, ids: interner.len(), live, patch, order }
     }
 
@@ -100,7 +109,7 @@ pub(crate) fn merge<L: MergeElements>(
     l: &L,
     fields: KeyFields<'_>,
     list: Vec<L::Elem>,
-    patch: &[Value],
+    patch: &[L::Patch],
     delete_list: bool,
 ) -> Result<Vec<L::Elem>> {
     let keys = Keys::new(l, fields, &list, patch, &[]);
@@ -116,8 +125,8 @@ pub(crate) fn merge_ordered<L: MergeElements>(
     l: &L,
     fields: KeyFields<'_>,
     list: Option<Vec<L::Elem>>,
-    patch: Option<&[Value]>,
-    order: &[Value],
+    patch: Option<&[L::Patch]>,
+    order: &[L::Patch],
     merge_strategy: bool,
 ) -> Result<Option<Vec<L::Elem>>> {
     let mk = fields.name();
@@ -125,22 +134,20 @@ pub(crate) fn merge_ordered<L: MergeElements>(
     let kind = element_kind(l, list.as_deref().unwrap_or(&[]), patch.unwrap_or(&[]));
 
     // Without a live list, the patch list minus its directives is taken.
-    let stripped: Vec<Cow<'_, Value>> = match (&list, patch) {
+    let stripped: Vec<Cow<'_, L::Patch>> = match (&list, patch) {
         (None, Some(p)) if l.keeps_directives() => p.iter().map(Cow::Borrowed).collect(),
         (None, Some(p)) => p.iter().filter_map(strip_directives).collect(),
         _ => Vec::new(),
     };
-    let entries: Vec<&Value> = match (&list, patch) {
+    let entries: Vec<&L::Patch> = match (&list, patch) {
         (None, Some(_)) => stripped.iter().map(|v| &**v).collect(),
         (_, p) => p.unwrap_or(&[]).iter().collect(),
     };
     let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), entries, order);
-    let built = |keys: &Keys<'_>| -> Result<Vec<Item<L::Elem>>> {
+    let built = |keys: &Keys<'_, L::Patch>| -> Result<Vec<Item<L::Elem>>> {
         keys.patch
             .iter()
-            .map(|e| {
-                Ok(Item { elem: l.build(e.value, &[])?, key: e.key.clone(), delete: e.directive == Directive::Delete })
-            })
+            .map(|e| Ok(Item { elem: l.build(e.value, &[])?, key: e.key.clone(), delete: e.directive.is_delete() }))
             .collect()
     };
     let (merged, view): (Vec<Item<L::Elem>>, Vec<Tag>) = match (list, patch) {
@@ -173,29 +180,28 @@ pub(crate) fn merge_ordered<L: MergeElements>(
     let (patch_items, server_only): (Vec<_>, Vec<_>) = merged.into_iter().zip(found).partition(|(_, found)| *found);
     let patch_items = patch_items.into_iter().map(|(i, _)| i).collect();
     let server_only = server_only.into_iter().map(|(i, _)| i).collect();
-    let order: Vec<&Value> = order.iter().collect();
+    let order: Vec<&L::Patch> = order.iter().collect();
     let sorted = normalize(fields, &keys, patch_items, server_only, (&keys.order, &order), objects, &view)?;
     Ok(Some(sorted.into_iter().map(|i| i.elem).collect()))
 }
 
 /// A patch element without its directives (`removeDirectives`); `None`
 /// when the element is itself a directive.
-fn strip_directives(v: &Value) -> Option<Cow<'_, Value>> {
-    fn has_directive(v: &Value) -> bool {
-        match v {
-            Value::Object(m) => m.contains_key(PATCH) || m.values().any(has_directive),
-            Value::Array(a) => a.iter().any(has_directive),
-            _ => false,
+fn strip_directives<P: Document>(v: &P) -> Option<Cow<'_, P>> {
+    fn has_directive<P: Document>(v: &P) -> bool {
+        if let Some(m) = v.as_object() {
+            return m.get(PATCH).is_some() || m.members().any(|(_, v)| has_directive(v));
         }
+        v.as_array().is_some_and(|a| a.iter().any(has_directive))
     }
     if !has_directive(v) {
         return Some(Cow::Borrowed(v));
     }
-    remove_directives(v.clone()).map(Cow::Owned)
+    copy_patch_value(v, false).map(Cow::Owned)
 }
 
 /// The live elements as items.
-fn live_items<L: MergeElements>(l: &L, keys: &Keys<'_>, list: Vec<L::Elem>) -> Vec<Item<L::Elem>> {
+fn live_items<L: MergeElements>(l: &L, keys: &Keys<'_, L::Patch>, list: Vec<L::Elem>) -> Vec<Item<L::Elem>> {
     list.into_iter()
         .zip(&keys.live)
         .map(|(elem, key)| {
@@ -218,19 +224,19 @@ fn checked_key<L: Elements>(l: &L, fields: KeyFields<'_>, item: &Item<L::Elem>) 
 fn merge_slice<L: MergeElements>(
     l: &L,
     fields: KeyFields<'_>,
-    keys: &Keys<'_>,
+    keys: &Keys<'_, L::Patch>,
     original: Vec<L::Elem>,
     delete_list: bool,
 ) -> Result<Vec<Item<L::Elem>>> {
     let mk = fields.name();
-    let patch: Vec<&Value> = keys.patch.iter().map(|e| e.value).collect();
+    let patch: Vec<&L::Patch> = keys.patch.iter().map(|e| e.value).collect();
     if original.is_empty() && patch.is_empty() {
         return Ok(Vec::new());
     }
     let kind = element_kind(l, &original, keys.patch.iter().map(|e| e.value))?;
     if kind != GoKind::Object {
         if delete_list {
-            let doomed = super::key::ValueIndex::new(patch.iter().copied());
+            let doomed = super::key::ValueIndex::of_members(patch.iter().map(|p| p.as_member()));
             let mut kept = Vec::with_capacity(original.len());
             for (e, key) in original.into_iter().zip(&keys.live) {
                 let member = l.as_member(&e).ok_or_else(uncomparable)?;
@@ -243,7 +249,7 @@ fn merge_slice<L: MergeElements>(
         // The map partitioner meets a scalar.
         return Err(match original.first() {
             Some(e) => bad_arg(GoKind::Object, &l.to_json(e)?),
-            None => bad_arg(GoKind::Object, patch[0]),
+            None => bad_arg(GoKind::Object, &patch[0].to_json()),
         });
     }
 
@@ -253,18 +259,19 @@ fn merge_slice<L: MergeElements>(
     let mut deletes: Vec<Tag> = Vec::new();
     for (i, e) in keys.patch.iter().enumerate() {
         let Some(m) = e.value.as_object() else {
-            return Err(bad_arg(GoKind::Object, e.value));
+            return Err(bad_arg(GoKind::Object, &e.value.to_json()));
         };
         match e.directive {
             Directive::None => plain.push(i),
             Directive::Delete => match e.key {
                 Field::Value(t) => deletes.push(t),
-                _ => return Err(no_merge_key(m, mk).at_element(mk, e.value, i)),
+                _ => return Err(no_merge_key(&m.as_json_map(), mk).at_element(mk, &e.value.to_json(), i)),
             },
             Directive::Replace => replace = true,
             Directive::Merge => return Err(ErrorKind::MergeDirectiveInList.into()),
             Directive::Other(v) => {
-                return Err(ErrorKind::UnknownPatchType { value: fmt_s(v), map: fmt_v_map(m) }.into());
+                let (value, map) = (fmt_s(&v.to_json()), fmt_v_map(&m.as_json_map()));
+                return Err(ErrorKind::UnknownPatchType { value, map }.into());
             }
         }
     }
@@ -316,7 +323,7 @@ fn merge_slice<L: MergeElements>(
             server_only.push(item);
         }
     }
-    let order: Vec<&Value> = plain.iter().map(|&i| keys.patch[i].value).collect();
+    let order: Vec<&L::Patch> = plain.iter().map(|&i| keys.patch[i].value).collect();
     normalize(fields, keys, patch_items, server_only, (&order_keys, &order), true, &view)
 }
 
@@ -328,7 +335,7 @@ fn merge_slice<L: MergeElements>(
 fn merge_plain<L: MergeElements>(
     l: &L,
     fields: KeyFields<'_>,
-    keys: &Keys<'_>,
+    keys: &Keys<'_, L::Patch>,
     work: &mut Vec<Item<L::Elem>>,
     plain: &[usize],
 ) -> Result<()> {
@@ -341,9 +348,9 @@ fn merge_plain<L: MergeElements>(
     let mut appended: Vec<usize> = Vec::new();
     for (i, &at) in plain.iter().enumerate() {
         let e = &keys.patch[at];
-        let Some(pm) = e.value.as_object() else { return Err(bad_arg(GoKind::Object, e.value)) };
+        let Some(pm) = e.value.as_object() else { return Err(bad_arg(GoKind::Object, &e.value.to_json())) };
         let Field::Value(tag) = e.key else {
-            return Err(no_merge_key(pm, mk).at_element(mk, e.value, i));
+            return Err(no_merge_key(&pm.as_json_map(), mk).at_element(mk, &e.value.to_json(), i));
         };
         match index.find(tag)? {
             Some(pos) => targets.push((pos, i)),
@@ -366,14 +373,14 @@ fn merge_plain<L: MergeElements>(
     for (pos, item) in work.iter_mut().enumerate() {
         let patches = group(pos);
         if let Some(&first) = patches.first() {
-            let maps: Vec<&Map<String, Value>> = patches.iter().map(|&i| object_of(i)).collect();
-            l.merge(&mut item.elem, &maps).map_err(|err| err.at_element(mk, patch_of(first), first))?;
+            let maps: Vec<&PatchObject<L>> = patches.iter().map(|&i| object_of(i)).collect();
+            l.merge(&mut item.elem, &maps).map_err(|err| err.at_element(mk, &patch_of(first).to_json(), first))?;
         }
     }
     for (n, &first) in appended.iter().enumerate() {
-        let then: Vec<&Map<String, Value>> = group(live_len + n).iter().map(|&i| object_of(i)).collect();
+        let then: Vec<&PatchObject<L>> = group(live_len + n).iter().map(|&i| object_of(i)).collect();
         let e = &keys.patch[plain[first]];
-        let elem = l.build(e.value, &then).map_err(|err| err.at_element(mk, e.value, first))?;
+        let elem = l.build(e.value, &then).map_err(|err| err.at_element(mk, &e.value.to_json(), first))?;
         work.push(Item { elem, key: e.key.clone(), delete: false });
     }
     Ok(())
@@ -441,12 +448,12 @@ impl FirstMatch {
 
 /// `normalizeElementOrder`: patch items sorted by the order list, the
 /// server's own by the server order (`view`), then interleaved.
-fn normalize<E>(
+fn normalize<E, P: Document>(
     fields: KeyFields<'_>,
-    keys: &Keys<'_>,
+    keys: &Keys<'_, P>,
     patch_items: Vec<Item<E>>,
     server_only: Vec<Item<E>>,
-    (order_keys, order): (&[Field<Tag>], &[&Value]),
+    (order_keys, order): (&[Field<Tag>], &[&P]),
     objects: bool,
     view: &[Tag],
 ) -> Result<Vec<Item<E>>> {
@@ -455,8 +462,8 @@ fn normalize<E>(
     for (o, k) in order.iter().zip(order_keys).filter(|_| objects) {
         match k {
             Field::Value(_) => {}
-            Field::NotObject => return Err(bad_arg(GoKind::Object, o)),
-            Field::Missing => return Err(no_merge_key(o.as_object().expect("an object"), mk)),
+            Field::NotObject => return Err(bad_arg(GoKind::Object, &o.to_json())),
+            Field::Missing => return Err(no_merge_key(&o.as_object().expect("an object").as_json_map(), mk)),
         }
     }
     let by_order = TagIndex::new(order_keys.iter().map(|k| keys.order_key(k)), keys.ids);
@@ -492,7 +499,7 @@ fn sort_by_index<E>(items: Vec<Item<E>>, index: &TagIndex) -> Result<Vec<Item<E>
 /// that sees the in-place deletions and appends of the merge. It shows the
 /// live list minus the deleted elements, then the first appended patch
 /// elements, then stale copies of the old tail.
-fn server_order_view(keys: &Keys<'_>) -> Vec<Tag> {
+fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
     let n = keys.live.len();
     let key_of = |i: usize| keys.order_key(&keys.live[i]);
     let scalar = |k: &Field<Tag>| match k {
@@ -512,7 +519,7 @@ fn server_order_view(keys: &Keys<'_>) -> Vec<Tag> {
     let mut stale: Vec<(usize, usize)> = Vec::new(); // (slot, live index shown there)
     let mut replaced = false;
     for e in &keys.patch {
-        if !e.value.is_object() {
+        if e.value.as_object().is_none() {
             continue;
         }
         match e.directive {
@@ -545,7 +552,7 @@ fn server_order_view(keys: &Keys<'_>) -> Vec<Tag> {
         let mut present: KeySet<Tag> = survivors.iter().filter_map(|&i| scalar(&keys.live[i])).collect();
         let mut work_len = survivors.len();
         for e in &keys.patch {
-            if !e.value.is_object() || e.directive != Directive::None {
+            if e.value.as_object().is_none() || !matches!(e.directive, Directive::None) {
                 continue;
             }
             let Field::Value(t) = e.key else { continue };

@@ -7,9 +7,10 @@
 //! share them.
 
 use super::key::{ValueIndex, uncomparable};
+use crate::doc::{Document, Object as _, go_eq};
 use crate::engine::PATCH;
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
-use crate::value::{GoKind, fmt_v_list, go_eq};
+use crate::value::{GoKind, fmt_v_list};
 use serde_json::Value;
 
 /// The reference compared two maps (or two lists) with `==` while looking an
@@ -327,15 +328,15 @@ impl GoStable<'_> {
 
 /// `validatePatchWithSetOrderList`: the patch list, minus deletions and
 /// directive elements, must be a subsequence of the order list.
-pub(crate) fn validate_patch_with_order(patch: &[Value], order: &[Value], mk: &str) -> Result<()> {
+pub(crate) fn validate_patch_with_order<P: Document>(patch: &[P], order: &[P], mk: &str) -> Result<()> {
     if patch.is_empty() || order.is_empty() {
         return Ok(());
     }
-    let mut non_delete: Vec<&Value> = Vec::with_capacity(patch.len());
+    let mut non_delete: Vec<&P> = Vec::with_capacity(patch.len());
     for p in patch {
         if !mk.is_empty() {
-            let m = p.as_object().ok_or_else(|| bad_arg(GoKind::Object, p))?;
-            if m.get(PATCH).and_then(Value::as_str) == Some("delete") {
+            let m = p.as_object().ok_or_else(|| bad_arg(GoKind::Object, &p.to_json()))?;
+            if m.get(PATCH).and_then(P::as_str) == Some("delete") {
                 continue;
             }
         }
@@ -344,7 +345,7 @@ pub(crate) fn validate_patch_with_order(patch: &[Value], order: &[Value], mk: &s
     let (mut pi, mut oi) = (0, 0);
     while pi < non_delete.len() && oi < order.len() {
         let p = non_delete[pi];
-        if p.as_object().is_some_and(|m| m.contains_key(PATCH)) {
+        if p.as_object().is_some_and(|m| m.get(PATCH).is_some()) {
             pi += 1;
             continue;
         }
@@ -354,20 +355,21 @@ pub(crate) fn validate_patch_with_order(patch: &[Value], order: &[Value], mk: &s
         oi += 1;
     }
     if pi < non_delete.len() {
-        return Err(ErrorKind::OrderMismatch { patch: fmt_v_list(patch), order: fmt_v_list(order) }.into());
+        let (patch, order) = (P::json_list(patch), P::json_list(order));
+        return Err(ErrorKind::OrderMismatch { patch: fmt_v_list(&patch), order: fmt_v_list(&order) }.into());
     }
     Ok(())
 }
 
 /// `mergeKeyValueEqual`.
-pub(crate) fn merge_key_value_equal(left: &Value, right: &Value, mk: &str) -> Result<bool> {
+pub(crate) fn merge_key_value_equal<P: Document>(left: &P, right: &P, mk: &str) -> Result<bool> {
     if mk.is_empty() {
         return go_eq(left, right).ok_or_else(uncomparable);
     }
-    let l = left.as_object().ok_or_else(|| bad_arg(GoKind::Object, left))?;
-    let r = right.as_object().ok_or_else(|| bad_arg(GoKind::Object, right))?;
-    let lv = l.get(mk).ok_or_else(|| no_merge_key(l, mk))?;
-    let rv = r.get(mk).ok_or_else(|| no_merge_key(r, mk))?;
+    let l = left.as_object().ok_or_else(|| bad_arg(GoKind::Object, &left.to_json()))?;
+    let r = right.as_object().ok_or_else(|| bad_arg(GoKind::Object, &right.to_json()))?;
+    let lv = l.get(mk).ok_or_else(|| no_merge_key(&l.as_json_map(), mk))?;
+    let rv = r.get(mk).ok_or_else(|| no_merge_key(&r.as_json_map(), mk))?;
     go_eq(lv, rv).ok_or_else(uncomparable)
 }
 

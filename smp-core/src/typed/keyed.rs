@@ -195,6 +195,8 @@ impl Elements for Owned {
 }
 
 impl MergeElements for Owned {
+    type Patch = Value;
+
     fn as_member<'e>(&self, _: &'e Box<dyn Element>) -> Option<KeyValue<'e>> {
         None
     }
