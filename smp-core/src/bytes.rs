@@ -44,7 +44,7 @@ pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Resul
     let [f0, f1] = &mut fixed;
     let (original, modified) = (decode_compact(original, f0)?, decode_compact(modified, f1)?);
     let options = DiffOptions { set_element_order: true, ..Default::default() };
-    Ok(print::value_to_vec(&diff_documents::<compact::Node<'_>>(&original, &modified, schema, options)?))
+    Ok(print::object_to_vec(&diff_documents::<compact::Node<'_>>(&original, &modified, schema, options)?, 256))
 }
 
 /// The three-way patch ([`three_way`](crate::three_way)) of three texts, as JSON text.
@@ -59,7 +59,8 @@ pub fn three_way_slice(
     let [f0, f1, f2] = &mut fixed;
     let (original, modified, current) =
         (decode_compact(original, f0)?, decode_compact(modified, f1)?, decode_compact(current, f2)?);
-    Ok(print::value_to_vec(&three_way_objects::<compact::Node<'_>>(&original, &modified, &current, schema, options)?))
+    let patch = three_way_objects::<compact::Node<'_>>(&original, &modified, &current, schema, options)?;
+    Ok(print::object_to_vec(&patch, 256))
 }
 
 /// Decodes a compact document. Text that is not UTF-8 is first read as the

@@ -182,6 +182,10 @@ impl<'a> super::Object<Node<'a>> for Object<'a> {
         }
     }
 
+    fn from_entries(entries: Vec<(String, Node<'a>)>) -> Self {
+        Object::from_members(entries.into_iter().map(|(k, v)| (Cow::Owned(k), Some(v))).collect())
+    }
+
     fn get_key_value(&self, key: &str) -> Option<(&str, &Node<'a>)> {
         let (k, v) = self.position(key).map(|i| &self.members[i])?;
         Some((k, v.as_ref()?))

@@ -78,7 +78,7 @@ pub(crate) trait Document: Sized + Default + Clone {
 }
 
 /// An object of a [`Document`].
-pub(crate) trait Object<D>: Default {
+pub(crate) trait Object<D>: Default + Clone {
     /// The member `key`.
     fn get(&self, key: &str) -> Option<&D>;
 
@@ -101,6 +101,15 @@ pub(crate) trait Object<D>: Default {
     fn members<'s>(&'s self) -> impl Iterator<Item = (&'s str, &'s D)>
     where
         D: 's;
+
+    /// The object of `entries`, in any order, the last of equal keys
+    /// winning (as inserting them one by one would leave it).
+    fn from_entries(entries: Vec<(String, D)>) -> Self;
+
+    /// Whether the object has no members.
+    fn is_empty(&self) -> bool {
+        self.members().next().is_none()
+    }
 
     /// A new object of the members `f` keeps, with the values it gives.
     fn filter_map_members(&self, f: impl FnMut(&str, &D) -> Option<D>) -> Self;
@@ -237,6 +246,10 @@ impl Object<Value> for Map<String, Value> {
 
     fn retain_keys(&mut self, mut keep: impl FnMut(&str) -> bool) {
         self.retain(|k, _| keep(k));
+    }
+
+    fn from_entries(entries: Vec<(String, Value)>) -> Self {
+        entries.into_iter().collect()
     }
 
     fn get_key_value(&self, key: &str) -> Option<(&str, &Value)> {

@@ -1,9 +1,9 @@
 //! The writer of the bytes entry points: compact JSON straight from a
-//! [`Node`] or a `serde_json::Value`, byte for byte what
+//! [`Node`], byte for byte what
 //! [`write_json`](crate::bytes::write_json) (serde_json's compact writer
 //! with Go's floats) writes, without serde's indirections.
 //!
-//! - keys in sorted order (both documents keep objects sorted);
+//! - keys in sorted order (the document keeps objects sorted);
 //! - strings escaped as serde_json escapes them: `"` and `\` with a
 //!   backslash, control characters as `\b`, `\t`, `\n`, `\f`, `\r` or
 //!   `\u00xx`, everything else as it is;
@@ -12,20 +12,12 @@
 
 use super::compact::{Node, Object};
 use crate::bytes::go_float;
-use serde_json::Value;
 
 /// `o` as compact JSON text, in a buffer made for about `size_hint` bytes
 /// (an apply writes about what it read: one allocation, no regrowth).
 pub(crate) fn object_to_vec(o: &Object<'_>, size_hint: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(size_hint.max(256));
     write_object(&mut out, o);
-    out
-}
-
-/// `v` as compact JSON text.
-pub(crate) fn value_to_vec(v: &Value) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256);
-    write_value(&mut out, v);
     out
 }
 
@@ -43,25 +35,6 @@ fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
 
 fn write_object(out: &mut Vec<u8>, o: &Object<'_>) {
     write_members(out, o.iter(), write_node);
-}
-
-fn write_value(out: &mut Vec<u8>, v: &Value) {
-    match v {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(b) => write_bool(out, *b),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
-            } else if let Some(u) = n.as_u64() {
-                out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes());
-            } else {
-                write_float(out, n.as_f64().unwrap_or(f64::NAN));
-            }
-        }
-        Value::String(s) => write_str(out, s),
-        Value::Array(a) => write_list(out, a.iter(), write_value),
-        Value::Object(m) => write_members(out, m.iter().map(|(k, v)| (k.as_str(), v)), write_value),
-    }
 }
 
 /// A JSON list of `items`, each written by `write`.
@@ -154,8 +127,6 @@ mod tests {
         ) {
             let raw = String::from_utf8(raw).unwrap();
             let v = serde_json::json!({"s": s, "raw": raw, "i": i, "u": u, "f": f, "list": [s, i, f, null, true]});
-            let want = crate::bytes::to_json_vec(&v).unwrap();
-            proptest::prop_assert_eq!(&value_to_vec(&v), &want);
             let text = serde_json::to_vec(&v).unwrap();
             let node = crate::doc::compact::decode(&text).unwrap();
             proptest::prop_assert_eq!(&object_to_vec(&node, 0), &crate::bytes::to_json_vec(&node).unwrap());

@@ -6,7 +6,7 @@ use super::*;
 use crate::doc::{Document, Object as _, compact, list_from_json, list_to_json};
 use crate::error::bad_arg;
 use crate::lists::element::MergeElements;
-use crate::lists::key::{Field, Key, KeyFields, KeyValue, ValueIndex, uncomparable};
+use crate::lists::key::{Key, KeyFields, KeyValue, ValueIndex, uncomparable};
 use crate::lists::keyed_merge;
 use crate::lists::order::{normalize_scalar_order, validate_patch_with_order};
 use crate::lists::patch_merge_key;
@@ -570,11 +570,7 @@ impl<D: Document> MergeElements for Docs<ApplyCx<'_, '_>, D> {
     }
 
     fn is_delete(&self, e: &D) -> bool {
-        match e.field(PATCH) {
-            Field::Value(KeyValue::Str(s)) => s == "delete",
-            Field::Value(KeyValue::Json(v)) => v.as_str() == Some("delete"),
-            _ => false,
-        }
+        e.field(PATCH).value().and_then(KeyValue::as_str) == Some("delete")
     }
 
     fn merge(&self, e: &mut D, patches: &[&D::Object]) -> Result<()> {

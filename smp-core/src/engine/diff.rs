@@ -50,14 +50,14 @@ pub fn diff_with(original: &Value, modified: &Value, schema: Schema<'_>, options
     diff_maps(document(original)?, document(modified)?, schema, Opts::new(options), 0).map(Value::Object)
 }
 
-/// [`diff`] on any document.
+/// [`diff`] on any document; the patch is a document of the same kind.
 pub(crate) fn diff_documents<D: Document>(
     original: &D::Object,
     modified: &D::Object,
     schema: Schema<'_>,
     options: DiffOptions,
-) -> Result<Value> {
-    diff_objects::<D>(original, modified, schema, Opts::new(options), 0).map(Value::Object)
+) -> Result<D::Object> {
+    diff_objects::<D>(original, modified, schema, Opts::new(options), 0)
 }
 
 /// `DiffOptions` plus `BuildRetainKeysDirective`, which the walk sets from
@@ -110,16 +110,17 @@ pub(crate) fn diff_maps(
     diff_objects::<Value>(original, modified, schema, opts, depth)
 }
 
-/// `diffMaps`, on any document; the patch is JSON.
+/// `diffMaps`, on any document; the patch is a document of the same kind,
+/// sharing the compared documents' strings where it can.
 pub(crate) fn diff_objects<D: Document>(
     original: &D::Object,
     modified: &D::Object,
     schema: Schema<'_>,
     opts: Opts,
     depth: usize,
-) -> Result<Map<String, Value>> {
+) -> Result<D::Object> {
     check_depth(depth)?;
-    let mut patch = Map::new();
+    let mut patch = Members::default();
     let mut retain: Vec<&str> = Vec::new();
     for (key, m) in modified.members() {
         if opts.retain_keys && m.kind() != GoKind::Null {
@@ -127,14 +128,14 @@ pub(crate) fn diff_objects<D: Document>(
         }
         let Some(o) = original.get(key) else {
             if opts.additions() {
-                patch.insert(key.to_string(), m.to_json());
+                patch.insert(key, m.clone());
             }
             continue;
         };
         if key == PATCH {
             match (o.as_str(), m.as_str()) {
                 (Some(a), Some(b)) if a != b => {
-                    patch.insert(key.to_string(), m.to_json());
+                    patch.insert(key, m.clone());
                 }
                 (Some(_), Some(_)) => {}
                 _ => return Err(ErrorKind::BadPatchMarker.into()),
@@ -143,7 +144,7 @@ pub(crate) fn diff_objects<D: Document>(
         }
         if o.kind() != m.kind() {
             if opts.additions() {
-                patch.insert(key.to_string(), m.to_json());
+                patch.insert(key, m.clone());
             }
             continue;
         }
@@ -152,7 +153,7 @@ pub(crate) fn diff_objects<D: Document>(
             (_, _, Some(o), Some(m)) => diff_list_field(key, o, m, &mut patch, schema, opts, depth),
             _ => {
                 if opts.additions() && !o.deep_eq(m) {
-                    patch.insert(key.to_string(), m.to_json());
+                    patch.insert(key, m.clone());
                 }
                 Ok(())
             }
@@ -162,28 +163,52 @@ pub(crate) fn diff_objects<D: Document>(
     if opts.deletions() {
         for (key, _) in original.members() {
             if modified.get(key).is_none() {
-                patch.insert(key.to_string(), Value::Null);
+                patch.insert(key, D::default());
             }
         }
     }
     let removed_field = || original.members().any(|(k, v)| v.kind() != GoKind::Null && modified.get(k).is_none());
-    add_retain_keys(&mut patch, retain, removed_field);
-    Ok(patch)
+    if let Some(list) = retain_keys::<D>(patch.0.is_empty(), retain, removed_field) {
+        patch.insert(RETAIN_KEYS, list);
+    }
+    Ok(D::Object::from_entries(patch.0))
+}
+
+/// The members of a patch object in the order they are found, made an
+/// object once, at the end: one sort, where inserting each into a sorted
+/// object could move the others every time.
+struct Members<D>(Vec<(String, D)>);
+
+impl<D> Default for Members<D> {
+    fn default() -> Self {
+        Members(Vec::new())
+    }
+}
+
+impl<D> Members<D> {
+    fn insert(&mut self, key: &str, v: D) {
+        self.0.push((key.to_string(), v));
+    }
 }
 
 /// Adds `$retainKeys` (the non-null keys of the modified map, sorted) when
 /// the map changed or lost a non-null key.
-pub(crate) fn add_retain_keys(
-    patch: &mut Map<String, Value>,
-    mut retain: Vec<&str>,
-    removed_field: impl FnOnce() -> bool,
-) {
-    if !retain.is_empty() && (!patch.is_empty() || removed_field()) {
-        // Keys are unique strings, so sorting by `%v` is sorting by key.
-        retain.sort_unstable();
-        let list = retain.into_iter().map(|k| Value::String(k.to_string())).collect();
-        patch.insert(RETAIN_KEYS.to_string(), Value::Array(list));
+pub(crate) fn add_retain_keys(patch: &mut Map<String, Value>, retain: Vec<&str>, removed_field: impl FnOnce() -> bool) {
+    if let Some(list) = retain_keys::<Value>(patch.is_empty(), retain, removed_field) {
+        patch.insert(RETAIN_KEYS.to_string(), list);
     }
+}
+
+/// The `$retainKeys` list of a map's patch (empty or not): the non-null
+/// keys of the modified map, sorted, when the map changed or lost a
+/// non-null key.
+fn retain_keys<D: Document>(empty: bool, mut retain: Vec<&str>, removed_field: impl FnOnce() -> bool) -> Option<D> {
+    if retain.is_empty() || (empty && !removed_field()) {
+        return None;
+    }
+    // Keys are unique strings, so sorting by `%v` is sorting by key.
+    retain.sort_unstable();
+    Some(D::array(retain.into_iter().map(|k| D::from_json(Value::String(k.to_string()))).collect()))
 }
 
 /// `handleMapDiff`.
@@ -191,7 +216,7 @@ fn diff_object_field<D: Document>(
     key: &str,
     o: &D::Object,
     m: &D::Object,
-    patch: &mut Map<String, Value>,
+    patch: &mut Members<D>,
     schema: Schema<'_>,
     opts: Opts,
     depth: usize,
@@ -206,13 +231,13 @@ fn diff_object_field<D: Document>(
     if strategy.replace {
         // The reference sends a replace-strategy map whole, changed or not.
         if opts.additions() {
-            patch.insert(key.to_string(), Value::Object(m.to_json_map()));
+            patch.insert(key, D::object(m.clone()));
         }
         return Ok(());
     }
     let sub_patch = diff_objects::<D>(o, m, sub, Opts { retain_keys: strategy.retain_keys, ..opts }, depth + 1)?;
     if !sub_patch.is_empty() {
-        patch.insert(key.to_string(), Value::Object(sub_patch));
+        patch.insert(key, D::object(sub_patch));
     }
     Ok(())
 }
@@ -230,7 +255,7 @@ fn diff_list_field<D: Document>(
     key: &str,
     o: &[D],
     m: &[D],
-    patch: &mut Map<String, Value>,
+    patch: &mut Members<D>,
     schema: Schema<'_>,
     opts: Opts,
     depth: usize,
@@ -243,7 +268,7 @@ fn diff_list_field<D: Document>(
     let strategy = meta.strategy()?;
     if !strategy.merge {
         if opts.additions() && !lists_deep_eq(o, m) {
-            patch.insert(key.to_string(), Value::Array(list_json(m)));
+            patch.insert(key, D::array(m.to_vec()));
         }
         return Ok(());
     }
@@ -252,22 +277,22 @@ fn diff_list_field<D: Document>(
         && let Some(lists) = diff_by_key_fields(&D::json_list(o), &D::json_list(m), elem, meta, opts, depth + 1)?
     {
         if !lists.patch.is_empty() {
-            patch.insert(key.to_string(), Value::Array(lists.patch));
+            patch.insert(key, D::from_json(Value::Array(lists.patch)));
         }
         if !lists.order.is_empty() {
-            patch.insert(format!("{SET_ELEMENT_ORDER}/{key}"), Value::Array(lists.order));
+            patch.insert(&format!("{SET_ELEMENT_ORDER}/{key}"), D::from_json(Value::Array(lists.order)));
         }
         return Ok(());
     }
     let lists = diff_lists(o, m, elem, meta.merge_key, opts, depth + 1)?;
     if !lists.patch.is_empty() {
-        patch.insert(key.to_string(), Value::Array(lists.patch));
+        patch.insert(key, D::array(lists.patch));
     }
     if !lists.deletions.is_empty() {
-        patch.insert(format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"), Value::Array(lists.deletions));
+        patch.insert(&format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"), D::array(lists.deletions));
     }
     if !lists.order.is_empty() {
-        patch.insert(format!("{SET_ELEMENT_ORDER}/{key}"), Value::Array(lists.order));
+        patch.insert(&format!("{SET_ELEMENT_ORDER}/{key}"), D::array(lists.order));
     }
     Ok(())
 }
@@ -301,14 +326,19 @@ fn diff_by_key_fields(
     patch_merge_key::diff(o, m, &keys, emit, diff_elem)
 }
 
-#[derive(Default)]
-struct ListDiff {
+struct ListDiff<D> {
     /// Changed and added elements (then deleted ones, for lists of objects).
-    patch: Vec<Value>,
+    patch: Vec<D>,
     /// `$deleteFromPrimitiveList` values.
-    deletions: Vec<Value>,
+    deletions: Vec<D>,
     /// `$setElementOrder` entries.
-    order: Vec<Value>,
+    order: Vec<D>,
+}
+
+impl<D> Default for ListDiff<D> {
+    fn default() -> Self {
+        ListDiff { patch: Vec::new(), deletions: Vec::new(), order: Vec::new() }
+    }
 }
 
 /// `diffLists`.
@@ -319,12 +349,12 @@ fn diff_lists<D: Document>(
     mk: Option<MergeKey<'_>>,
     opts: Opts,
     depth: usize,
-) -> Result<ListDiff> {
+) -> Result<ListDiff<D>> {
     if o.is_empty() {
         if m.is_empty() || !opts.additions() {
             return Ok(ListDiff::default());
         }
-        return Ok(ListDiff { patch: list_json(m), ..Default::default() });
+        return Ok(ListDiff { patch: m.to_vec(), ..Default::default() });
     }
     let kind = agreed_kind(o.iter().chain(m).map(D::kind), || Ok([list_json(o), list_json(m)]))?;
     match kind {
@@ -334,7 +364,11 @@ fn diff_lists<D: Document>(
             let lists = keyed_diff::diff(&elems, KeyFields::primary(&mk), o, m, opts)?;
             Ok(ListDiff { patch: lists.patch, deletions: Vec::new(), order: lists.order })
         }
-        _ => diff_lists_of_scalars(&D::json_list(o), &D::json_list(m), opts),
+        _ => {
+            let lists = diff_lists_of_scalars(&D::json_list(o), &D::json_list(m), opts)?;
+            let back = |l: Vec<Value>| l.into_iter().map(D::from_json).collect();
+            Ok(ListDiff { patch: back(lists.patch), deletions: back(lists.deletions), order: back(lists.order) })
+        }
     }
 }
 
@@ -345,14 +379,26 @@ pub(crate) struct DiffCx<'s> {
 }
 
 impl<D: Document> DiffElements for Docs<DiffCx<'_>, D> {
-    fn diff(&self, old: &D, new: &D, opts: Opts) -> Result<Map<String, Value>> {
+    type Patch = D;
+
+    fn diff(&self, old: &D, new: &D, opts: Opts) -> Result<D::Object> {
         let (Some(a), Some(b)) = (old.as_object(), new.as_object()) else { unreachable!("keyed elements are objects") };
         diff_objects::<D>(a, b, self.cx.schema, opts, self.cx.depth)
+    }
+
+    fn to_patch(&self, e: &D) -> Result<D> {
+        Ok(e.clone())
+    }
+
+    fn entry(&self, e: &D, fields: KeyFields<'_>, _: &crate::lists::key::Key<'_>) -> D::Object {
+        // The element's own key members, shared rather than rebuilt.
+        let keys = fields.names();
+        e.as_object().map(|o| o.filter_map_members(|k, v| keys.contains(&k).then(|| v.clone()))).unwrap_or_default()
     }
 }
 
 /// `diffListsOfScalars`: a merge walk over both lists sorted by `%v` text.
-fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDiff> {
+fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDiff<Value>> {
     let text = |v: &Value| fmt_v(v);
     let mut o_sorted: Vec<(String, &Value)> = o.iter().map(|v| (text(v), v)).collect();
     let mut m_sorted: Vec<(String, &Value)> = m.iter().map(|v| (text(v), v)).collect();

@@ -5,10 +5,10 @@ use super::conflicts::conflicts_in_place_with;
 use super::diff::{DiffOptions, Opts, diff_objects};
 use super::document;
 use super::preconditions::{Precondition, check_preconditions};
-use crate::doc::Document;
+use crate::doc::{Document, Object as _};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Options of [`three_way`].
 #[derive(Clone, Copy, Default)]
@@ -47,17 +47,17 @@ pub fn three_way(
     options: ThreeWayOptions<'_>,
 ) -> Result<Value> {
     let (original, modified, current) = (document(original)?, document(modified)?, document(current)?);
-    three_way_objects::<Value>(original, modified, current, schema, options)
+    three_way_objects::<Value>(original, modified, current, schema, options).map(Value::Object)
 }
 
-/// [`three_way`] on any document.
+/// [`three_way`] on any document; the patch is a document of the same kind.
 pub(crate) fn three_way_objects<D: Document>(
     original: &D::Object,
     modified: &D::Object,
     current: &D::Object,
     schema: Schema<'_>,
     options: ThreeWayOptions<'_>,
-) -> Result<Value> {
+) -> Result<D::Object> {
     let diff = |pair: Pair, opts: DiffOptions| {
         let (from, to) = match pair {
             Pair::CurrentToModified => (current, modified),
@@ -66,7 +66,7 @@ pub(crate) fn three_way_objects<D: Document>(
         };
         diff_objects::<D>(from, to, schema, Opts::new(opts), 0)
     };
-    three_way_with(diff, schema, options, options.patch_merge_key)
+    three_way_with::<D>(diff, schema, options, options.patch_merge_key)
 }
 
 /// The two documents a diff of the three-way patch compares.
@@ -80,17 +80,18 @@ pub(crate) enum Pair {
     OriginalToCurrent,
 }
 
-/// `CreateThreeWayMergePatch` over any differ (the JSON engine's, or the
-/// typed layer's on typed values): the patch is the deletions merged with
-/// the changes, checked against the preconditions and, without
-/// `overwrite`, against what changed on the live object. `patch_merge_key`
-/// turns on the `$patchMergeKey` directive in the diffs and the merge.
-pub(crate) fn three_way_with(
-    diff: impl Fn(Pair, DiffOptions) -> Result<Map<String, Value>>,
+/// `CreateThreeWayMergePatch` over any differ (the JSON engine's on either
+/// document, or the typed layer's on typed values), whose patches are
+/// documents `P`: the patch is the deletions merged with the changes,
+/// checked against the preconditions and, without `overwrite`, against
+/// what changed on the live object. `patch_merge_key` turns on the
+/// `$patchMergeKey` directive in the diffs and the merge.
+pub(crate) fn three_way_with<P: Document>(
+    diff: impl Fn(Pair, DiffOptions) -> Result<P::Object>,
     schema: Schema<'_>,
     options: ThreeWayOptions<'_>,
     patch_merge_key: bool,
-) -> Result<Value> {
+) -> Result<P::Object> {
     let pmk = patch_merge_key;
     let delta = diff(
         Pair::CurrentToModified,
@@ -106,14 +107,20 @@ pub(crate) fn three_way_with(
         },
     )?;
     let merger = Merger { patch_merge_key: pmk, ..Merger::new(Mode::MergePatches) };
-    let mut patch = Value::Object(merger.merge_map(deletions, &delta, schema, 0)?);
+    let patch = merger.merge_object::<P>(deletions, &delta, schema, 0)?;
+    if options.preconditions.is_empty() && options.overwrite {
+        return Ok(patch);
+    }
+    // The checks are written on JSON.
+    let mut patch = Value::Object(patch.as_json_map().into_owned());
     check_preconditions(&patch, options.preconditions)?;
     if !options.overwrite {
         let changed = diff(Pair::OriginalToCurrent, DiffOptions { patch_merge_key: pmk, ..Default::default() })?;
-        let mut changed = Value::Object(changed);
+        let mut changed = Value::Object(changed.as_json_map().into_owned());
         if conflicts_in_place_with(&mut patch, &mut changed, schema, pmk)? {
             return Err(ErrorKind::Conflict { patch, changed }.into());
         }
     }
-    Ok(patch)
+    // The conflict check sorts lists of the patch in place: it is sent so.
+    Ok(P::from_json(patch).into_object().unwrap_or_default())
 }

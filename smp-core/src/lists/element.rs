@@ -5,12 +5,12 @@
 //! Patches are always JSON, borrowed: a patch element is read in place and
 //! merged into an element, or turned into a new one.
 
-use super::key::{Field, KeyFields, KeyValue};
+use super::key::{Field, Key, KeyFields, KeyValue};
 use crate::doc::Document;
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_v_list};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The elements of one list: how to read their keys and print them.
 pub(crate) trait Elements {
@@ -60,10 +60,25 @@ pub(crate) trait MergeElements: Elements {
 /// An object of the patch of elements `L`.
 pub(crate) type PatchObject<L> = <<L as MergeElements>::Patch as Document>::Object;
 
+/// An object of the patch computed for elements `L`.
+pub(crate) type DiffObject<L> = <<L as DiffElements>::Patch as Document>::Object;
+
 /// Elements that are diffed (the schema below the list, the options).
 pub(crate) trait DiffElements: Elements {
+    /// The document the patch is written in (JSON for typed elements, the
+    /// compared documents' own kind for the JSON engine's).
+    type Patch: Document;
+
     /// The patch from one element to another.
-    fn diff(&self, old: &Self::Elem, new: &Self::Elem, opts: Opts) -> Result<Map<String, Value>>;
+    fn diff(&self, old: &Self::Elem, new: &Self::Elem, opts: Opts) -> Result<DiffObject<Self>>;
+
+    /// An added element, as the patch holds it.
+    fn to_patch(&self, e: &Self::Elem) -> Result<Self::Patch>;
+
+    /// `{field: value, ...}` of an element's key `key` (an entry of
+    /// `$setElementOrder`, the start of a changed element's patch, or of a
+    /// `$patch: delete` entry).
+    fn entry(&self, e: &Self::Elem, fields: KeyFields<'_>, key: &Key<'_>) -> DiffObject<Self>;
 
     /// The two elements are known to diff to nothing without walking them
     /// (equal values of a type where that always holds).

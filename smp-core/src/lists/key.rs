@@ -81,6 +81,15 @@ impl<'a> KeyValue<'a> {
         })
     }
 
+    /// The string, if the value is one.
+    pub fn as_str(self) -> Option<&'a str> {
+        match self {
+            KeyValue::Str(s) => Some(s),
+            KeyValue::Json(v) => v.as_str(),
+            _ => None,
+        }
+    }
+
     /// Go's `%v` text, by which the reference's diff pairs elements.
     pub fn text(self) -> Cow<'a, str> {
         match self {

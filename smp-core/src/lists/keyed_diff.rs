@@ -10,6 +10,7 @@
 use super::element::{DiffElements, missing_key};
 use super::key::{Field, Interner, Key, KeyFields, Tag, TagIndex, uncomparable};
 use super::order::{Lookup, Step, Uncomparable, go_sort_by, sort_by_lookup, walk_sorted};
+use crate::doc::{Document, Object as _};
 use crate::engine::PATCH;
 use crate::engine::diff::Opts;
 use crate::error::{Result, bad_arg};
@@ -17,13 +18,18 @@ use crate::value::GoKind;
 use serde_json::Value;
 use std::borrow::Cow;
 
-/// A keyed list's part of a patch.
-#[derive(Default)]
-pub(crate) struct ListPatch {
+/// A keyed list's part of a patch, in the document `P`.
+pub(crate) struct ListPatch<P> {
     /// Changed and added elements, then deleted ones.
-    pub(crate) patch: Vec<Value>,
+    pub(crate) patch: Vec<P>,
     /// The `$setElementOrder` entries (empty: none).
-    pub(crate) order: Vec<Value>,
+    pub(crate) order: Vec<P>,
+}
+
+impl<P> Default for ListPatch<P> {
+    fn default() -> Self {
+        ListPatch { patch: Vec::new(), order: Vec::new() }
+    }
 }
 
 /// An element with its key.
@@ -39,22 +45,22 @@ pub(crate) fn diff<L: DiffElements>(
     o: &[L::Elem],
     m: &[L::Elem],
     opts: Opts,
-) -> Result<ListPatch> {
+) -> Result<ListPatch<L::Patch>> {
     if o.is_empty() {
         if m.is_empty() || !opts.additions() {
             return Ok(ListPatch::default());
         }
-        let patch = m.iter().map(|e| l.to_json(e)).collect::<Result<_>>()?;
+        let patch = m.iter().map(|e| l.to_patch(e)).collect::<Result<_>>()?;
         return Ok(ListPatch { patch, order: Vec::new() });
     }
     let o_keys = keys_of(l, fields, o)?;
     let m_keys = keys_of(l, fields, m)?;
 
     // Changes and additions, each with the position of its element in `m`.
-    let mut changes: Vec<(Value, usize)> = Vec::new();
-    let mut deletes: Vec<Value> = Vec::new();
+    let mut changes: Vec<(L::Patch, usize)> = Vec::new();
+    let mut deletes: Vec<L::Patch> = Vec::new();
     // The patch of a changed element, with its key.
-    let change = |a: &Keyed<'_, L::Elem>, b: &Keyed<'_, L::Elem>, at: usize| -> Result<Option<Value>> {
+    let change = |a: &Keyed<'_, L::Elem>, b: &Keyed<'_, L::Elem>, at: usize| -> Result<Option<L::Patch>> {
         if l.unchanged(a.elem, b.elem) {
             return Ok(None);
         }
@@ -62,8 +68,10 @@ pub(crate) fn diff<L: DiffElements>(
         if p.is_empty() {
             return Ok(None);
         }
-        p.extend(fields.entry(&b.key));
-        Ok(Some(Value::Object(p)))
+        for (k, v) in l.entry(b.elem, fields, &b.key).members() {
+            p.insert(k, v.clone());
+        }
+        Ok(Some(L::Patch::object(p)))
     };
     let in_place = o_keys.len() == m_keys.len() && o_keys.iter().zip(&m_keys).all(|(a, b)| same_text(&a.key, &b.key));
     if in_place {
@@ -86,13 +94,14 @@ pub(crate) fn diff<L: DiffElements>(
                     // The modified element is new.
                     Step::Right(j) if opts.additions() => {
                         let at = m_sorted[j].0;
-                        changes.push((l.to_json(m_keys[at].elem)?, at));
+                        changes.push((l.to_patch(m_keys[at].elem)?, at));
                     }
                     // The original element was removed.
                     Step::Left(i) if opts.deletions() => {
-                        let mut d = fields.entry(&o_keys[o_sorted[i].0].key);
-                        d.insert(PATCH.to_string(), Value::String("delete".into()));
-                        deletes.push(Value::Object(d));
+                        let gone = &o_keys[o_sorted[i].0];
+                        let mut d = l.entry(gone.elem, fields, &gone.key);
+                        d.insert(PATCH, L::Patch::from_json(Value::String("delete".into())));
+                        deletes.push(L::Patch::object(d));
                     }
                     _ => {}
                 }
@@ -105,8 +114,8 @@ pub(crate) fn diff<L: DiffElements>(
     patch.extend(deletes);
     let emit_order = opts.set_element_order()
         && ((opts.additions() && (!patch.is_empty() || !order_same)) || (opts.deletions() && !patch.is_empty()));
-    let order =
-        if emit_order { m_keys.iter().map(|k| Value::Object(fields.entry(&k.key))).collect() } else { Vec::new() };
+    let entry = |k: &Keyed<'_, L::Elem>| L::Patch::object(l.entry(k.elem, fields, &k.key));
+    let order = if emit_order { m_keys.iter().map(entry).collect() } else { Vec::new() };
     Ok(ListPatch { patch, order })
 }
 
@@ -136,7 +145,7 @@ fn sorted_by_text<'e, E>(list: &[Keyed<'e, E>]) -> Vec<(usize, Cow<'e, str>)> {
 
 /// Sorts the changes and additions by the position of their key in the
 /// modified list (`normalizeSliceOrder(patch, modified)`).
-fn order_by_modified<E>(changes: Vec<(Value, usize)>, m: &[Keyed<'_, E>], in_place: bool) -> Result<Vec<Value>> {
+fn order_by_modified<E, P: Document>(changes: Vec<(P, usize)>, m: &[Keyed<'_, E>], in_place: bool) -> Result<Vec<P>> {
     if in_place && changes.len() < 2 {
         // Nothing to sort: Go's sort compares nothing either.
         return Ok(changes.into_iter().map(|(v, _)| v).collect());
@@ -145,7 +154,7 @@ fn order_by_modified<E>(changes: Vec<(Value, usize)>, m: &[Keyed<'_, E>], in_pla
     let tags: Vec<Tag> = m.iter().map(|k| interner.tag(&k.key)).collect();
     let index = TagIndex::new(tags.iter().copied(), interner.len());
     let (deletes, rest): (Vec<_>, Vec<_>) =
-        changes.into_iter().partition(|(v, _)| v.get(PATCH).and_then(Value::as_str) == Some("delete"));
+        changes.into_iter().partition(|(v, _)| v.field(PATCH).value().and_then(|d| d.as_str()) == Some("delete"));
     let pos: Vec<Lookup> = rest.iter().map(|(_, j)| index.lookup(tags[*j])).collect();
     let sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
     Ok(sorted.into_iter().chain(deletes).map(|(v, _)| v).collect())
@@ -174,12 +183,22 @@ mod tests {
     struct Plain;
 
     impl DiffElements for Docs<Plain, Value> {
+        type Patch = Value;
+
         fn diff(&self, old: &Value, new: &Value, _: Opts) -> Result<Map<String, Value>> {
             let mut m = Map::new();
             if old["v"] != new["v"] {
                 m.insert("v".into(), new["v"].clone());
             }
             Ok(m)
+        }
+
+        fn to_patch(&self, e: &Value) -> Result<Value> {
+            Ok(e.clone())
+        }
+
+        fn entry(&self, _: &Value, fields: KeyFields<'_>, key: &Key<'_>) -> Map<String, Value> {
+            fields.entry(key)
         }
     }
 

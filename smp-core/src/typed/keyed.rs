@@ -245,8 +245,18 @@ impl<'a> Elements for Borrowed<'a> {
 }
 
 impl DiffElements for Borrowed<'_> {
+    type Patch = Value;
+
     fn diff(&self, old: &&dyn Element, new: &&dyn Element, opts: Opts) -> Result<Map<String, Value>> {
         old.diff(*new, opts)
+    }
+
+    fn to_patch(&self, e: &&dyn Element) -> Result<Value> {
+        e.json()
+    }
+
+    fn entry(&self, _: &&dyn Element, fields: KeyFields<'_>, key: &key::Key<'_>) -> Map<String, Value> {
+        fields.entry(key)
     }
 
     fn unchanged(&self, old: &&dyn Element, new: &&dyn Element) -> bool {

@@ -233,7 +233,7 @@ pub trait StrategicMerge: Walk {
             Pair::OriginalToCurrent => last_applied.__diff_object(self, Opts::new(opts)),
         };
         // The typed diff does not write `$patchMergeKey`.
-        three_way_with(diff, Schema::Static(Self::shape()), options, false)
+        three_way_with::<Value>(diff, Schema::Static(Self::shape()), options, false).map(Value::Object)
     }
 }
 
