@@ -127,7 +127,21 @@ fn json_patches_apply_as_kubectl_applies_them() {
         r#"[{"op":"add","path":"/spec/ports/-3","value":7},{"op":"add","path":"/spec/ports/+1","value":8}]"#,
         r#"[{"op":"replace","path":"/spec/ports/01","value":5}]"#,
         r#"[]"#,
+        r#"[{"op":"add","path":"spec/x","value":1},{"op":"remove","path":"abc/spec/size"}]"#,
+        r#"[{"op":"add","path":"/spec/~2","value":1},{"op":"add","path":"/spec/~","value":2}]"#,
+        r#"[{"op":"add","path":"/spec/n"},{"op":"replace","path":"/spec/size"}]"#,
+        r#"[{"op":"copy","from":"/spec/absent","path":"/spec/c"},{"op":"add","path":"/","value":3}]"#,
+        r#"[{"op":"replace","path":"","value":1},{"op":"replace","path":"","value":null}]"#,
+        r#"[{"op":"test","path":"","value":{}}]"#,
+        r#"[{"op":"add","path":"/spec/ports/-","value":1,"op":"remove"}]"#,
         // Failures: both refuse, nothing is printed.
+        r#"[{"op":"add","path":"","value":{"kind":"Widget"}}]"#,
+        r#"[{"op":"move","from":"/spec/size","path":""}]"#,
+        r#"[{"op":"add","path":"spec","value":1}]"#,
+        r#"[{"op":"test","path":"/spec/size"}]"#,
+        r#"[{"op":"move","from":"/spec","path":"/spec/m/x"}]"#,
+        r#"[{"op":"remove","path":"/spec/ports/-"}]"#,
+        r#"[{"op":"add","path":"/spec/ports/-0/x","value":1}]"#,
         r#"[{"op":"remove","path":"/spec/absent"}]"#,
         r#"[{"op":"add","path":"/spec/x/y","value":1}]"#,
         r#"[{"op":"add","path":"/spec/ports/9","value":1}]"#,
@@ -172,9 +186,9 @@ fn a_failed_json_patch_names_the_operation_and_its_path() {
     let (code, out, err) = smp(&["apply", "--type", "json", path, ops.to_str().unwrap()], "");
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.contains("operation 1 (remove /spec/gone): path is invalid"), "{err}");
-    let (code, _, err) = smp(&["apply", "--type", "json", path, "-p", r#"[{"op":"add","path":"/a"}]"#], "");
+    let (code, _, err) = smp(&["apply", "--type", "json", path, "-p", r#"[{"op":"add","value":1}]"#], "");
     assert_eq!(code, 1);
-    assert!(err.contains("operation 0: missing field `value`"), "{err}");
+    assert!(err.contains("operation 0 (add): missing field `path`"), "{err}");
     let (code, _, err) = smp(&["apply", "--type", "json", path, "-p", r#"{"op":"add"}"#], "");
     assert_eq!(code, 1);
     assert!(err.contains("a JSON patch is a list of operations, not an object"), "{err}");

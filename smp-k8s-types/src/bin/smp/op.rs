@@ -142,7 +142,7 @@ pub fn apply_as(
     match patch_type {
         PatchType::Strategic => smp_core::apply_with(original, patch, schema, options),
         PatchType::Merge => merge_patch::apply(original, patch),
-        PatchType::Json => json_patch::apply(original, &json_patch::parse(patch)?),
+        PatchType::Json => json_patch::apply_ops(original, patch),
     }
 }
 

@@ -13,6 +13,10 @@
 //! `Patch::Json` carries), re-exported here. Its own `diff` addresses list
 //! elements by position whatever the guard, hence the walk below.
 
+mod apply;
+
+pub use apply::{COPY_BUDGET, apply_ops};
+
 use crate::engine::MAX_DEPTH;
 use crate::error::{ErrorKind, Result};
 use ::json_patch::jsonptr::PointerBuf;
@@ -96,126 +100,12 @@ pub fn guarded(live: &Value, desired: &Value) -> Result<Patch> {
 /// assert_eq!(err.to_string(), "operation 1 (remove /spec/size): path is invalid");
 /// ```
 ///
-/// Where the API server's JSON patch library (evanphx/json-patch v4)
-/// departs from RFC 6902, this follows it, as `kubectl patch --type json`
-/// does: list positions are read as Go's `strconv.Atoi` reads them
-/// (`+1`, `01`) and a negative one counts from the end; `replace` of a key
-/// an object lacks adds it; `test` compares numbers by value (`1` equals
-/// `1.0`) and a missing value equals `null`.
+/// The operations run as the API server's JSON patch library runs them,
+/// as `kubectl patch --type json` does ([`apply_ops`] lists where that
+/// departs from RFC 6902).
 pub fn apply(doc: &Value, patch: &Patch) -> Result<Value> {
-    let mut out = doc.clone();
-    for (i, op) in patch.0.iter().enumerate() {
-        let failed = |op: &PatchOperation, why: &dyn std::fmt::Display| {
-            ErrorKind::JsonPatch(format!("operation {i} ({} {}): {why}", op_name(op), op_path(op)))
-        };
-        let Some(step) = as_the_server_reads_it(op, &out) else { continue };
-        if let PatchOperation::Test(test) = &step {
-            let found = test.path.resolve(&out).ok();
-            if !found.map_or(test.value.is_null(), |found| equal_as_numbers(found, &test.value)) {
-                return Err(failed(op, &"value did not match").into());
-            }
-            continue;
-        }
-        ::json_patch::patch(&mut out, std::slice::from_ref(&step)).map_err(|e| failed(op, &e.kind))?;
-    }
-    Ok(out)
-}
-
-/// `op` with its paths read against `doc` as the server's library reads
-/// them (see [`apply`]).
-fn as_the_server_reads_it(op: &PatchOperation, doc: &Value) -> Option<PatchOperation> {
-    let at = |path: &PointerBuf| canonical_positions(path, doc, false);
-    // Where a value is inserted, the list is one longer.
-    let into = |path: &PointerBuf| canonical_positions(path, doc, true);
-    Some(match op {
-        PatchOperation::Add(o) => PatchOperation::Add(AddOperation { path: into(&o.path), value: o.value.clone() }),
-        PatchOperation::Remove(o) => PatchOperation::Remove(RemoveOperation { path: at(&o.path) }),
-        PatchOperation::Replace(o) => {
-            let path = at(&o.path);
-            let parent_lacks_key = path.split_back().is_some_and(|(parent, key)| {
-                parent.resolve(doc).ok().and_then(Value::as_object).is_some_and(|m| !m.contains_key(&*key.decoded()))
-            });
-            if parent_lacks_key {
-                PatchOperation::Add(AddOperation { path, value: o.value.clone() })
-            } else {
-                PatchOperation::Replace(ReplaceOperation { path, value: o.value.clone() })
-            }
-        }
-        PatchOperation::Move(o) => {
-            PatchOperation::Move(::json_patch::MoveOperation { from: at(&o.from), path: into(&o.path) })
-        }
-        PatchOperation::Copy(o) => {
-            PatchOperation::Copy(::json_patch::CopyOperation { from: at(&o.from), path: into(&o.path) })
-        }
-        PatchOperation::Test(o) => PatchOperation::Test(TestOperation { path: at(&o.path), value: o.value.clone() }),
-    })
-}
-
-/// `path` with each list position under a list of `doc` written as RFC
-/// 6902 writes it, read as Go's `strconv.Atoi` reads it, negative ones
-/// counted from the end (of the list one longer when the last position is
-/// where a value is `inserted`). Positions out of range, and everything
-/// below a point `doc` does not reach, are left as written (they fail as
-/// before).
-fn canonical_positions(path: &PointerBuf, doc: &Value, inserted: bool) -> PointerBuf {
-    let mut out = PointerBuf::new();
-    let mut here = Some(doc);
-    let count = path.count();
-    for (n, token) in path.tokens().enumerate() {
-        let decoded = token.decoded();
-        let position = match here {
-            Some(Value::Array(items)) => go_atoi(&decoded).and_then(|i| {
-                let len = items.len() + usize::from(inserted && n + 1 == count);
-                if i < 0 { len.checked_sub(i.unsigned_abs() as usize) } else { usize::try_from(i).ok() }
-            }),
-            _ => None,
-        };
-        here = match (here, position) {
-            (Some(Value::Array(items)), Some(i)) => items.get(i),
-            (Some(Value::Object(map)), _) => map.get(&*decoded),
-            _ => None,
-        };
-        match position {
-            Some(i) => out.push_back(i),
-            None => out.push_back(decoded.into_owned()),
-        }
-    }
-    out
-}
-
-/// Go's `strconv.Atoi` on 64-bit: an optional sign, then decimal digits.
-fn go_atoi(text: &str) -> Option<i64> {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
-}
-
-/// JSON equality with numbers compared by value, as Go compares them
-/// after decoding both into `float64`.
-fn equal_as_numbers(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal_as_numbers(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal_as_numbers(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-fn op_path(op: &PatchOperation) -> &PointerBuf {
-    match op {
-        PatchOperation::Add(o) => &o.path,
-        PatchOperation::Remove(o) => &o.path,
-        PatchOperation::Replace(o) => &o.path,
-        PatchOperation::Move(o) => &o.path,
-        PatchOperation::Copy(o) => &o.path,
-        PatchOperation::Test(o) => &o.path,
-    }
+    let ops = serde_json::to_value(patch).map_err(|e| ErrorKind::JsonPatch(e.to_string()))?;
+    apply_ops(doc, &ops)
 }
 
 /// Reads a JSON patch: a list of operations. An operation that is not one
@@ -233,17 +123,6 @@ pub fn parse(ops: &Value) -> Result<Patch> {
         PatchOperation::deserialize(item).map_err(|e| ErrorKind::JsonPatch(format!("operation {i}: {e}")).into())
     };
     Ok(Patch(items.iter().enumerate().map(op).collect::<Result<_>>()?))
-}
-
-fn op_name(op: &PatchOperation) -> &'static str {
-    match op {
-        PatchOperation::Add(_) => "add",
-        PatchOperation::Remove(_) => "remove",
-        PatchOperation::Replace(_) => "replace",
-        PatchOperation::Move(_) => "move",
-        PatchOperation::Copy(_) => "copy",
-        PatchOperation::Test(_) => "test",
-    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
