@@ -12,14 +12,15 @@
 //! on it, the patch of an apply included; the patches the diffs compute are
 //! `serde_json::Value`s.
 
-use crate::doc::{compact, print};
+use crate::doc::{compact, parse, print};
 use crate::engine::apply::{ApplyOptions, apply_compact};
 use crate::engine::diff::{DiffOptions, diff_documents};
-use crate::engine::three_way::{ThreeWayOptions, three_way_objects};
+use crate::engine::three_way::{ThreeWayOptions, three_way_objects as three_way};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 /// Applies the patch text to the original text; the result as JSON text.
@@ -31,11 +32,13 @@ use std::io::{self, Write};
 /// assert_eq!(out, br#"{"b":[1],"c":2}"#);
 /// ```
 pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
-    let size_hint = original.len() + patch.len();
+    // An apply writes about what it read: one allocation, no regrowth.
+    let mut out = Vec::with_capacity(original.len() + patch.len());
     let mut fixed = [None, None];
     let [f0, f1] = &mut fixed;
     let (original, patch) = (decode_compact(original, f0)?, decode_compact(patch, f1)?);
-    Ok(print::object_to_vec(&apply_compact(original, &patch, schema, ApplyOptions::default())?, size_hint))
+    apply_object(&mut out, original, &patch, schema)?;
+    Ok(out)
 }
 
 /// The two-way patch ([`diff`](crate::diff)) between two texts, as JSON text.
@@ -43,8 +46,9 @@ pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Resul
     let mut fixed = [None, None];
     let [f0, f1] = &mut fixed;
     let (original, modified) = (decode_compact(original, f0)?, decode_compact(modified, f1)?);
-    let options = DiffOptions { set_element_order: true, ..Default::default() };
-    Ok(print::object_to_vec(&diff_documents::<compact::Node<'_>>(&original, &modified, schema, options)?, 256))
+    let mut out = Vec::with_capacity(256);
+    diff_objects(&mut out, &original, &modified, schema)?;
+    Ok(out)
 }
 
 /// The three-way patch ([`three_way`](crate::three_way)) of three texts, as JSON text.
@@ -59,8 +63,81 @@ pub fn three_way_slice(
     let [f0, f1, f2] = &mut fixed;
     let (original, modified, current) =
         (decode_compact(original, f0)?, decode_compact(modified, f1)?, decode_compact(current, f2)?);
-    let patch = three_way_objects::<compact::Node<'_>>(&original, &modified, &current, schema, options)?;
-    Ok(print::object_to_vec(&patch, 256))
+    let mut out = Vec::with_capacity(256);
+    three_way_objects(&mut out, &original, &modified, &current, schema, options)?;
+    Ok(out)
+}
+
+/// [`apply_slice`] on documents already read: appends the result's text to
+/// `out`, which is left as it was on error.
+pub fn apply_object<'a>(
+    out: &mut Vec<u8>,
+    original: compact::Object<'a>,
+    patch: &compact::Object<'a>,
+    schema: Schema<'_>,
+) -> Result<()> {
+    print::write_object(out, &apply_compact(original, patch, schema, ApplyOptions::default())?);
+    Ok(())
+}
+
+/// [`diff_slice`] on documents already read: appends the patch's text to
+/// `out`, which is left as it was on error.
+pub fn diff_objects(
+    out: &mut Vec<u8>,
+    original: &compact::Object<'_>,
+    modified: &compact::Object<'_>,
+    schema: Schema<'_>,
+) -> Result<()> {
+    let options = DiffOptions { set_element_order: true, ..Default::default() };
+    print::write_object(out, &diff_documents::<compact::Node<'_>>(original, modified, schema, options)?);
+    Ok(())
+}
+
+/// [`three_way_slice`] on documents already read: appends the patch's text
+/// to `out`, which is left as it was on error.
+pub fn three_way_objects(
+    out: &mut Vec<u8>,
+    original: &compact::Object<'_>,
+    modified: &compact::Object<'_>,
+    current: &compact::Object<'_>,
+    schema: Schema<'_>,
+    options: ThreeWayOptions<'_>,
+) -> Result<()> {
+    print::write_object(out, &three_way::<compact::Node<'_>>(original, modified, current, schema, options)?);
+    Ok(())
+}
+
+/// One member of a JSON object read by [`read_members`].
+#[derive(Debug)]
+pub struct Member<'t> {
+    /// The key, decoded.
+    pub key: Cow<'t, str>,
+    /// The value, as a compact document.
+    pub value: compact::Node<'t>,
+    /// The value's text.
+    pub text: &'t str,
+}
+
+/// Reads a JSON object of several documents under names (a case of a
+/// batch: `{"original": {...}, "patch": {...}}`) in one pass: its members
+/// in the order written, duplicates kept, each value decoded as
+/// [`apply_slice`] and friends decode a document of their own (the object
+/// around them does not count towards the nesting limit). Text that is not
+/// UTF-8 is read as the reference reads it ([`text`](crate::text)) into
+/// `fixed`, which the members then borrow. With `negative_zero_is_int`, a
+/// `-0` integer literal is the integer 0 (as YAML readers read it), not the
+/// float -0.
+pub fn read_members<'t>(
+    text: &'t [u8],
+    fixed: &'t mut Option<String>,
+    negative_zero_is_int: bool,
+) -> Result<Vec<Member<'t>>> {
+    let text: &'t str = match std::str::from_utf8(text) {
+        Ok(text) => text,
+        Err(_) => fixed.insert(crate::text::utf8_as_go_reads(text).into_owned()),
+    };
+    let members = parse::parse_members(text, negative_zero_is_int).map_err(|_| ErrorKind::InvalidJsonDocument)?;
+    Ok(members.into_iter().map(|(key, value, span)| Member { key, value, text: &text[span] }).collect())
 }
 
 /// Decodes a compact document. Text that is not UTF-8 is first read as the
@@ -193,6 +270,68 @@ mod tests {
             br#"{"w":null,"x":{"q":1.5,"y":null,"z":null}}"#
         );
         assert_eq!(apply_slice(b"[1]", b"{}", Schema::Untyped).unwrap_err().to_string(), "invalid JSON document");
+    }
+
+    /// A document's text as the bytes entry points write what they read.
+    fn printed(doc: &compact::Node<'_>) -> String {
+        String::from_utf8(to_json_vec(doc).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn members_read_as_documents_of_their_own() {
+        let line = br#" {"original": {"b": [1, -0, -0.0, 1e2], "a": "x\u00e9\"", "b": 2}, "patch" :null, "id": -0, "patch": {"k": []}} "#;
+        let mut fixed = None;
+        let members = read_members(line, &mut fixed, false).unwrap();
+        let keys: Vec<_> = members.iter().map(|m| m.key.as_ref()).collect();
+        assert_eq!(keys, ["original", "patch", "id", "patch"]);
+        let texts: Vec<_> = members.iter().map(|m| m.text).collect();
+        assert_eq!(texts, [r#"{"b": [1, -0, -0.0, 1e2], "a": "x\u00e9\"", "b": 2}"#, "null", "-0", r#"{"k": []}"#]);
+        for m in &members {
+            // Each value is what a text of its own decodes to.
+            if m.text.starts_with('{') {
+                let own = compact::decode(m.text.as_bytes()).unwrap();
+                assert_eq!(printed(&m.value), printed(&compact::Node::Object(own)));
+            }
+        }
+        assert_eq!(printed(&members[0].value), r#"{"a":"xé\"","b":2}"#);
+        assert_eq!(printed(&members[2].value), "-0");
+        // As the command line reads it, `-0` is the integer 0 (`-0.0` stays a float).
+        let mut fixed = None;
+        let members = read_members(line, &mut fixed, true).unwrap();
+        assert_eq!(printed(&members[2].value), "0");
+        let doc = r#"{"b": [1, -0, -0.0, 1e2], "a": "x", "b": [1, -0, -0.0, 1e2]}"#;
+        assert_eq!(
+            printed(&read_members(format!(r#"{{"d": {doc}}}"#).as_bytes(), &mut None, true).unwrap()[0].value),
+            r#"{"a":"x","b":[1,0,-0,100]}"#
+        );
+        for bad in [&b""[..], b"[]", b"{", br#"{"a" 1}"#, br#"{"a": 1,}"#, br#"{"a": 1} x"#, br#"{"a": 01}"#] {
+            assert!(read_members(bad, &mut None, false).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn members_nest_as_deep_as_documents_of_their_own() {
+        let nested = |depth: usize| "{\"a\":".repeat(depth) + "1" + &"}".repeat(depth);
+        for depth in [126, 127, 128] {
+            let doc = nested(depth);
+            let line = format!(r#"{{"original": {doc}}}"#);
+            assert_eq!(
+                read_members(line.as_bytes(), &mut None, false).is_ok(),
+                compact::decode(doc.as_bytes()).is_ok(),
+                "{depth}"
+            );
+        }
+        assert!(read_members(format!(r#"{{"o": {}}}"#, nested(127)).as_bytes(), &mut None, false).is_ok());
+    }
+
+    #[test]
+    fn members_not_utf8_read_as_the_reference_reads_them() {
+        let line = b"{\"original\": {\"a\": \"x\xffy\"}, \"patch\": {\"k\xe2\x82\": 1}}";
+        let mut fixed = None;
+        let members = read_members(line, &mut fixed, false).unwrap();
+        assert_eq!(printed(&members[0].value), "{\"a\":\"x\u{fffd}y\"}");
+        assert_eq!(printed(&members[1].value), "{\"k\u{fffd}\u{fffd}\":1}");
+        assert_eq!(members[1].text, "{\"k\u{fffd}\u{fffd}\": 1}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! costs what the live object costs, not a tree of `serde_json::Value`s.
 
 pub mod compact;
-mod parse;
+pub(crate) mod parse;
 pub(crate) mod print;
 
 use crate::lists::key::{Field, Key, KeyValue, json_field};

@@ -22,26 +22,66 @@
 
 use super::compact::{Member, Node, Object};
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// Nested lists and objects a text may open, as serde_json counts them.
 const NESTING_LIMIT: usize = 127;
 
 /// The text is not a JSON value (the callers report `invalid JSON document`).
 #[derive(Debug)]
-pub(super) struct Invalid;
+pub(crate) struct Invalid;
 
 type Parsed<T> = Result<T, Invalid>;
 
 /// Reads one JSON value that makes up the whole `text` (whitespace around it
 /// aside).
 pub(super) fn parse(text: &str) -> Parsed<Node<'_>> {
-    let mut p = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items: Vec::new(), members: Vec::new() };
+    let mut p = Parser::new(text, false);
     let v = p.value()?;
-    p.skip_ws();
-    if p.pos != p.bytes.len() {
+    p.end()?;
+    Ok(v)
+}
+
+/// A member of an object read by [`parse_members`]: its key, its value
+/// and where the value's text is.
+pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
+
+/// Reads a JSON object that makes up the whole `text` (whitespace around it
+/// aside) member by member, in the order written, duplicates kept: a text
+/// that holds several documents under names, each read as [`parse`] reads
+/// a text of its own (the object itself does not count towards the nesting
+/// limit). With `zero_is_int`, a `-0` integer literal is the integer 0.
+pub(crate) fn parse_members(text: &str, zero_is_int: bool) -> Parsed<Vec<SpannedMember<'_>>> {
+    let mut p = Parser::new(text, zero_is_int);
+    let mut members = Vec::new();
+    if p.next_token()? != b'{' {
         return Err(Invalid);
     }
-    Ok(v)
+    p.skip_ws();
+    if p.peek() == Some(b'}') {
+        p.pos += 1;
+    } else {
+        loop {
+            if p.next_token()? != b'"' {
+                return Err(Invalid);
+            }
+            let key = p.string()?;
+            if p.next_token()? != b':' {
+                return Err(Invalid);
+            }
+            p.skip_ws();
+            let start = p.pos;
+            let v = p.value()?;
+            members.push((key, v, start..p.pos));
+            match p.next_token()? {
+                b',' => {}
+                b'}' => break,
+                _ => return Err(Invalid),
+            }
+        }
+    }
+    p.end()?;
+    Ok(members)
 }
 
 struct Parser<'a> {
@@ -55,9 +95,22 @@ struct Parser<'a> {
     /// its exact size, when it ends.
     items: Vec<Node<'a>>,
     members: Vec<Member<'a>>,
+    /// A `-0` integer literal is the integer 0 (as the command line reads
+    /// it), not the float -0.
+    zero_is_int: bool,
 }
 
 impl<'a> Parser<'a> {
+    fn new(text: &'a str, zero_is_int: bool) -> Self {
+        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items: Vec::new(), members: Vec::new(), zero_is_int }
+    }
+
+    /// Only whitespace is left.
+    fn end(&mut self) -> Parsed<()> {
+        self.skip_ws();
+        if self.pos == self.bytes.len() { Ok(()) } else { Err(Invalid) }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -124,7 +177,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth -= 1;
-        Ok(Node::Array(self.items.drain(start..).collect()))
+        // `split_off` allocates the list at its exact size and moves the
+        // elements in one copy.
+        Ok(Node::Array(self.items.split_off(start)))
     }
 
     fn object(&mut self) -> Parsed<Object<'a>> {
@@ -152,7 +207,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth -= 1;
-        Ok(Object::from_members(self.members.drain(start..).collect()))
+        Ok(Object::from_members(self.members.split_off(start)))
     }
 
     /// The rest of a string whose opening quote was read.
@@ -283,8 +338,14 @@ impl<'a> Parser<'a> {
             }
             integral = false;
         }
-        if integral && let Some(v) = int64(&self.bytes[int_start..int_end], negative) {
-            return Ok(v);
+        if integral {
+            let digits = &self.bytes[int_start..int_end];
+            if let Some(v) = int64(digits, negative) {
+                return Ok(v);
+            }
+            if self.zero_is_int && digits == b"0" {
+                return Ok(Node::Int(0));
+            }
         }
         // The nearest float64 (the standard library rounds correctly, as
         // serde_json's `float_roundtrip` does).

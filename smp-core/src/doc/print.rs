@@ -13,14 +13,6 @@
 use super::compact::{Node, Object};
 use crate::bytes::go_float;
 
-/// `o` as compact JSON text, in a buffer made for about `size_hint` bytes
-/// (an apply writes about what it read: one allocation, no regrowth).
-pub(crate) fn object_to_vec(o: &Object<'_>, size_hint: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(size_hint.max(256));
-    write_object(&mut out, o);
-    out
-}
-
 fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
     match n {
         Node::Null => out.extend_from_slice(b"null"),
@@ -33,7 +25,8 @@ fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
     }
 }
 
-fn write_object(out: &mut Vec<u8>, o: &Object<'_>) {
+/// Appends `o` as compact JSON text.
+pub(crate) fn write_object(out: &mut Vec<u8>, o: &Object<'_>) {
     write_members(out, o.iter(), write_node);
 }
 
@@ -129,7 +122,9 @@ mod tests {
             let v = serde_json::json!({"s": s, "raw": raw, "i": i, "u": u, "f": f, "list": [s, i, f, null, true]});
             let text = serde_json::to_vec(&v).unwrap();
             let node = crate::doc::compact::decode(&text).unwrap();
-            proptest::prop_assert_eq!(&object_to_vec(&node, 0), &crate::bytes::to_json_vec(&node).unwrap());
+            let mut out = Vec::new();
+            write_object(&mut out, &node);
+            proptest::prop_assert_eq!(&out, &crate::bytes::to_json_vec(&node).unwrap());
         }
     }
 }

@@ -2,13 +2,13 @@
 
 use crate::args::Source;
 use crate::args::{PatchType, SchemaArgs};
-use crate::case_line;
 use crate::input::{self, JsonError, describe, type_name};
 use crate::op::{Extensions, Op};
-use crate::output::{Failure, output_error, write_answer_line, write_answer_text, write_error_line};
+use crate::output::{Failure, output_error, write_answer_line, write_error_line};
 use crate::prescan;
 use crate::schema::{self, Resolver};
 use serde_json::Value;
+use smp_core::doc::compact::{self, Node};
 use smp_core::{ErrorKind, ThreeWayOptions};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -207,99 +207,114 @@ fn trim_newline(line: &[u8]) -> &[u8] {
 
 /// Computes one line's answer and writes it.
 fn answer(out: &mut Vec<u8>, batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> io::Result<()> {
-    match answer_bytes(batch, line, resolver) {
-        Some(Ok(text)) => {
-            // Room for the whole answer line at once: growing by doubling
-            // would copy a large result and hold it twice.
-            let key = batch.op.output_key();
-            out.reserve(text.len() + key.len() + 8);
-            write_answer_text(out, key, &text)
+    let start = out.len();
+    match answer_bytes(out, batch, line, resolver) {
+        Some(Ok(())) => Ok(()),
+        Some(Err(e)) => {
+            out.truncate(start);
+            write_error_line(out, &e.to_string(), (batch.op == Op::ThreeWay).then(|| e.is_conflict()))
         }
-        Some(Err(e)) => write_error_line(out, &e.to_string(), (batch.op == Op::ThreeWay).then(|| e.is_conflict())),
-        None => answer_parsed(out, batch, line, resolver),
+        None => {
+            out.truncate(start);
+            answer_parsed(out, batch, line, resolver)
+        }
     }
 }
 
-/// The answer of a strategic apply, diff or three-way by the bytes entry
-/// points of smp-core, which parse each document once, straight from the
-/// line. `None` when the line or the options need the general path: other
-/// patch types and extensions, and every line whose answer is not a
-/// result or an error of the operation itself (bad JSON, a missing or
-/// mistyped field, an unknown kind), so that messages stay the general
-/// path's.
-fn answer_bytes(batch: &Batch<'_>, line: &[u8], resolver: &mut Resolver<'_>) -> Option<smp_core::Result<Vec<u8>>> {
+/// The answer line of a strategic apply, diff or three-way by the bytes
+/// entry points of smp-core, the line read once into compact documents,
+/// written to `out` (which holds a partial line after an error). `None`
+/// when the line or the options need the general path: other patch types
+/// and extensions, and every line whose answer is not a result or an error
+/// of the operation itself (bad JSON, a missing or mistyped field, an
+/// unknown kind), so that messages stay the general path's.
+fn answer_bytes(
+    out: &mut Vec<u8>,
+    batch: &Batch<'_>,
+    line: &[u8],
+    resolver: &mut Resolver<'_>,
+) -> Option<smp_core::Result<()>> {
     if batch.schema.patch_type != PatchType::Strategic || batch.ext != Extensions::default() || batch.op == Op::Check {
         return None;
     }
-    let case = case_line::cut(line)?;
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let mut fixed = None;
+    // The reference (YAML's reader) takes a `-0` integer for 0.
+    let mut fields = smp_core::bytes::read_members(line, &mut fixed, true).ok()?;
+    // The last of duplicate fields counts, as in JSON.
+    let last = |name: &str| fields.iter().rposition(|f| f.key == name);
     let names = batch.op.inputs();
-    let mut docs = Vec::with_capacity(names.len());
+    let mut at = Vec::with_capacity(names.len());
     for name in names {
-        let field = case.field(name)??;
-        let text = case.slice(&field.value);
-        if !(text.starts_with(b"{") || text == b"null") {
+        let i = last(name)?;
+        if !matches!(fields[i].value, Node::Object(_) | Node::Null) {
             return None;
         }
-        docs.push(field);
+        at.push(i);
     }
-    let overwrite = match case.field("overwrite")?.map(|f| case.slice(&f.value)) {
-        None | Some(b"null") => batch.overwrite,
-        Some(b"true") => true,
-        Some(b"false") => false,
+    let overwrite = match last("overwrite").map(|i| &fields[i].value) {
+        None | Some(Node::Null) => batch.overwrite,
+        Some(Node::Bool(b)) => *b,
         Some(_) => return None,
     };
-    // The other fields are not used, but must be JSON.
-    for field in &case.fields {
-        let key = case.string(&field.key)?;
-        if !names.contains(&key.as_str()) && key != "overwrite" {
-            serde_json::from_slice::<Value>(case.slice(&field.value)).ok()?;
-        }
-    }
-    let mut metas = Vec::with_capacity(docs.len());
-    for doc in &docs {
-        // `None` when a string cannot be read: the general path says why.
-        let read = |range: &Option<std::ops::Range<usize>>| match range {
-            None => Some(None),
-            Some(r) => case.string(r).map(Some),
-        };
-        metas.push((read(&doc.api_version)?, read(&doc.kind)?));
-    }
+    let patch_text = fields[at[1]].text;
+    let mut docs: Vec<compact::Object<'_>> = at
+        .iter()
+        .map(|&i| match std::mem::take(&mut fields[i].value) {
+            Node::Object(o) => o,
+            _ => compact::Object::default(),
+        })
+        .collect();
+    let string = |doc: &compact::Object<'_>, key: &str| match doc.iter().find(|(k, _)| *k == key) {
+        Some((_, Node::Str(s))) => Some(s.to_string()),
+        _ => None,
+    };
+    let metas: Vec<_> = docs.iter().map(|doc| (string(doc, "apiVersion"), string(doc, "kind"))).collect();
     let has_kind = |i: usize| metas.get(i).and_then(|(_, kind)| kind.as_deref()).is_some_and(|kind| !kind.is_empty());
     // A patch that sets a kind itself keeps one, unless it deletes the whole object.
     let (had_kind, patch_sets_kind) = (has_kind(0), has_kind(1));
     let schema = resolver.schema_by(metas, names).ok()?;
-    let text = |i: usize| case.slice(&docs[i].value);
+    let key = batch.op.output_key();
+    out.reserve(line.len() + key.len() + 8);
+    write!(out, "{{\"{key}\":").ok()?;
+    let start = out.len();
     let result = match batch.op {
-        Op::Apply => smp_core::apply_slice(text(0), text(1), schema).and_then(|result| {
-            // Only a patch with a `kind` or directive key can remove the
-            // original's kind (as kubectl refuses): then read the result.
-            // (A line with escaped keys takes the general path.)
-            let patch = text(1);
-            let touches = |word: &[u8]| memchr::memmem::find(patch, word).is_some();
-            let may_remove = if patch_sets_kind {
-                touches(br#""$patch""#)
-            } else {
-                touches(br#""kind""#) || touches(br#""$patch""#) || touches(br#""$retainKeys""#)
-            };
-            if had_kind && may_remove {
-                let value: Value =
-                    serde_json::from_slice(&result).map_err(|e| ErrorKind::Deserialize(e.to_string()))?;
-                crate::op::kind_kept(true, &value)?;
-            }
-            Ok(result)
-        }),
-        Op::Diff => smp_core::diff_slice(text(0), text(1), schema),
+        Op::Apply => {
+            let patch = docs.pop().unwrap_or_default();
+            let original = docs.pop().unwrap_or_default();
+            smp_core::bytes::apply_object(out, original, &patch, schema).and_then(|()| {
+                // Only a patch with a `kind` or directive key can remove the
+                // original's kind (as kubectl refuses): then read the result.
+                let touches = |word: &[u8]| memchr::memmem::find(patch_text.as_bytes(), word).is_some();
+                let may_remove = if patch_sets_kind {
+                    touches(br#""$patch""#)
+                } else {
+                    touches(br#""kind""#) || touches(br#""$patch""#) || touches(br#""$retainKeys""#)
+                };
+                if had_kind && may_remove {
+                    let value: Value =
+                        serde_json::from_slice(&out[start..]).map_err(|e| ErrorKind::Deserialize(e.to_string()))?;
+                    crate::op::kind_kept(true, &value)?;
+                }
+                Ok(())
+            })
+        }
+        Op::Diff => smp_core::bytes::diff_objects(out, &docs[0], &docs[1], schema),
         Op::ThreeWay => {
             let options = ThreeWayOptions { overwrite, preconditions: &[], patch_merge_key: false };
-            smp_core::three_way_slice(text(0), text(1), text(2), schema, options)
+            smp_core::bytes::three_way_objects(out, &docs[0], &docs[1], &docs[2], schema, options)
         }
         Op::Check => return None,
     };
     match result {
+        Ok(()) => {
+            out.extend_from_slice(b"}\n");
+            Some(Ok(()))
+        }
         // A document the general path reads otherwise, or refuses with a
         // message of its own.
         Err(e) if e.kind == ErrorKind::InvalidJsonDocument => None,
-        result => Some(result),
+        Err(e) => Some(Err(e)),
     }
 }
 
@@ -421,10 +436,12 @@ mod tests {
         };
         let mut resolver = batch.resolver().unwrap();
         let answer = |batch: &Batch<'_>, resolver: &mut Resolver<'_>, line: &str| {
-            answer_bytes(batch, line.as_bytes(), resolver).map(|r| r.map_err(|e| e.to_string()))
+            let mut out = Vec::new();
+            answer_bytes(&mut out, batch, line.as_bytes(), resolver).map(|r| r.map(|()| out).map_err(|e| e.to_string()))
         };
         let plain = r#"{"original": {"a": -0, "l": [1]}, "patch": {"b": 1, "l": [2]}}"#;
-        assert_eq!(answer(&batch, &mut resolver, plain), Some(Ok(br#"{"a":0,"b":1,"l":[2]}"#.to_vec())));
+        let want = b"{\"result\":{\"a\":0,\"b\":1,\"l\":[2]}}\n".to_vec();
+        assert_eq!(answer(&batch, &mut resolver, plain), Some(Ok(want)));
         let error = r#"{"original": {}, "patch": {"$patch": "nonsense"}}"#;
         assert!(matches!(answer(&batch, &mut resolver, error), Some(Err(_))));
         // What the general path reads otherwise or refuses with its own words.

@@ -5,7 +5,6 @@
 mod args;
 mod batch;
 mod builtin;
-mod case_line;
 mod documents;
 mod explain;
 mod input;

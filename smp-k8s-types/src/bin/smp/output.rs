@@ -122,13 +122,6 @@ pub fn write_answer_line(out: &mut impl Write, key: &str, value: &Value) -> io::
     out.write_all(b"}\n")
 }
 
-/// [`write_answer_line`] for an answer already written as compact JSON.
-pub fn write_answer_text(out: &mut impl Write, key: &str, json: &[u8]) -> io::Result<()> {
-    write!(out, "{{\"{key}\":")?;
-    out.write_all(json)?;
-    out.write_all(b"}\n")
-}
-
 /// Writes a batch error line: `{"error":"..."}`, with `"conflict":bool`
 /// when the command can conflict.
 pub fn write_error_line(out: &mut impl Write, message: &str, conflict: Option<bool>) -> io::Result<()> {
