@@ -75,6 +75,30 @@ fn negative_zero_is_the_integer_zero_as_for_kubectl() {
 }
 
 #[test]
+fn yaml_output_is_kubectls_byte_for_byte() {
+    // go-yaml's quoting, key order (`a9` before `a10`), number forms,
+    // literal blocks and folding at 80 columns.
+    let object = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"a10": "x", "a9": "y"},
+            "annotations": {"note": "word ".repeat(30), "script": "set -e\necho 'hi'\n", "star": "*x", "date": "2001-12-14",
+                "colon": "a: b", "hash": "a #b", "bool": "yes", "num": "017", "dot": ".5", "six": "1:30", "empty": ""}},
+        "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "c", "image": "nginx:1.25",
+            "args": ["-c", "x > y", "{a}", "[b]", "@c", "`d`", "%e", "!f", "&g", "|h", "?i", "-", "~"],
+            "resources": {"limits": {"cpu": 0.5, "memory": 1e9}}}]}}},
+        "x": {"f": 1234567.5, "g": 1e-7, "h": 1e21, "i": [], "j": {}, "k": null},
+    });
+    let path = json_file("deploy.json", &object);
+    let out = smp(&["apply", &path, "--type", "merge", "-p", "{}", "-o", "yaml"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("  labels:\n    a9: \"y\"\n    a10: x\n"), "{}", stdout(&out));
+    let Some(want) = kubectl(&["patch", "--local", "-f", &path, "--type", "merge", "-p", "{}", "-o", "yaml"]) else {
+        return;
+    };
+    assert!(want.status.success(), "kubectl: {}", stderr(&want));
+    assert_eq!(stdout(&out), String::from_utf8(want.stdout).unwrap());
+}
+
+#[test]
 fn json_output_is_kubectls_byte_for_byte() {
     // Indented by four, with `<`, `>`, `&`, U+2028 and U+2029 escaped and
     // floats written as Go writes them; each document of a stream printed

@@ -19,7 +19,7 @@ pub fn write_document(out: &mut impl Write, value: &Value, format: Format) -> io
             out.write_all(&escaped_as_go(&text))?;
             out.write_all(b"\n")
         }
-        Format::Yaml => out.write_all(crate::yaml::to_string(value).as_bytes()),
+        Format::Yaml => out.write_all(crate::yaml::to_string(value)?.as_bytes()),
         Format::Name => writeln!(out, "{}", crate::documents::name_of(value)),
     }
 }

@@ -94,6 +94,38 @@ fn cannot_decode(found: Tag, value: &str, tag: Tag) -> String {
     format!("cannot decode {} `{value}` as a {}", found.name(), tag.name())
 }
 
+/// Whether go-yaml v2 writes `s` as a plain scalar: it reads back as the
+/// same text (not a boolean, number, null or timestamp) and is not a
+/// sexagesimal number (`1:30`), which YAML 1.1 readers would take for one.
+pub fn reads_back_as_text(s: &str) -> bool {
+    resolve(s, Tag::Implicit).0 == Tag::Str && !is_base60_float(s)
+}
+
+/// YAML 1.1's sexagesimal floats, which go-yaml quotes:
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`.
+fn is_base60_float(s: &str) -> bool {
+    let body = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if !body.starts_with(|c: char| c.is_ascii_digit()) || !body.contains(':') {
+        return false;
+    }
+    let (body, fraction) = body.split_once('.').unwrap_or((body, ""));
+    if !fraction.chars().all(|c| c.is_ascii_digit() || c == '_') {
+        return false;
+    }
+    let mut parts = body.split(':');
+    let head = parts.next().unwrap_or("");
+    let digits_or_underscores = |p: &str| p.chars().all(|c| c.is_ascii_digit() || c == '_');
+    digits_or_underscores(head)
+        && parts.all(|p| {
+            let b = p.as_bytes();
+            match b.len() {
+                1 => b[0].is_ascii_digit(),
+                2 => (b'0'..=b'5').contains(&b[0]) && b[1].is_ascii_digit(),
+                _ => false,
+            }
+        })
+}
+
 /// go-yaml v2's `resolve`: the type the text of a scalar has, given its
 /// tag (which only `!!str` and `!!timestamp` change here).
 fn resolve(value: &str, tag: Tag) -> (Tag, Scalar) {
@@ -239,21 +271,87 @@ fn underscores_between_digits(s: &str) -> bool {
     })
 }
 
-/// The first test go-yaml v2 makes of a timestamp (a date starting
-/// `YYYY-`), then its formats: a date, with a time after `T`, `t` or a
-/// space.
+/// Whether go-yaml v2 reads `s` as a timestamp: four digits and `-`, then
+/// one of its layouts as Go's `time.Parse` reads them: a date
+/// (`2006-1-2`), or a date and a time with `T` or `t` and a zone (`Z` or
+/// `+07:00`), or with spaces and no zone; seconds may have a fraction.
 fn looks_like_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+    if b.len() <= 4 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
         return false;
     }
-    let date_end = s.find(['T', 't', ' ']).unwrap_or(s.len());
-    let mut parts = s[5..date_end].split('-');
-    let (Some(month), Some(day), None) = (parts.next(), parts.next(), parts.next()) else { return false };
-    let in_range = |text: &str, max: u32| {
-        (1..=2).contains(&text.len()) && text.parse::<u32>().is_ok_and(|n| (1..=max).contains(&n))
+    let year: u32 = s[..4].parse().unwrap_or(0);
+    let mut rest = &s[5..];
+    let (Some(month), Some(b'-')) = (field(&mut rest), take(&mut rest)) else { return false };
+    let Some(day) = field(&mut rest) else { return false };
+    if !(1..=12).contains(&month) || day < 1 || day > days_in(month, year) {
+        return false;
+    }
+    let zoned = match take(&mut rest) {
+        None => return true,
+        Some(b'T' | b't') => true,
+        Some(b' ') => {
+            rest = rest.trim_start_matches(' ');
+            false
+        }
+        Some(_) => return false,
     };
-    in_range(month, 12) && in_range(day, 31) && (date_end == s.len() || s.len() > date_end + 1)
+    let time = (field(&mut rest), take(&mut rest), field(&mut rest), take(&mut rest), field(&mut rest));
+    let (Some(hour), Some(b':'), Some(minute), Some(b':'), Some(second)) = time else { return false };
+    if hour > 23 || minute > 59 || second > 59 {
+        return false;
+    }
+    if rest.len() >= 2 && matches!(rest.as_bytes()[0], b'.' | b',') && rest.as_bytes()[1].is_ascii_digit() {
+        rest = rest[1..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    if zoned {
+        if let Some(after) = rest.strip_prefix('Z') {
+            rest = after;
+        } else {
+            let z = rest.as_bytes();
+            let two = |i: usize| z[i].is_ascii_digit() && z[i + 1].is_ascii_digit();
+            if z.len() < 6 || !matches!(z[0], b'+' | b'-') || z[3] != b':' || !two(1) || !two(4) {
+                return false;
+            }
+            let (hours, minutes): (u32, u32) = (rest[1..3].parse().unwrap_or(99), rest[4..6].parse().unwrap_or(99));
+            if hours > 24 || minutes > 60 {
+                return false;
+            }
+            rest = &rest[6..];
+        }
+    }
+    rest.is_empty()
+}
+
+/// One or two digits, as Go's `time` package reads a month, a day or a
+/// time field.
+fn field(rest: &mut &str) -> Option<u32> {
+    let b = rest.as_bytes();
+    let len = match (b.first(), b.get(1)) {
+        (Some(d), Some(e)) if d.is_ascii_digit() && e.is_ascii_digit() => 2,
+        (Some(d), _) if d.is_ascii_digit() => 1,
+        _ => return None,
+    };
+    let n = rest[..len].parse().ok();
+    *rest = &rest[len..];
+    n
+}
+
+/// The next character, as its byte when it is ASCII (`0xFF` for any
+/// other).
+fn take(rest: &mut &str) -> Option<u8> {
+    let c = rest.chars().next()?;
+    *rest = &rest[c.len_utf8()..];
+    Some(if c.is_ascii() { c as u8 } else { 0xFF })
+}
+
+fn days_in(month: u32, year: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// A `!!binary` scalar: base64 as Go's standard encoding reads it (line
@@ -284,7 +382,25 @@ pub fn float_key(f: f64) -> String {
     }
     // Rust's `{:e}` gives the shortest digits that read back as the same
     // float32, as Go's -1 precision does.
-    let scientific = format!("{f:e}");
+    shortest_g(&format!("{f:e}"))
+}
+
+/// A float as go-yaml v2 writes it: Go's `FormatFloat(f, 'g', -1, 64)`
+/// (`1e+06`, `0.5`, `1.2345675e+06`).
+pub fn float_text(f: f64) -> String {
+    if f.is_nan() {
+        return ".nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf" } else { "-.inf" }.into();
+    }
+    shortest_g(&format!("{f:e}"))
+}
+
+/// Go's `'g'` format with the shortest digits, from Rust's `{:e}` text of
+/// the same float: an exponent (two digits at least) below 1e-4 and from
+/// 1e6 on, else plain decimals.
+fn shortest_g(scientific: &str) -> String {
     let (mantissa, exponent) = scientific.split_once('e').expect("`{:e}` has an exponent");
     let exponent: i32 = exponent.parse().expect("`{:e}` has an integer exponent");
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
@@ -411,6 +527,39 @@ mod tests {
         assert_eq!(tagged("timestamp", "foo").unwrap_err(), "cannot decode !!str `foo` as a !!timestamp");
         assert_eq!(tagged("null", "foo").unwrap_err(), "cannot decode !!str `foo` as a !!null");
         assert_eq!(tagged("binary", "aGVs bG8=").unwrap_err(), "!!binary value contains invalid base64 data");
+    }
+
+    #[test]
+    fn timestamps_and_sexagesimals_are_not_text_to_go_yaml() {
+        for s in [
+            "2001-12-14",
+            "2001-1-2",
+            "2001-12-14T21:59:43.10Z",
+            "2001-12-14t21:59:43+05:30",
+            "2001-12-14 21:59:43.10",
+            "2001-12-14  1:2:3",
+            "2000-02-29",
+            "1:30",
+            "-1:30:00.5",
+        ] {
+            assert!(!reads_back_as_text(s), "{s}");
+        }
+        for s in [
+            "2001-12-14 21:59:43.10 -5",
+            "2001-13-14",
+            "2001-02-29",
+            "2001-12-14T21:59:43",
+            "2001-12-14x",
+            "20011-12-14",
+            "1:60",
+            "a:30",
+            "12:3:45x",
+            "2001-12-14\u{feff}",
+            "2001-1-1é",
+            "2001-12-14T1:2:3é",
+        ] {
+            assert!(reads_back_as_text(s), "{s}");
+        }
     }
 
     #[test]
