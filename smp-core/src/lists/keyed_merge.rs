@@ -69,7 +69,9 @@ impl<'p, P: Document> Keys<'p, P> {
         patch: impl IntoIterator<Item = &'p P>,
         order: &'p [P],
     ) -> Self {
-        let mut interner = Interner::with_capacity(live.len() + order.len());
+        // The order list names the live elements, mostly: room for the
+        // longer of the two, not for both.
+        let mut interner = Interner::with_capacity(live.len().max(order.len()));
         let null = interner.tag(&Key::One(KeyValue::Null));
         let live = live.iter().map(|e| fields.key_of(|n| l.field(e, n)).map(|k| interner.tag(&k))).collect();
         let mut tag_patch = |v: &'p P| fields.key_of(|n| v.field(n)).map(|k| interner.tag(&k));
@@ -170,19 +172,17 @@ pub(crate) fn merge_ordered<L: MergeElements>(
 
     // Split the merged list into elements the order names and the server's
     // own, then order both.
-    let in_order = FirstMatch::new(&keys.order, keys.ids);
+    let named = FirstMatch::new(&keys.order, keys.ids);
     let mut found = Vec::with_capacity(merged.len());
     for item in &merged {
         let tag = checked_key(l, fields, item)?;
-        found.push(in_order.find(tag)?.is_some());
+        found.push(named.find(tag)?.is_some());
     }
     let objects = kind? == GoKind::Object;
-    let (patch_items, server_only): (Vec<_>, Vec<_>) = merged.into_iter().zip(found).partition(|(_, found)| *found);
-    let patch_items = patch_items.into_iter().map(|(i, _)| i).collect();
-    let server_only = server_only.into_iter().map(|(i, _)| i).collect();
+    let (patch_items, server_only): (Vec<usize>, Vec<usize>) = (0..merged.len()).partition(|&i| found[i]);
     let order: Vec<&L::Patch> = order.iter().collect();
-    let sorted = normalize(fields, &keys, patch_items, server_only, (&keys.order, &order), objects, &view)?;
-    Ok(Some(sorted.into_iter().map(|i| i.elem).collect()))
+    let sorted = normalize(fields, &keys, &merged, patch_items, server_only, (&keys.order, &order), objects, &view)?;
+    Ok(Some(in_order(merged, &sorted).into_iter().map(|i| i.elem).collect()))
 }
 
 /// A patch element without its directives (`removeDirectives`); `None`
@@ -315,16 +315,17 @@ fn merge_slice<L: MergeElements>(
     let in_patch = TagIndex::new(order_keys.iter().filter_map(|k| k.clone().value()), keys.ids);
     let mut patch_items = Vec::new();
     let mut server_only = Vec::new();
-    for item in work {
-        let tag = checked_key(l, fields, &item)?;
+    for (i, item) in work.iter().enumerate() {
+        let tag = checked_key(l, fields, item)?;
         if in_patch.lookup(tag).map_err(|Uncomparable| uncomparable())?.is_some() {
-            patch_items.push(item);
+            patch_items.push(i);
         } else {
-            server_only.push(item);
+            server_only.push(i);
         }
     }
     let order: Vec<&L::Patch> = plain.iter().map(|&i| keys.patch[i].value).collect();
-    normalize(fields, keys, patch_items, server_only, (&order_keys, &order), true, &view)
+    let sorted = normalize(fields, keys, &work, patch_items, server_only, (&order_keys, &order), true, &view)?;
+    Ok(in_order(work, &sorted))
 }
 
 /// `mergeSliceWithoutSpecialElements`: each patch element merges into the
@@ -447,16 +448,20 @@ impl FirstMatch {
 }
 
 /// `normalizeElementOrder`: patch items sorted by the order list, the
-/// server's own by the server order (`view`), then interleaved.
+/// server's own by the server order (`view`), then interleaved. Items are
+/// given and returned as positions in `items`, so that they move once,
+/// when the caller puts them in the order returned ([`in_order`]).
+#[allow(clippy::too_many_arguments)]
 fn normalize<E, P: Document>(
     fields: KeyFields<'_>,
     keys: &Keys<'_, P>,
-    patch_items: Vec<Item<E>>,
-    server_only: Vec<Item<E>>,
+    items: &[Item<E>],
+    patch_items: Vec<usize>,
+    server_only: Vec<usize>,
     (order_keys, order): (&[Field<Tag>], &[&P]),
     objects: bool,
     view: &[Tag],
-) -> Result<Vec<Item<E>>> {
+) -> Result<Vec<usize>> {
     // `normalizeSliceOrder`: the order's entries are objects with the key.
     let mk = fields.name();
     for (o, k) in order.iter().zip(order_keys).filter(|_| objects) {
@@ -467,10 +472,10 @@ fn normalize<E, P: Document>(
         }
     }
     let by_order = TagIndex::new(order_keys.iter().map(|k| keys.order_key(k)), keys.ids);
-    let patch_items = sort_by_index(patch_items, &by_order)?;
+    let patch_items = sort_by_index(items, patch_items, &by_order)?;
     let by_server = TagIndex::new(view.iter().copied(), keys.ids);
-    let server_only = sort_by_index(server_only, &by_server)?;
-    let pos = |items: &[Item<E>]| -> Vec<Lookup> { items.iter().map(|i| by_server.lookup(tag_of(i))).collect() };
+    let server_only = sort_by_index(items, server_only, &by_server)?;
+    let pos = |at: &[usize]| -> Vec<Lookup> { at.iter().map(|&i| by_server.lookup(tag_of(&items[i]))).collect() };
     let lp = pos(&server_only);
     let rp = pos(&patch_items);
     merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
@@ -484,14 +489,35 @@ fn tag_of<E>(item: &Item<E>) -> Tag {
     }
 }
 
-/// Sorts items by their position in an index; `$patch: delete` entries go
-/// last.
-fn sort_by_index<E>(items: Vec<Item<E>>, index: &TagIndex) -> Result<Vec<Item<E>>> {
-    let (deletes, rest): (Vec<_>, Vec<_>) = items.into_iter().partition(|i| i.delete);
-    let pos: Vec<Lookup> = rest.iter().map(|i| index.lookup(tag_of(i))).collect();
+/// Sorts positions of items by the items' positions in an index;
+/// `$patch: delete` entries go last.
+fn sort_by_index<E>(items: &[Item<E>], at: Vec<usize>, index: &TagIndex) -> Result<Vec<usize>> {
+    let (deletes, rest): (Vec<usize>, Vec<usize>) = at.into_iter().partition(|&i| items[i].delete);
+    let pos: Vec<Lookup> = rest.iter().map(|&i| index.lookup(tag_of(&items[i]))).collect();
     let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
     sorted.extend(deletes);
     Ok(sorted)
+}
+
+/// `items` put in the order `order` gives (a permutation of their
+/// positions: item `order[p]` goes to `p`), in place, following each cycle
+/// of the permutation once.
+fn in_order<T>(mut items: Vec<T>, order: &[usize]) -> Vec<T> {
+    debug_assert_eq!(items.len(), order.len());
+    let mut placed = vec![false; items.len()];
+    for start in 0..items.len() {
+        let mut p = start;
+        while !placed[p] {
+            placed[p] = true;
+            let q = order[p];
+            if q == start {
+                break;
+            }
+            items.swap(p, q);
+            p = q;
+        }
+    }
+    items
 }
 
 /// The list the reference uses as "server order" after merging a keyed list
@@ -567,4 +593,21 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
         }
     }
     view
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_order;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Putting items in order in place gives what picking them by
+        /// position into a new list gives.
+        #[test]
+        fn in_place_order_is_the_permutation(order in (0usize..60).prop_flat_map(|n| Just((0..n).collect::<Vec<_>>()).prop_shuffle())) {
+            let items: Vec<String> = (0..order.len()).map(|i| format!("item{i}")).collect();
+            let want: Vec<String> = order.iter().map(|&i| items[i].clone()).collect();
+            prop_assert_eq!(in_order(items, &order), want);
+        }
+    }
 }
