@@ -75,6 +75,37 @@ fn negative_zero_is_the_integer_zero_as_for_kubectl() {
 }
 
 #[test]
+fn an_inline_patch_is_its_first_yaml_document_as_for_kubectl() {
+    let object = json_file("cm.json", &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}));
+    let cases = [
+        ("strategic", "---"),
+        ("strategic", "---\ndata: {a: x}"),
+        ("merge", "data: {a: x}\n---\ndata: {b: y}\n"),
+        ("merge", "data: {a: x}\n---\n[: unread\n"),
+        ("strategic", "# nothing"),
+        ("json", " "),
+        // Refused by both: an empty -p, a merge patch that is null.
+        ("strategic", ""),
+        ("merge", "---"),
+        ("merge", "null"),
+    ];
+    for (patch_type, patch) in cases {
+        let out = smp(&["apply", &object, "--type", patch_type, "-p", patch], "");
+        let got: Option<Value> = serde_json::from_slice(&out.stdout).ok();
+        assert_eq!(got.is_some(), out.status.success(), "{patch_type} {patch:?}: {}", stderr(&out));
+        if let Some(got) = &got {
+            assert!(got.get("data").is_none_or(|d| d.get("b").is_none()), "{patch}: {got}");
+        }
+        let args = ["patch", "--local", "-f", &object, "--type", patch_type, "-p", patch, "-o", "json"];
+        let Some(want) = kubectl(&args) else {
+            return;
+        };
+        let want: Option<Value> = serde_json::from_slice(&want.stdout).ok();
+        assert_eq!(got, want, "{patch_type} {patch:?}");
+    }
+}
+
+#[test]
 fn yaml_output_is_kubectls_byte_for_byte() {
     // go-yaml's quoting, key order (`a9` before `a10`), number forms,
     // literal blocks and folding at 80 columns.

@@ -62,8 +62,9 @@ pub enum Command {
         /// The patch (of the --type given): a file, or `-` for stdin.
         #[arg(required_unless_present_any = ["jsonl", "inline_patch"], conflicts_with = "inline_patch")]
         patch: Option<Source>,
-        /// The patch itself, as JSON or YAML text (like kubectl's -p).
-        #[arg(short = 'p', long = "patch", value_name = "PATCH", conflicts_with = "jsonl")]
+        /// The patch itself, as JSON or YAML text (like kubectl's -p; YAML
+        /// may start with `---`).
+        #[arg(short = 'p', long = "patch", value_name = "PATCH", conflicts_with = "jsonl", allow_hyphen_values = true)]
         inline_patch: Option<String>,
     },
     /// Print the patch that turns ORIGINAL into MODIFIED.

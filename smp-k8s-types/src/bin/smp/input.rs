@@ -106,12 +106,10 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
     Ok(values)
 }
 
+/// The first document of a YAML stream, as go-yaml's `Unmarshal` (what
+/// kubectl reads `-p` with) takes it: the rest is not read.
 fn parse_yaml(bytes: &[u8]) -> Result<Value, String> {
-    let mut documents = yaml_read::documents(bytes)?;
-    if documents.len() > 1 {
-        return Err("several YAML documents where one is expected".into());
-    }
-    let mut json = documents.pop().unwrap_or(Value::Null);
+    let mut json = yaml_read::first_document(bytes)?.unwrap_or(Value::Null);
     smp_core::value::normalize_numbers(&mut json);
     Ok(json)
 }
@@ -169,7 +167,10 @@ mod tests {
     fn documents_must_be_single_objects() {
         assert_eq!(parse_document(b"# nothing\n").unwrap(), json!({}));
         assert!(parse_document(b"- a\n").unwrap_err().contains("not a list"));
-        assert!(parse_document(b"a: 1\n---\nb: 2\n").unwrap_err().contains("several YAML documents"));
+        // kubectl reads the first document of a patch.
+        assert_eq!(parse_document(b"a: 1\n---\nb: 2\n").unwrap(), json!({"a": 1}));
+        assert_eq!(parse_document(b"---\n---\nb: 2\n").unwrap(), json!({}));
+        assert_eq!(parse_document(b"a: 1\n---\n[: unreadable\n").unwrap(), json!({"a": 1}));
         assert!(parse_document(b"{\"a\": [1,").unwrap_err().starts_with("invalid JSON"));
         assert!(parse_document(b"a: [").unwrap_err().starts_with("invalid YAML"));
     }

@@ -146,7 +146,16 @@ impl Request<'_> {
             return self.operations();
         }
         if let Some(text) = self.inline_patch {
-            return input::parse_document(text.as_bytes()).map_err(|e| format!("patch (-p): {e}"));
+            let patch = input::parse_any(inline(text)?).map_err(|e| format!("patch (-p): {e}"))?;
+            return match patch {
+                // The reference's merge patch refuses null ("Invalid JSON Patch").
+                Value::Null if self.patch_type == PatchType::Merge => {
+                    Err("patch (-p): a merge patch is an object, not null".into())
+                }
+                Value::Null => Ok(json!({})),
+                patch @ Value::Object(_) => Ok(patch),
+                other => Err(format!("patch (-p): the document must be an object, not {}", input::type_name(&other))),
+            };
         }
         let source = self.inputs[1];
         let mut values = documents::read(source, "patch", false)?;
@@ -159,11 +168,13 @@ impl Request<'_> {
     /// apply's JSON patch: a list of operations, in JSON or YAML.
     fn operations(&self) -> Result<Value, String> {
         let (bytes, what) = match self.inline_patch {
-            Some(text) => (text.as_bytes().to_vec(), "patch (-p)".to_string()),
+            Some(text) => (inline(text)?.to_vec(), "patch (-p)".to_string()),
             None => (input::read(self.inputs[1], "patch")?, input::describe(self.inputs[1], "patch")),
         };
         match input::parse_any(&bytes).map_err(|e| format!("{what}: {e}"))? {
             ops @ Value::Array(_) => Ok(ops),
+            // The reference's library reads `null` as no operations.
+            Value::Null => Ok(json!([])),
             other => Err(format!("{what}: a JSON patch is a list of operations, not {}", input::type_name(&other))),
         }
     }
@@ -307,4 +318,12 @@ pub fn last_applied(current: &Value) -> Result<Value, String> {
         }
         Some(other) => Err(format!("annotation {LAST_APPLIED} must be a string, not {}", input::type_name(other))),
     }
+}
+
+/// The text of `-p`, which kubectl refuses when empty.
+fn inline(text: &str) -> Result<&[u8], String> {
+    if text.is_empty() {
+        return Err("patch (-p) is empty: give the patch's text".into());
+    }
+    Ok(text.as_bytes())
 }

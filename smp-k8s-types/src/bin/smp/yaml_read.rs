@@ -25,13 +25,24 @@ use std::rc::Rc;
 
 /// Every document of a YAML stream as JSON (`null` for an empty one).
 pub fn documents(bytes: &[u8]) -> Result<Vec<Value>, String> {
+    read(bytes, usize::MAX)
+}
+
+/// The first document of a YAML stream, as go-yaml's `Unmarshal` reads
+/// it: the text after it is not read (`None`: the stream is empty).
+pub fn first_document(bytes: &[u8]) -> Result<Option<Value>, String> {
+    Ok(read(bytes, 1)?.pop())
+}
+
+/// Up to `most` documents of a YAML stream, as JSON.
+fn read(bytes: &[u8], most: usize) -> Result<Vec<Value>, String> {
     let mut input = bytes;
     let mut parser = Parser::new();
     parser.set_input_string(&mut input);
     let mut values = Vec::new();
-    loop {
+    while values.len() < most {
         match parser.parse().map_err(|e| e.to_string())?.data {
-            EventData::StreamEnd => return Ok(values),
+            EventData::StreamEnd => break,
             EventData::DocumentStart { .. } => {
                 let root = compose(&mut parser)?;
                 values.push(Decoder::default().document(&root)?);
@@ -39,6 +50,7 @@ pub fn documents(bytes: &[u8]) -> Result<Vec<Value>, String> {
             _ => {}
         }
     }
+    Ok(values)
 }
 
 /// A node of a document, as go-yaml's parser builds it.
