@@ -332,7 +332,7 @@ impl<'a> Interner<'a> {
     }
 
     /// The tag of a key already numbered; `None` for a comparable key never seen.
-    fn get(&self, key: &Key<'_>) -> Option<Tag> {
+    pub fn get(&self, key: &Key<'_>) -> Option<Tag> {
         match key.identity() {
             Ok(IdentityKey::One(ScalarKey::Str(s))) => self.strings.get(s).map(|&i| Tag::Id(i)),
             Ok(id) => self.others.get(&id).map(|&i| Tag::Id(i)),

@@ -150,12 +150,20 @@ fn order_by_modified<E, P: Document>(changes: Vec<(P, usize)>, m: &[Keyed<'_, E>
         // Nothing to sort: Go's sort compares nothing either.
         return Ok(changes.into_iter().map(|(v, _)| v).collect());
     }
-    let mut interner = Interner::with_capacity(m.len());
-    let tags: Vec<Tag> = m.iter().map(|k| interner.tag(&k.key)).collect();
-    let index = TagIndex::new(tags.iter().copied(), interner.len());
     let (deletes, rest): (Vec<_>, Vec<_>) =
         changes.into_iter().partition(|(v, _)| v.field(PATCH).value().and_then(|d| d.as_str()) == Some("delete"));
-    let pos: Vec<Lookup> = rest.iter().map(|(_, j)| index.lookup(tags[*j])).collect();
+    // Only the changed elements' keys are looked up, so only they are
+    // numbered: the modified list is scanned for the first position of
+    // each, without adding its other keys (usually most of them) to a table.
+    let mut interner = Interner::with_capacity(rest.len());
+    let tags: Vec<Tag> = rest.iter().map(|(_, j)| interner.tag(&m[*j].key)).collect();
+    let mut index = TagIndex::new([], interner.len());
+    for (p, k) in m.iter().enumerate() {
+        if let Some(tag) = interner.get(&k.key) {
+            index.push(tag, p);
+        }
+    }
+    let pos: Vec<Lookup> = tags.iter().map(|&t| index.lookup(t)).collect();
     let sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
     Ok(sorted.into_iter().chain(deletes).map(|(v, _)| v).collect())
 }
