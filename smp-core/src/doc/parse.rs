@@ -356,23 +356,57 @@ impl<'a> Parser<'a> {
 
 /// The length of the run of string bytes that end no string and need no
 /// unescaping: up to the first quote, backslash or control character.
-/// Eight bytes at a time: a word has such a byte where one of its bytes,
-/// XORed with `"` or `\`, is zero or is below 0x20; the lowest marked byte is
-/// the first one (carries only mark bytes above a marked one).
+/// Eight bytes at a time, the last few padded to a word with a plain byte:
+/// a word has such a byte where one of its bytes, XORed with `"` or `\`,
+/// is zero or is below 0x20; the lowest marked byte is the first one
+/// (carries only mark bytes above a marked one).
 pub(super) fn plain_len(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
+    let mut chunks = bytes.chunks_exact(8);
     let mut i = 0;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let marks = below(w ^ (ONES * u64::from(b'"')), 1) | below(w ^ (ONES * u64::from(b'\\')), 1) | below(w, 0x20);
+    for chunk in &mut chunks {
+        let marks = special_bytes(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
         if marks != 0 {
             return i + (marks.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    i + bytes[i..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len() - i)
+    let rest = chunks.remainder();
+    let mut padded = [b'a'; 8];
+    padded[..rest.len()].copy_from_slice(rest);
+    let marks = special_bytes(u64::from_le_bytes(padded));
+    i + ((marks.trailing_zeros() / 8) as usize).min(rest.len())
+}
+
+/// Whether no byte of `bytes` is a quote, a backslash or a control
+/// character (a string to write as it is): words of eight bytes, the last
+/// one overlapping the one before, so that no byte is looked at alone.
+pub(super) fn is_plain(bytes: &[u8]) -> bool {
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
+    let half = |b: &[u8]| u64::from(u32::from_le_bytes(b.try_into().expect("four bytes")));
+    let n = bytes.len();
+    let marks = if n >= 8 {
+        let mut chunks = bytes.chunks_exact(8);
+        if chunks.any(|c| special_bytes(word(c)) != 0) {
+            return false;
+        }
+        special_bytes(word(&bytes[n - 8..]))
+    } else if n >= 4 {
+        special_bytes(half(&bytes[..4]) | half(&bytes[n - 4..]) << 32)
+    } else {
+        // Up to three bytes, padded with plain ones.
+        let at = |i: usize| u64::from(*bytes.get(i).unwrap_or(&b'a'));
+        special_bytes(at(0) | at(1) << 8 | at(2) << 16 | u64::from_le_bytes(*b"\0\0\0aaaaa"))
+    };
+    marks == 0
+}
+
+/// The high bit of each byte of `w` that is a quote, a backslash or a
+/// control character, and maybe of bytes above the lowest such byte.
+fn special_bytes(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
+    below(w ^ (ONES * u64::from(b'"')), 1) | below(w ^ (ONES * u64::from(b'\\')), 1) | below(w, 0x20)
 }
 
 /// An integer literal's digits as the reference decodes them, when that is
@@ -497,6 +531,7 @@ mod tests {
         fn plain_runs_end_at_the_first_special_byte(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40)) {
             let want = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
             proptest::prop_assert_eq!(plain_len(&bytes), want);
+            proptest::prop_assert_eq!(is_plain(&bytes), want == bytes.len());
         }
     }
 

@@ -78,11 +78,15 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
+    if super::parse::is_plain(bytes) {
+        // Almost every string: nothing to escape.
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
+    let mut i = super::parse::plain_len(bytes);
     let mut run = 0;
-    let mut i = 0;
-    loop {
-        i += super::parse::plain_len(&bytes[i..]);
-        let Some(&b) = bytes.get(i) else { break };
+    while let Some(&b) = bytes.get(i) {
         let escape: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -98,6 +102,7 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
         out.extend_from_slice(escape);
         i += 1;
         run = i;
+        i += super::parse::plain_len(&bytes[i..]);
     }
     out.extend_from_slice(&bytes[run..]);
     out.push(b'"');
