@@ -2,9 +2,13 @@
 //! The bytes entry points against the `Value` ones on raw text: decoding
 //! (escapes, numbers, duplicate keys, depth), the engine on the compact
 //! document and the writer must give the same bytes, or the same error.
+//! The documents as one line (`{"a": ..., "b": ..., "c": ...}`, as a batch
+//! case), read at once and run on the documents read, must give the same
+//! again.
 
 use libfuzzer_sys::fuzz_target;
-use smp_core::bytes::to_json_vec;
+use smp_core::bytes::{read_members, to_json_vec};
+use smp_core::doc::compact::{Node, Object};
 use smp_core::{Result, ThreeWayOptions};
 use smp_fuzz::RawInput;
 
@@ -29,5 +33,52 @@ fuzz_target!(|data: &[u8]| {
         _ => smp_core::three_way_slice(a, b, c, schema, options),
     };
     let show = |r: Result<Vec<u8>>| r.map_err(|e| e.to_string());
-    assert_eq!(show(bytes_route), show(value_route(op)), "op {op}");
+    let docs = if op < 2 { &[a, b][..] } else { &[a, b, c][..] };
+    let line_route = line_route(op, docs, schema, options);
+    let bytes_route = show(bytes_route);
+    assert_eq!(bytes_route, show(value_route(op)), "op {op}");
+    // A line is JSON where each document is (blank text, `{}` on its own, is not).
+    let blank = docs.iter().any(|d| d.iter().all(u8::is_ascii_whitespace));
+    match line_route {
+        Some(line) => assert_eq!(show(line), bytes_route, "op {op}, one line"),
+        None => assert!(blank || bytes_route.is_err(), "op {op}: the line is refused, the documents are not"),
+    }
 });
+
+/// The operation on the documents of one line; `None` when the line is not
+/// a JSON object of objects (or nulls).
+fn line_route(
+    op: u8,
+    docs: &[&[u8]],
+    schema: smp_core::Schema<'_>,
+    options: ThreeWayOptions<'_>,
+) -> Option<Result<Vec<u8>>> {
+    let mut line = b"{".to_vec();
+    for (name, doc) in ["\"a\":", ",\"b\":", ",\"c\":"].iter().zip(docs.iter()) {
+        line.extend_from_slice(name.as_bytes());
+        line.extend_from_slice(doc);
+    }
+    line.push(b'}');
+    let mut fixed = None;
+    let members = read_members(&line, &mut fixed, false).ok()?;
+    let mut objects = Vec::new();
+    for m in members {
+        match m.value {
+            Node::Object(o) => objects.push(o),
+            Node::Null => objects.push(Object::default()),
+            _ => return None,
+        }
+    }
+    if objects.len() != docs.len() {
+        return None;
+    }
+    objects.resize_with(3, Object::default);
+    let [a, b, c]: [Object<'_>; 3] = objects.try_into().ok()?;
+    let mut out = Vec::new();
+    let done = match op {
+        0 => smp_core::bytes::apply_object(&mut out, a, &b, schema),
+        1 => smp_core::bytes::diff_objects(&mut out, &a, &b, schema),
+        _ => smp_core::bytes::three_way_objects(&mut out, &a, &b, &c, schema, options),
+    };
+    Some(done.map(|()| out))
+}

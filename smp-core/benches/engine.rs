@@ -7,6 +7,10 @@
 //!   bytes entry points (`apply_slice`, `diff_slice`, `three_way_slice`)
 //!   with the Kubernetes OpenAPI v3 schema of the kind (an apply runs on
 //!   the compact document);
+//! - `line`: as the command line's batch runs a case, from one line of
+//!   JSON text (`{"original": ..., "patch": ...}`) to the output text: the
+//!   line read once into compact documents (`read_members`), then
+//!   `apply_object`, `diff_objects` or `three_way_objects`;
 //! - `value` (applies only): the bytes path on `serde_json::Value`, as
 //!   `apply_slice` ran before the compact document: decode into `Value`s,
 //!   apply on the original taken over (`apply_owned`), write with the same
@@ -53,6 +57,8 @@
 
 use divan::{Bencher, black_box};
 use serde_json::Value;
+use smp_core::bytes::{apply_object, diff_objects, three_way_objects};
+use smp_core::doc::compact;
 use smp_core::{
     ApplyOptions, OpenApi, Schema, ThreeWayOptions, apply, apply_owned, apply_slice, decode, diff, diff_slice,
     three_way, three_way_slice,
@@ -152,6 +158,8 @@ struct Case {
     schema: Schema<'static>,
     /// The inputs as JSON text, and decoded.
     texts: Vec<Vec<u8>>,
+    /// The inputs as one batch line, a JSON object of them by name.
+    line: Vec<u8>,
     values: Vec<Value>,
     /// The operation's output, for `codec`.
     output: Value,
@@ -173,11 +181,16 @@ impl Case {
         };
         let texts: Vec<Vec<u8>> = op.inputs().iter().map(|k| serde_json::to_vec(&doc[*k]).unwrap()).collect();
         let values = texts.iter().map(|t| decode(t).unwrap()).collect();
+        // In the order the operation takes them (a `Map` would sort them).
+        let fields: Vec<String> =
+            op.inputs().iter().zip(&texts).map(|(k, t)| format!("{k:?}:{}", String::from_utf8_lossy(t))).collect();
+        let line = format!("{{{}}}", fields.join(",")).into_bytes();
         let go_ns = GO_NS.iter().find(|(n, _)| *n == name).map(|(_, ns)| *ns);
-        let mut case = Case { name, op, schema, texts, values, output: Value::Null, go_ns };
+        let mut case = Case { name, op, schema, texts, line, values, output: Value::Null, go_ns };
         case.output = case.run(&case.values);
         let want = smp_core::bytes::to_json_vec(&case.output).unwrap();
         assert_eq!(case.run_slices(&case.texts), want, "{}", case.name);
+        assert_eq!(case.run_line(&case.line), want, "{}", case.name);
         if case.op == Op::Apply {
             assert_eq!(case.run_value_slices(&case.texts), want, "{}", case.name);
         }
@@ -206,6 +219,34 @@ impl Case {
             }
         }
         .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+    }
+
+    /// From one line of the inputs to the output text, as the batch runs it.
+    fn run_line(&self, line: &[u8]) -> Vec<u8> {
+        let mut fixed = None;
+        let members = smp_core::bytes::read_members(line, &mut fixed, false).unwrap();
+        // The line holds the inputs in the order the operation takes them.
+        let mut docs: Vec<compact::Object<'_>> = members
+            .into_iter()
+            .map(|m| match m.value {
+                compact::Node::Object(o) => o,
+                _ => compact::Object::default(),
+            })
+            .collect();
+        let mut out = Vec::new();
+        match self.op {
+            Op::Apply => {
+                let patch = docs.pop().unwrap();
+                apply_object(&mut out, docs.pop().unwrap(), &patch, self.schema)
+            }
+            Op::TwoWay => diff_objects(&mut out, &docs[0], &docs[1], self.schema),
+            Op::ThreeWay { overwrite } => {
+                let options = ThreeWayOptions { overwrite, ..Default::default() };
+                three_way_objects(&mut out, &docs[0], &docs[1], &docs[2], self.schema, options)
+            }
+        }
+        .unwrap_or_else(|e| panic!("{}: {e}", self.name));
+        out
     }
 
     /// From the input texts to the output text on `serde_json::Value`s,
@@ -286,8 +327,8 @@ static CASES: LazyLock<Option<Vec<Case>>> = LazyLock::new(|| {
 fn case_args() -> Vec<String> {
     let Some(cases) = CASES.as_ref() else { return Vec::new() };
     let ways = |c: &Case| match c.op {
-        Op::Apply => &["new", "value", "old", "decoded", "codec"][..],
-        _ => &["new", "old", "decoded", "codec"][..],
+        Op::Apply => &["new", "line", "value", "old", "decoded", "codec"][..],
+        _ => &["new", "line", "old", "decoded", "codec"][..],
     };
     cases.iter().flat_map(|c| ways(c).iter().map(move |way| format!("{} {way}", c.name))).collect()
 }
@@ -330,6 +371,7 @@ fn case_ns(bencher: Bencher, arg: &str) {
     let (texts, values) = (&case.texts, &case.values);
     match way {
         "new" => bencher.bench(|| case.run_slices(black_box(texts))),
+        "line" => bencher.bench(|| case.run_line(black_box(&case.line))),
         "value" => bencher.bench(|| case.run_value_slices(black_box(texts))),
         "old" => bencher.bench(|| case.run_bytes(black_box(texts))),
         "decoded" => bencher.bench(|| case.run(black_box(values))),
