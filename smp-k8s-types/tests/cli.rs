@@ -13,7 +13,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-const CORE_V1: &str = "/work/shared/k8s/openapi-v3/api__v1_openapi.json";
+/// The core/v1 OpenAPI v3 document of `../shared` (or `$SMP_SHARED`).
+fn core_v1() -> PathBuf {
+    let shared = std::env::var_os("SMP_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    shared.join("k8s/openapi-v3/api__v1_openapi.json")
+}
 
 /// Runs `smp` with `args`, feeding `stdin`.
 fn smp(args: &[&str], stdin: &str) -> Output {
@@ -165,13 +171,14 @@ fn apply_with_an_explicit_definition() {
 
 #[test]
 fn apply_with_the_kubernetes_core_document() {
-    if !Path::new(CORE_V1).exists() {
-        eprintln!("SKIPPED: {CORE_V1} is absent");
+    let core_v1 = core_v1();
+    if !core_v1.exists() {
+        eprintln!("SKIPPED: {} is absent (set $SMP_SHARED)", core_v1.display());
         return;
     }
     let original = json_file("pod.json", &original_pod());
     let patch = json_file("patch.json", &env_patch());
-    let out = smp(&["apply", "--openapi", CORE_V1, &original, &patch], "");
+    let out = smp(&["apply", "--openapi", core_v1.to_str().unwrap(), &original, &patch], "");
     assert_eq!(assert_ok(&out), merged_pod());
 }
 
