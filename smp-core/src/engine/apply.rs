@@ -426,17 +426,13 @@ impl Merger {
             let elems = live_elements(self, elem, depth + 1);
             return keyed_merge::merge_ordered(&elems, KeyFields::primary(mk), orig, patch, order, strategy.merge);
         }
-        // Lists of scalars, on their JSON.
-        let orig = orig.map(list_to_json);
-        let patch_json = patch.map(D::json_list);
-        let patch = patch_json.as_deref();
-        let order = &D::json_list(order)[..];
+        // Lists of scalars.
         validate_patch_with_order(patch.unwrap_or(&[]), order, "")?;
 
-        let empty: &[Value] = &[];
+        let empty: &[D] = &[];
         let kind = slice_element_type(&[orig.as_deref().unwrap_or(empty), patch.unwrap_or(empty)]);
         // The server-order view of the live list (see `merge_scalar_sets`).
-        let (merged, view): (Vec<Value>, Vec<Value>) = match (orig, patch) {
+        let (merged, view): (Vec<D>, Vec<D>) = match (orig, patch) {
             (None, None) => return Ok(None),
             (Some(o), None) => {
                 let view = o.clone();
@@ -460,20 +456,20 @@ impl Merger {
 
         // Partition into items named by the order list and server-only
         // items; a Go hash set, where objects and lists cannot be members.
-        let set = ValueIndex::new(order);
-        if set.has_uncomparable() || merged.iter().any(|e| e.is_object() || e.is_array()) {
+        let set = ValueIndex::of_members(order.iter().map(D::as_member));
+        if set.has_uncomparable() || merged.iter().any(|e| matches!(e.kind(), GoKind::Object | GoKind::Array)) {
             return Err(uncomparable());
         }
         let mut in_order = Vec::with_capacity(merged.len());
         for e in &merged {
-            in_order.push(set.contains(e)?);
+            in_order.push(set.contains_key(&Key::One(e.as_member()))?);
         }
         kind?;
         let (patch_items, server_only): (Vec<_>, Vec<_>) =
             merged.into_iter().zip(in_order).partition(|(_, found)| *found);
         let patch_items = patch_items.into_iter().map(|(v, _)| v).collect();
         let server_only = server_only.into_iter().map(|(v, _)| v).collect();
-        normalize_scalar_order(patch_items, server_only, order, &view).map(|l| Some(list_from_json(l)))
+        normalize_scalar_order(patch_items, server_only, order, &view).map(Some)
     }
 
     /// A list whose patch uses `$patchMergeKey`: elements matched by the
@@ -514,9 +510,7 @@ impl Merger {
             let merged = keyed_merge::merge(&elems, KeyFields::primary(mk), original, patch, is_delete_list)?;
             return Ok(MergedList { merged, live_view: None });
         }
-        // Lists of scalars, on their JSON.
-        let original = list_to_json(original);
-        let patch = &D::json_list(patch)[..];
+        // Lists of scalars.
         if original.is_empty() && patch.is_empty() {
             return Ok(MergedList { merged: Vec::new(), live_view: None });
         }
@@ -525,28 +519,28 @@ impl Merger {
             return Err(ErrorKind::NoMergeKeyDeclared(elem.name()).into());
         }
         if self.apply_mode() && is_delete_list {
-            let deletes = ValueIndex::new(patch);
+            let deletes = ValueIndex::of_members(patch.iter().map(D::as_member));
             let mut kept = Vec::with_capacity(original.len());
             for v in original {
-                if !deletes.contains(&v)? {
+                if !deletes.contains_key(&Key::One(v.as_member()))? {
                     kept.push(v);
                 }
             }
-            return Ok(MergedList { merged: list_from_json(kept), live_view: None });
+            return Ok(MergedList { merged: kept, live_view: None });
         }
         let (merged, server_order) = merge_scalar_sets(original, patch)?;
-        let in_patch = ValueIndex::new(patch);
+        let in_patch = ValueIndex::of_members(patch.iter().map(D::as_member));
         let mut patch_items = Vec::new();
         let mut server_only = Vec::new();
         for v in merged {
-            if in_patch.contains(&v)? {
+            if in_patch.contains_key(&Key::One(v.as_member()))? {
                 patch_items.push(v);
             } else {
                 server_only.push(v);
             }
         }
         let merged = normalize_scalar_order(patch_items, server_only, patch, &server_order)?;
-        Ok(MergedList { merged: list_from_json(merged), live_view: Some(list_from_json(server_order)) })
+        Ok(MergedList { merged, live_view: Some(server_order) })
     }
 }
 

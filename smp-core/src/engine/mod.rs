@@ -115,8 +115,8 @@ pub(crate) fn directive_field<'k>(key: &'k str, prefix: &str, err: ErrorKind) ->
 }
 
 /// The element type shared by the lists (`sliceElementType`).
-pub(crate) fn slice_element_type([a, b]: &[&[Value]; 2]) -> Result<GoKind> {
-    crate::lists::element::element_kind(&Docs::<(), Value>::new(()), a, b.iter())
+pub(crate) fn slice_element_type<D: Document>([a, b]: &[&[D]; 2]) -> Result<GoKind> {
+    crate::lists::element::element_kind(&Docs::<(), D>::new(()), a, b.iter())
 }
 
 /// Drops objects carrying `$patch` (as values or list elements), at any
@@ -177,8 +177,12 @@ mod tests {
     fn element_types_must_agree() {
         let a = [json!(1), json!(2)];
         let b = [json!("a")];
-        let e = slice_element_type(&[&a, &b]).unwrap_err();
+        let e = slice_element_type::<Value>(&[&a, &b]).unwrap_err();
         assert_eq!(e.to_string(), "list element types are not identical: [[1 2] [a]]");
-        assert_eq!(slice_element_type(&[&[], &[]]).unwrap_err().to_string(), "no elements in any of the given slices");
+        let none: &[Value] = &[];
+        assert_eq!(
+            slice_element_type(&[none, none]).unwrap_err().to_string(),
+            "no elements in any of the given slices"
+        );
     }
 }

@@ -81,6 +81,15 @@ impl<'a> KeyValue<'a> {
         })
     }
 
+    /// The key Go's `==` and hashing see, for a scalar; `None` for a map
+    /// or a list.
+    pub fn scalar(self) -> Option<ScalarKey<'a>> {
+        match self.identity() {
+            Identity::Scalar(s) => Some(s),
+            Identity::Object | Identity::Array => None,
+        }
+    }
+
     /// The string, if the value is one.
     pub fn as_str(self) -> Option<&'a str> {
         match self {
@@ -239,11 +248,6 @@ pub enum Key<'a> {
 }
 
 impl<'a> Key<'a> {
-    /// The key of a whole value (a set member, the engine's order entry).
-    pub fn whole(v: &'a Value) -> Key<'a> {
-        Key::One(KeyValue::Json(v))
-    }
-
     /// Go's `%v` text of the key (for several fields, each joined by `,`).
     pub fn text(&self) -> Cow<'a, str> {
         match self {
@@ -405,11 +409,6 @@ pub struct ValueIndex<'v> {
 }
 
 impl<'v> ValueIndex<'v> {
-    /// The index of `values`.
-    pub fn new(values: impl IntoIterator<Item = &'v Value>) -> Self {
-        Self::of_members(values.into_iter().map(KeyValue::Json))
-    }
-
     /// The index of values given as set members (of any document).
     pub fn of_members(values: impl IntoIterator<Item = KeyValue<'v>>) -> Self {
         let mut interner = Interner::default();
@@ -418,26 +417,16 @@ impl<'v> ValueIndex<'v> {
         ValueIndex { interner, index }
     }
 
-    /// Position of the first value `==` to `v`.
-    pub fn position(&self, v: &Value) -> crate::Result<Option<usize>> {
-        self.position_of_key(&Key::whole(v))
-    }
-
     /// Position of the first value `==` to `key`.
     pub fn position_of_key(&self, key: &Key<'_>) -> crate::Result<Option<usize>> {
         let Some(tag) = self.interner.get(key) else { return Ok(None) };
         self.index.lookup(tag).map_err(|Uncomparable| uncomparable())
     }
 
-    /// [`Self::position`] for the order code, which fails only where it
-    /// evaluates the lookup.
-    pub fn lookup(&self, v: &Value) -> Lookup {
-        self.position(v).map_err(|_| Uncomparable)
-    }
-
-    /// Whether a value `==` to `v` is indexed.
-    pub fn contains(&self, v: &Value) -> crate::Result<bool> {
-        Ok(self.position(v)?.is_some())
+    /// [`Self::position_of_key`] for the order code, which fails only where
+    /// it evaluates the lookup.
+    pub fn lookup(&self, key: &Key<'_>) -> Lookup {
+        self.position_of_key(key).map_err(|_| Uncomparable)
     }
 
     /// Whether a value `==` to `key` is indexed.

@@ -6,12 +6,11 @@
 //! generic over the element, so that the JSON engine and the typed layer
 //! share them.
 
-use super::key::{ValueIndex, uncomparable};
+use super::key::{Key, ValueIndex, uncomparable};
 use crate::doc::{Document, Object as _, go_eq};
 use crate::engine::PATCH;
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_v_list};
-use serde_json::Value;
 
 /// The reference compared two maps (or two lists) with `==` while looking an
 /// item up, which panics in Go.
@@ -375,28 +374,28 @@ pub(crate) fn merge_key_value_equal<P: Document>(left: &P, right: &P, mk: &str) 
 
 /// `normalizeElementOrder` for a list of scalars: patch items sorted by
 /// the patch order, the server's own by the server order, interleaved.
-pub(crate) fn normalize_scalar_order(
-    patch_items: Vec<Value>,
-    server_only: Vec<Value>,
-    patch_order: &[Value],
-    server_order: &[Value],
-) -> Result<Vec<Value>> {
+pub(crate) fn normalize_scalar_order<D: Document>(
+    patch_items: Vec<D>,
+    server_only: Vec<D>,
+    patch_order: &[D],
+    server_order: &[D],
+) -> Result<Vec<D>> {
     let patch_items = sort_scalars(patch_items, patch_order)?;
-    let v = ValueIndex::new(server_order);
+    let v = ValueIndex::of_members(server_order.iter().map(D::as_member));
     let server_only = sort_by_values(server_only, &v)?;
-    let pos = |items: &[Value]| -> Vec<Lookup> { items.iter().map(|e| v.lookup(e)).collect() };
+    let pos = |items: &[D]| -> Vec<Lookup> { items.iter().map(|e| v.lookup(&Key::One(e.as_member()))).collect() };
     let lp = pos(&server_only);
     let rp = pos(&patch_items);
     merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
 }
 
 /// `normalizeSliceOrder` for scalars: sorted by position in `order`.
-pub(crate) fn sort_scalars(items: Vec<Value>, order: &[Value]) -> Result<Vec<Value>> {
-    sort_by_values(items, &ValueIndex::new(order))
+pub(crate) fn sort_scalars<D: Document>(items: Vec<D>, order: &[D]) -> Result<Vec<D>> {
+    sort_by_values(items, &ValueIndex::of_members(order.iter().map(D::as_member)))
 }
 
-fn sort_by_values(items: Vec<Value>, idx: &ValueIndex<'_>) -> Result<Vec<Value>> {
-    let pos: Vec<Lookup> = items.iter().map(|e| idx.lookup(e)).collect();
+fn sort_by_values<D: Document>(items: Vec<D>, idx: &ValueIndex<'_>) -> Result<Vec<D>> {
+    let pos: Vec<Lookup> = items.iter().map(|e| idx.lookup(&Key::One(e.as_member()))).collect();
     sort_by_lookup(items, pos).map_err(|Uncomparable| uncomparable())
 }
 

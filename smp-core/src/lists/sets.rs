@@ -2,9 +2,9 @@
 //! merge strategy, as the reference does them in place.
 
 use super::key::{KeyHasher, KeyMap, uncomparable};
+use crate::doc::Document;
 use crate::error::Result;
 use crate::value::ScalarKey;
-use serde_json::Value;
 
 /// Removes duplicates the way the reference's `deduplicateScalars` does:
 /// each later duplicate is overwritten by the current last element, so the
@@ -15,7 +15,7 @@ use serde_json::Value;
 /// by hashing and visited in position order, and every slot is written as
 /// the Go loop writes it, so the result (stale tail included) is the same
 /// in linear time (plus sorting the positions of each duplicated value).
-pub(crate) fn dedup_scalars_in_place(buf: &mut [Value]) -> Result<usize> {
+pub(crate) fn dedup_scalars_in_place<D: Document>(buf: &mut [D]) -> Result<usize> {
     let n = buf.len();
     // The value id at each position, and the positions of each value (an
     // entry at or past the current length is stale).
@@ -25,7 +25,7 @@ pub(crate) fn dedup_scalars_in_place(buf: &mut [Value]) -> Result<usize> {
         let mut ids: KeyMap<ScalarKey<'_>, usize> = KeyMap::with_capacity_and_hasher(n, KeyHasher::default());
         for (p, v) in buf.iter().enumerate() {
             let next = positions.len();
-            let id = *ids.entry(ScalarKey::of(v).ok_or_else(uncomparable)?).or_insert(next);
+            let id = *ids.entry(v.as_member().scalar().ok_or_else(uncomparable)?).or_insert(next);
             if id == next {
                 positions.push(Vec::new());
             }
@@ -88,7 +88,7 @@ pub(crate) fn decoded_capacity(n: usize) -> usize {
 /// merged set and the live list as the reference sees it afterwards: when
 /// the patch fits in the live list's spare capacity, the append and the
 /// in-place de-duplication write into the live list's memory.
-pub(crate) fn merge_scalar_sets(original: Vec<Value>, patch: &[Value]) -> Result<(Vec<Value>, Vec<Value>)> {
+pub(crate) fn merge_scalar_sets<D: Document>(original: Vec<D>, patch: &[D]) -> Result<(Vec<D>, Vec<D>)> {
     let n = original.len();
     let shares_memory = n + patch.len() <= decoded_capacity(n);
     let mut buf = original;
@@ -103,7 +103,7 @@ pub(crate) fn merge_scalar_sets(original: Vec<Value>, patch: &[Value]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn dedup_scrambles_like_the_reference() {
