@@ -50,7 +50,8 @@ pub enum Node<'a> {
     Int(i64),
     /// Any other number.
     Float(f64),
-    /// A string.
+    /// A string. Only the reader borrows strings, and only those written
+    /// without escapes (so that the writer copies them as they are).
     Str(Cow<'a, str>),
     /// A list.
     Array(Vec<Node<'a>>),
@@ -99,6 +100,13 @@ impl<'a> Object<'a> {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Node<'a>)> {
         let (head, tail) = self.members.split_at(self.sorted);
         MergeRuns { head, tail }.filter_map(|(k, v)| v.as_ref().map(|v| (k.as_ref(), v)))
+    }
+
+    /// The members with their keys as stored, in key order (for the
+    /// writer: a borrowed key is text as the reader found it).
+    pub(super) fn entries(&self) -> impl Iterator<Item = (&Cow<'a, str>, &Node<'a>)> {
+        let (head, tail) = self.members.split_at(self.sorted);
+        MergeRuns { head, tail }.filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
     }
 
     /// The number of members.

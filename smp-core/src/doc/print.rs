@@ -12,6 +12,7 @@
 
 use super::compact::{Node, Object};
 use crate::bytes::go_float;
+use std::borrow::Cow;
 
 fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
     match n {
@@ -19,46 +20,51 @@ fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
         Node::Bool(b) => write_bool(out, *b),
         Node::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(*i).as_bytes()),
         Node::Float(f) => write_float(out, *f),
-        Node::Str(s) => write_str(out, s),
-        Node::Array(a) => write_list(out, a.iter(), write_node),
+        Node::Str(s) => write_text(out, s),
+        Node::Array(a) => {
+            out.push(b'[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_node(out, v);
+            }
+            out.push(b']');
+        }
         Node::Object(o) => write_object(out, o),
     }
 }
 
 /// Appends `o` as compact JSON text.
 pub(crate) fn write_object(out: &mut Vec<u8>, o: &Object<'_>) {
-    write_members(out, o.iter(), write_node);
-}
-
-/// A JSON list of `items`, each written by `write`.
-fn write_list<'v, T: 'v>(out: &mut Vec<u8>, items: impl Iterator<Item = &'v T>, write: impl Fn(&mut Vec<u8>, &T)) {
-    out.push(b'[');
-    for (i, v) in items.enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write(out, v);
-    }
-    out.push(b']');
-}
-
-/// A JSON object of `members`, in the order given (sorted), each value
-/// written by `write`.
-fn write_members<'v, T: 'v>(
-    out: &mut Vec<u8>,
-    members: impl Iterator<Item = (&'v str, &'v T)>,
-    write: impl Fn(&mut Vec<u8>, &T),
-) {
     out.push(b'{');
-    for (i, (k, v)) in members.enumerate() {
+    for (i, (k, v)) in o.entries().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        write_str(out, k);
+        write_text(out, k);
         out.push(b':');
-        write(out, v);
+        write_node(out, v);
     }
     out.push(b'}');
+}
+
+/// A string of the document: one borrowed from the text is copied as it
+/// is (the reader borrows only strings that need no unescaping, which
+/// need no escaping either); others are escaped.
+// The `Cow` itself, not its text: whether it borrows is what counts.
+#[allow(clippy::ptr_arg)]
+fn write_text(out: &mut Vec<u8>, s: &Cow<'_, str>) {
+    match s {
+        Cow::Borrowed(s) => {
+            debug_assert!(super::parse::is_plain(s.as_bytes()), "a borrowed string with bytes to escape: {s:?}");
+            out.reserve(s.len() + 2);
+            out.push(b'"');
+            out.extend_from_slice(s.as_bytes());
+            out.push(b'"');
+        }
+        Cow::Owned(s) => write_str(out, s),
+    }
 }
 
 fn write_bool(out: &mut Vec<u8>, b: bool) {
