@@ -32,11 +32,13 @@ use std::io::{self, Write};
 /// assert_eq!(out, br#"{"b":[1],"c":2}"#);
 /// ```
 pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
-    // An apply writes about what it read: one allocation, no regrowth.
-    let mut out = Vec::with_capacity(original.len() + patch.len());
+    let size = original.len() + patch.len();
     let mut fixed = [None, None];
     let [f0, f1] = &mut fixed;
     let (original, patch) = (decode_compact(original, f0)?, decode_compact(patch, f1)?);
+    // An apply writes about what it read: one allocation, no regrowth; made
+    // after the reading, whose working stacks are then gone.
+    let mut out = Vec::with_capacity(size);
     apply_object(&mut out, original, &patch, schema)?;
     Ok(out)
 }
