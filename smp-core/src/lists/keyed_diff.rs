@@ -121,13 +121,15 @@ pub(crate) fn diff<L: DiffElements>(
 
 /// The elements with their keys; each must be an object carrying its key.
 fn keys_of<'e, L: DiffElements>(l: &L, fields: KeyFields<'_>, list: &'e [L::Elem]) -> Result<Vec<Keyed<'e, L::Elem>>> {
-    list.iter()
-        .map(|e| match fields.key_of(|n| l.field(e, n)) {
-            Field::Value(key) => Ok(Keyed { elem: e, key }),
-            Field::Missing => Err(missing_key(l, fields, e)),
-            Field::NotObject => Err(bad_arg(GoKind::Object, &l.to_json(e)?)),
-        })
-        .collect()
+    let mut keyed = Vec::with_capacity(list.len());
+    for e in list {
+        keyed.push(match fields.key_of(|n| l.field(e, n)) {
+            Field::Value(key) => Keyed { elem: e, key },
+            Field::Missing => return Err(missing_key(l, fields, e)),
+            Field::NotObject => return Err(bad_arg(GoKind::Object, &l.to_json(e)?)),
+        });
+    }
+    Ok(keyed)
 }
 
 /// Whether two keys print alike with `%v`.

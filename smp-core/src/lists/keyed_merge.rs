@@ -10,8 +10,8 @@
 //! reference meets them, so that the same one is reported.
 
 use super::element::{Elements, MergeElements, PatchObject, element_kind, missing_key};
+use super::key::KeyMap;
 use super::key::{Field, Interner, Key, KeyFields, KeyValue, Tag, TagIndex, uncomparable};
-use super::key::{KeyMap, KeySet};
 use super::order::{Lookup, Uncomparable, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
 use crate::doc::{Document, Object as _};
 use crate::engine::{PATCH, copy_patch_value};
@@ -534,10 +534,13 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
     };
     let mut alive = vec![true; n];
     let mut view: Vec<Tag> = vec![keys.null; n];
+    // The live positions of each key, for the deletions (only they need it).
     let mut positions: KeyMap<Tag, VecDeque<usize>> = KeyMap::default();
-    for (i, k) in keys.live.iter().enumerate() {
-        if let Some(t) = scalar(k) {
-            positions.entry(t).or_default().push_back(i);
+    if keys.patch.iter().any(|e| e.directive.is_delete()) {
+        for (i, k) in keys.live.iter().enumerate() {
+            if let Some(t) = scalar(k) {
+                positions.entry(t).or_default().push_back(i);
+            }
         }
     }
     let mut len = n;
@@ -575,7 +578,13 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
         view[slot] = key_of(i);
     }
     if !replaced {
-        let mut present: KeySet<Tag> = survivors.iter().filter_map(|&i| scalar(&keys.live[i])).collect();
+        // The keys present, by interned id.
+        let mut present = vec![false; keys.ids];
+        for t in survivors.iter().filter_map(|&i| scalar(&keys.live[i])) {
+            if let Tag::Id(id) = t {
+                present[id as usize] = true;
+            }
+        }
         let mut work_len = survivors.len();
         for e in &keys.patch {
             if e.value.as_object().is_none() || !matches!(e.directive, Directive::None) {
@@ -583,7 +592,10 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
             }
             let Field::Value(t) = e.key else { continue };
             // A map or list key matches nothing, so its element is appended.
-            let appended = !matches!(t, Tag::Id(_)) || present.insert(t);
+            let appended = match t {
+                Tag::Id(id) => !std::mem::replace(&mut present[id as usize], true),
+                _ => true,
+            };
             if appended {
                 work_len += 1;
                 if work_len <= n {

@@ -42,6 +42,16 @@ pub fn sort_by_position<T>(items: Vec<T>, pos: Vec<Option<usize>>) -> Vec<T> {
 /// items), so Go's algorithm is followed step by step then.
 pub fn sort_by_lookup<T>(items: Vec<T>, pos: Vec<Lookup>) -> Result<Vec<T>, Uncomparable> {
     debug_assert_eq!(items.len(), pos.len());
+    // Every item found, already in order (a list merged by the order it
+    // had): the comparator is consistent, so a stable sort moves nothing.
+    let found = |p: &Lookup| match p {
+        Ok(Some(i)) => Some(*i),
+        _ => None,
+    };
+    let mut last = 0;
+    if pos.iter().all(|p| found(p).is_some_and(|i| std::mem::replace(&mut last, i) <= i)) {
+        return Ok(items);
+    }
     Ok(permute(items, &sorted_permutation(&pos)?))
 }
 

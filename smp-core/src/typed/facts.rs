@@ -200,15 +200,15 @@ impl Work {
     }
 }
 
-/// The facts of a struct's fields, by their index in its field table
-/// (`names`: the JSON names of the table's fields): the table lists the
+/// The facts of a struct's fields (`facts`: the struct's), by their index
+/// in its field table (`names`: the JSON names of the table's fields): the table lists the
 /// fields the schema lists after the constant ones (`apiVersion`, `kind`).
 /// `None` when they do not line up.
 pub(crate) fn table_fields(
     schema: &'static StructSchema,
+    facts: &'static StructFacts,
     names: impl FnOnce() -> Vec<&'static str>,
 ) -> Option<&'static [FieldFacts]> {
-    let facts = of(schema);
     let skip = *facts.table.get_or_init(|| {
         let names = names();
         let skip = schema.fields.len().checked_sub(names.len())?;

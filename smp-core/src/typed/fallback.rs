@@ -86,9 +86,6 @@ pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) 
         let found = fields.binary_search_by(|(f, _)| (*f).cmp(name)).ok()?;
         Some((fields[found].1, slot))
     };
-    if !patch.keys().all(|k| k == RETAIN_KEYS || field_of(k).is_some()) {
-        return Grouped::Whole;
-    }
     let mut grouped: Vec<(usize, FieldPatch)> = Vec::with_capacity(patch.len());
     let mut retain = None;
     for (k, v) in patch {
@@ -96,7 +93,7 @@ pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) 
             retain = Some(v);
             continue;
         }
-        let (i, slot) = field_of(k).expect("checked above");
+        let Some((i, slot)) = field_of(k) else { return Grouped::Whole };
         let pos = match grouped.iter().position(|(j, _)| *j == i) {
             Some(p) => p,
             None => {

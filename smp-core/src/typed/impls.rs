@@ -118,6 +118,10 @@ impl<T: StrategicMerge> Walk for Option<T> {
         self.is_none()
     }
 
+    fn __by_field() -> bool {
+        T::__by_field()
+    }
+
     fn __depth_ok(&self, open: usize) -> bool {
         self.as_ref().is_none_or(|v| v.__depth_ok(open))
     }
@@ -192,6 +196,9 @@ impl<T: StrategicMerge> Walk for Box<T> {
     }
     fn __is_null(&self) -> bool {
         (**self).__is_null()
+    }
+    fn __by_field() -> bool {
+        T::__by_field()
     }
     fn __depth_ok(&self, open: usize) -> bool {
         (**self).__depth_ok(open)

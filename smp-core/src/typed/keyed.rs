@@ -1,8 +1,9 @@
 //! Lists of structs merged by key, on typed elements: the list algorithms
-//! of `lists/` (the same code the JSON engine runs) run on elements seen
-//! through a vtable ([`Element`]), so that they are compiled twice (owned
-//! and borrowed elements) instead of twice per element type; each element
-//! type adds only its own small steps (key, JSON, merge, diff).
+//! of `lists/` (the same code the JSON engine runs) run on the typed
+//! elements. A merge runs on the elements themselves, which it moves, so
+//! no element is boxed; a diff runs on elements seen through a vtable
+//! ([`Element`]), so that it is compiled once for every element type; each
+//! element type adds only its own small steps (key, JSON, merge, diff).
 
 use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, from_value, to_value};
 use super::{Field, StrategicMerge};
@@ -16,6 +17,7 @@ use crate::schema::{MergeKey, Shape};
 use crate::value::GoKind;
 use serde_json::{Map, Value};
 use std::any::Any;
+use std::marker::PhantomData;
 
 /// A typed element's merge-key field, as its JSON has it.
 #[derive(Clone, Copy, Debug)]
@@ -41,9 +43,9 @@ impl<'a> FieldKey<'a> {
     }
 }
 
-/// A typed element seen through its type's vtable: the list algorithms
-/// run on these, so that they are compiled once for every element type
-/// instead of once per type (the element's own steps stay typed).
+/// A typed element seen through its type's vtable: the keyed diff runs on
+/// these, so that it is compiled once for every element type instead of
+/// once per type (the element's own steps stay typed).
 pub(crate) trait Element: Any {
     /// The value of the field with this JSON name, as a merge key.
     fn key_field(&self, name: &str) -> FieldKey<'_>;
@@ -54,9 +56,6 @@ pub(crate) trait Element: Any {
 
     /// The element's JSON.
     fn json(&self) -> Result<Value>;
-
-    /// Merges patch elements (objects) into the element, one after the other.
-    fn merge(&mut self, patches: &[&Map<String, Value>]) -> Result<()>;
 
     /// The patch from this element to `new`, an element of the same list.
     fn diff(&self, new: &dyn Element, opts: Opts) -> Result<Map<String, Value>>;
@@ -84,19 +83,6 @@ impl<T: StrategicMerge> Element for T {
         to_value(self)
     }
 
-    fn merge(&mut self, patches: &[&Map<String, Value>]) -> Result<()> {
-        match patches {
-            [one] => self.__apply_object(one),
-            // Several patch elements for one element: merged on its JSON, as
-            // the reference merges them (a step in between may not fit `T`).
-            several => {
-                let merged = merge_json(to_value(&*self)?, several, T::shape())?;
-                *self = from_value(merged)?;
-                Ok(())
-            }
-        }
-    }
-
     fn diff(&self, new: &dyn Element, opts: Opts) -> Result<Map<String, Value>> {
         let new: &dyn Any = new;
         match new.downcast_ref::<T>() {
@@ -117,36 +103,17 @@ impl<T: StrategicMerge> Element for T {
 
 /// A new element of type `T` from a patch element, with more patch
 /// elements merged into it one after the other.
-fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Result<Box<dyn Element>> {
-    let elem: T =
-        if then.is_empty() { from_ref(patch)? } else { from_value(merge_json(patch.clone(), then, T::shape())?)? };
-    Ok(Box::new(elem))
+fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Result<T> {
+    if then.is_empty() { from_ref(patch) } else { from_value(merge_json(patch.clone(), then, T::shape())?) }
 }
 
-/// The element as its own type again.
-fn unbox<T: StrategicMerge>(e: Box<dyn Element>) -> Result<T> {
-    let e: Box<dyn Any> = e;
-    match e.downcast::<T>() {
-        Ok(e) => Ok(*e),
-        Err(_) => Err(ErrorKind::Unsupported("elements of one list of different types".into()).into()),
-    }
-}
-
-/// The elements of a keyed list being merged, owned.
-struct Owned {
+/// The elements of a keyed list being merged, owned: the list code runs on
+/// the elements as themselves, so that they move without being boxed.
+struct Owned<T> {
     /// Where the elements' merge key is.
     key: Option<KeyAt>,
-    /// A new element from a patch element (see [`build`]).
-    build: fn(&Value, &Patches<'_>) -> Result<Boxed>,
-    /// The elements of a patch value that replaces the list (see [`read`]).
-    read: fn(&Value, &Field) -> Result<Vec<Boxed>>,
+    elem: PhantomData<fn() -> T>,
 }
-
-/// An element of a list being merged.
-type Boxed = Box<dyn Element>;
-
-/// Patch objects merged one after the other.
-type Patches<'p> = [&'p Map<String, Value>];
 
 /// The primary merge-key field of a list's element type, found once per
 /// list in the type's field table.
@@ -165,7 +132,7 @@ impl KeyAt {
     }
 }
 
-fn key_of<'e>(e: &'e dyn Element, name: &str, at: Option<KeyAt>) -> key::Field<KeyValue<'e>> {
+fn key_of<'e, E: Element + ?Sized>(e: &'e E, name: &str, at: Option<KeyAt>) -> key::Field<KeyValue<'e>> {
     let key = match at {
         Some(at) if std::ptr::eq(at.name, name) || at.name == name => e.key_at(at.index),
         _ => e.key_field(name),
@@ -177,36 +144,45 @@ fn key_of<'e>(e: &'e dyn Element, name: &str, at: Option<KeyAt>) -> key::Field<K
     }
 }
 
-impl Elements for Owned {
-    type Elem = Box<dyn Element>;
+impl<T: StrategicMerge> Elements for Owned<T> {
+    type Elem = T;
 
-    fn field<'e>(&self, e: &'e Box<dyn Element>, name: &str) -> key::Field<KeyValue<'e>> {
-        key_of(&**e, name, self.key)
+    fn field<'e>(&self, e: &'e T, name: &str) -> key::Field<KeyValue<'e>> {
+        key_of(e, name, self.key)
     }
 
-    fn kind(&self, _: &Box<dyn Element>) -> GoKind {
+    fn kind(&self, _: &T) -> GoKind {
         // Elements of keyed lists are structs deriving field by field.
         GoKind::Object
     }
 
-    fn to_json(&self, e: &Box<dyn Element>) -> Result<Value> {
-        e.json()
+    fn to_json(&self, e: &T) -> Result<Value> {
+        to_value(e)
     }
 }
 
-impl MergeElements for Owned {
+impl<T: StrategicMerge> MergeElements for Owned<T> {
     type Patch = Value;
 
-    fn as_member<'e>(&self, _: &'e Box<dyn Element>) -> Option<KeyValue<'e>> {
+    fn as_member<'e>(&self, _: &'e T) -> Option<KeyValue<'e>> {
         None
     }
 
-    fn merge(&self, e: &mut Box<dyn Element>, patches: &[&Map<String, Value>]) -> Result<()> {
-        e.merge(patches)
+    fn merge(&self, e: &mut T, patches: &[&Map<String, Value>]) -> Result<()> {
+        match patches {
+            [one] => e.__apply_object(one),
+            // Several patch elements for one element: merged on its JSON, as
+            // the reference merges them (a step in between may not fit `T`).
+            several => {
+                let merged = merge_json(to_value(&*e)?, several, T::shape())?;
+                *e = from_value(merged)?;
+                Ok(())
+            }
+        }
     }
 
-    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Box<dyn Element>> {
-        (self.build)(patch, then)
+    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<T> {
+        build::<T>(patch, then)
     }
 }
 
@@ -224,43 +200,59 @@ fn merge_json(elem: Value, patches: &[&Map<String, Value>], shape: Shape) -> Res
 /// elements diff to nothing (`Some(true)`: once their sets are sorted).
 struct Borrowed<'a> {
     quiet: Option<bool>,
-    key: Option<KeyAt>,
+    /// The name of the primary merge-key field, read once per element.
+    primary: Option<&'a str>,
     field: &'a Field,
 }
 
-impl<'a> Elements for Borrowed<'a> {
-    type Elem = &'a dyn Element;
+/// An element of a keyed list being diffed, with its primary key as read
+/// once before the list algorithm runs.
+struct Read<'a> {
+    elem: &'a dyn Element,
+    key: FieldKey<'a>,
+}
 
-    fn field<'e>(&self, e: &'e &'a dyn Element, name: &str) -> key::Field<KeyValue<'e>> {
-        key_of(*e, name, self.key)
+impl<'a> Elements for Borrowed<'a> {
+    type Elem = Read<'a>;
+
+    fn field<'e>(&self, e: &'e Read<'a>, name: &str) -> key::Field<KeyValue<'e>> {
+        let key = match self.primary {
+            Some(p) if std::ptr::eq(p, name) || p == name => e.key,
+            _ => e.elem.key_field(name),
+        };
+        match key {
+            FieldKey::Value(v) => key::Field::Value(v),
+            // Lists with opaque keys are not given to the list code.
+            FieldKey::Absent | FieldKey::Opaque => key::Field::Missing,
+        }
     }
 
-    fn kind(&self, _: &&'a dyn Element) -> GoKind {
+    fn kind(&self, _: &Read<'a>) -> GoKind {
         GoKind::Object
     }
 
-    fn to_json(&self, e: &&'a dyn Element) -> Result<Value> {
-        e.json()
+    fn to_json(&self, e: &Read<'a>) -> Result<Value> {
+        e.elem.json()
     }
 }
 
 impl DiffElements for Borrowed<'_> {
     type Patch = Value;
 
-    fn diff(&self, old: &&dyn Element, new: &&dyn Element, opts: Opts) -> Result<Map<String, Value>> {
-        old.diff(*new, opts)
+    fn diff(&self, old: &Read<'_>, new: &Read<'_>, opts: Opts) -> Result<Map<String, Value>> {
+        old.elem.diff(new.elem, opts)
     }
 
-    fn to_patch(&self, e: &&dyn Element) -> Result<Value> {
-        e.json()
+    fn to_patch(&self, e: &Read<'_>) -> Result<Value> {
+        e.elem.json()
     }
 
-    fn entry(&self, _: &&dyn Element, fields: KeyFields<'_>, key: &key::Key<'_>) -> Map<String, Value> {
+    fn entry(&self, _: &Read<'_>, fields: KeyFields<'_>, key: &key::Key<'_>) -> Map<String, Value> {
         fields.entry(key)
     }
 
-    fn unchanged(&self, old: &&dyn Element, new: &&dyn Element) -> bool {
-        self.quiet.is_some_and(|sets| old.same(*new) && (!sets || new.sets_sorted(self.field)))
+    fn unchanged(&self, old: &Read<'_>, new: &Read<'_>) -> bool {
+        self.quiet.is_some_and(|sets| old.elem.same(new.elem) && (!sets || new.elem.sets_sorted(self.field)))
     }
 }
 
@@ -277,26 +269,44 @@ fn keys_readable<T: StrategicMerge>(list: &[T], fields: KeyFields<'_>, at: Optio
     list.iter().all(|e| fields.names().iter().all(|n| readable(e, n)))
 }
 
+/// The elements of a list with their primary key, read once; `None` when
+/// a key is opaque (only the element's JSON shows it).
+fn read_keys<'a, T: StrategicMerge>(list: &'a [T], primary: Option<&str>, at: Option<KeyAt>) -> Option<Vec<Read<'a>>> {
+    let mut out = Vec::with_capacity(list.len());
+    for e in list {
+        let key = match (primary, at) {
+            (None, _) => FieldKey::Absent,
+            (Some(_), Some(at)) => Element::key_at(e, at.index),
+            (Some(name), None) => e.__field_key(name),
+        };
+        if matches!(key, FieldKey::Opaque) {
+            return None;
+        }
+        out.push(Read { elem: e, key });
+    }
+    Some(out)
+}
+
 /// The two-way diff of a keyed list field (`diffListsOfMaps` with the
 /// ordering of `diffLists`).
 pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
     old: &'a [T],
     new: &'a [T],
-    mk: &MergeKey<'_>,
-    field: &Field,
+    mk: &'a MergeKey<'_>,
+    field: &'a Field,
     patch: &mut Map<String, Value>,
     opts: Opts,
 ) -> Result<()> {
     let fields = KeyFields::primary(mk);
-    let at = KeyAt::of::<T>(field);
-    if !keys_readable(old, fields, at) || !keys_readable(new, fields, at) {
+    let primary = fields.names().first().copied();
+    // The table's key field is the primary key when it has that name.
+    let at = KeyAt::of::<T>(field).filter(|at| primary == Some(at.name));
+    let (Some(old_read), Some(new_read)) = (read_keys(old, primary, at), read_keys(new, primary, at)) else {
         return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
-    }
+    };
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
-    let erased = |l: &'a [T]| -> Vec<&'a dyn Element> { l.iter().map(|e| e as &dyn Element).collect() };
-    let (old, new) = (erased(old), erased(new));
-    let l = Borrowed { quiet: super::facts::quiet(T::shape()), key: at, field };
-    let list = keyed_diff::diff(&l, fields, &old, &new, elem_opts).map_err(|e| e.at_key(field.key))?;
+    let l = Borrowed { quiet: super::facts::quiet(T::shape()), primary, field };
+    let list = keyed_diff::diff(&l, fields, &old_read, &new_read, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));
     }
@@ -321,12 +331,9 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     if slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at)) || nulls_a_key(&patch, mk.primary()) {
         return fallback::apply_field(slot, patch, field);
     }
-    let l = Owned { key: at, build: build::<T>, read: read::<T> };
-    let live = slot.as_deref_mut().map(|list| std::mem::take(list).into_iter().map(boxed).collect());
-    let list = match apply_entries(&l, fields, live, patch, field)? {
-        Some(list) => Some(list.into_iter().map(unbox::<T>).collect::<Result<Vec<T>>>()?),
-        None => None,
-    };
+    let l = Owned { key: at, elem: PhantomData };
+    let live = slot.as_deref_mut().map(std::mem::take);
+    let list = apply_entries(&l, fields, live, patch, field)?;
     Ok(match (list, slot) {
         (Some(new), Some(slot)) => {
             *slot = new;
@@ -350,25 +357,15 @@ fn nulls_a_key(patch: &FieldPatch<'_>, key: &str) -> bool {
         .any(|e| e.get(key).is_some_and(Value::is_null))
 }
 
-fn boxed<T: StrategicMerge>(e: T) -> Box<dyn Element> {
-    Box::new(e)
-}
-
-/// A list of `T` read from a patch value; an error is at the field's key.
-fn read<T: StrategicMerge>(v: &Value, field: &Field) -> Result<Vec<Box<dyn Element>>> {
-    let list: Vec<T> = from_field(v, field)?;
-    Ok(list.into_iter().map(boxed).collect())
-}
-
-/// [`apply_keyed_list`] on the elements behind their type: the new list,
-/// `None` when the field is gone.
-fn apply_entries(
-    l: &Owned,
+/// [`apply_keyed_list`] on the taken list: the new list, `None` when the
+/// field is gone.
+fn apply_entries<T: StrategicMerge>(
+    l: &Owned<T>,
     fields: KeyFields<'_>,
-    mut list: Option<Vec<Box<dyn Element>>>,
+    mut list: Option<Vec<T>>,
     patch: FieldPatch<'_>,
     field: &Field,
-) -> Result<Option<Vec<Box<dyn Element>>>> {
+) -> Result<Option<Vec<T>>> {
     let mut value = patch.value;
     if let Some(order) = patch.order {
         let key = format!("{SET_ELEMENT_ORDER}/{}", field.key);
@@ -386,14 +383,14 @@ fn apply_entries(
         (Some(Value::Null), _) => {}
         (Some(v @ Value::Array(p)), Some(orig)) => {
             let merged =
-                if field.strategy.merge { keyed_merge::merge(l, fields, orig, p, false) } else { (l.read)(v, field) };
+                if field.strategy.merge { keyed_merge::merge(l, fields, orig, p, false) } else { from_field(v, field) };
             list = Some(merged.map_err(|e| e.at_key(field.key))?);
         }
         // Absent from the live object, or of another type: the patch value,
         // stored without nulls and directives.
         (Some(v), _) => {
             if let Some(v) = fallback::new_value(v) {
-                list = Some((l.read)(&v, field)?);
+                list = Some(from_field(&v, field)?);
             }
         }
     }

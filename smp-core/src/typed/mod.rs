@@ -30,6 +30,10 @@
 //! schema: not for replace-strategy objects, arbitrary JSON, keyed lists
 //! whose keys may be missing or whose `==` is not the reference's, and
 //! only once the merged sets of scalars it holds are seen to be sorted).
+//! The two values are compared whole once, at the top; below, a struct
+//! field is walked rather than compared (its own fields are compared
+//! there), so that what comes before a change is not compared again at
+//! every level.
 //!
 //! A field the typed value holds but serde skips (`#[serde(skip)]`) is not
 //! in the JSON, so no patch can name it: typed apply leaves it as it is
@@ -166,14 +170,18 @@ pub trait StrategicMerge: Walk {
     fn diff(&self, desired: &Self) -> Result<Value> {
         check_depth(self)?;
         check_depth(desired)?;
-        if let (Some(table), Some(sets)) = (Self::__fields(), facts::quiet(Self::shape()))
-            && self == desired
+        let opts = Opts::new(DiffOptions { set_element_order: true, ..Default::default() });
+        let Some(table) = Self::__fields() else { return self.__diff_object(desired, opts).map(Value::Object) };
+        // Compared once here: the walk below does not compare its struct
+        // fields whole, and skips every quiet field of equal values.
+        let equal = self == desired;
+        if let Some(sets) = facts::quiet(Self::shape())
+            && equal
             && (!sets || walk::fields_sets_sorted_of(self, table))
         {
             return Ok(Value::Object(Map::new()));
         }
-        let opts = Opts::new(DiffOptions { set_element_order: true, ..Default::default() });
-        self.__diff_object(desired, opts).map(Value::Object)
+        walk::diff_fields(self, desired, table, Self::shape(), opts, equal).map(Value::Object)
     }
 
     /// [`diff`](Self::diff), or `None` when the patch would change nothing:

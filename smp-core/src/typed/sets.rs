@@ -181,6 +181,9 @@ macro_rules! shared_impl {
             fn __is_null(&self) -> bool {
                 (**self).__is_null()
             }
+            fn __by_field() -> bool {
+                T::__by_field()
+            }
             fn __depth_ok(&self, open: usize) -> bool {
                 (**self).__depth_ok(open)
             }

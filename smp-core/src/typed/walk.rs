@@ -4,7 +4,7 @@
 //! hand.
 
 use super::depth::probe_ok;
-use super::facts::{self, FieldFacts};
+use super::facts::{self, FieldFacts, StructFacts};
 use super::fallback::{self, FieldPatch, Grouped, Outcome, group_patch};
 use super::impls::{apply_struct_field, diff_struct_field};
 use super::{Field, FieldKey};
@@ -82,6 +82,13 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         false
     }
 
+    /// A struct diffed field by field (or a pointer to one): its diff
+    /// compares each of its fields, so comparing the whole value first
+    /// would compare them twice.
+    fn __by_field() -> bool {
+        Self::__fields().is_some()
+    }
+
     /// Whether the merged sets of scalars the value holds are sorted as the
     /// reference sorts them (by their `%v` text), so that two equal values
     /// of a quiet type (`typed/facts.rs`) diff to `{}`; false when unsure.
@@ -114,7 +121,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The diff of a whole object (the document root, or a struct field).
     fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
         match Self::__fields() {
-            Some(table) => diff_fields(self, desired, table, Self::__shape(), opts),
+            Some(table) => diff_fields(self, desired, table, Self::__shape(), opts, false),
             None => fallback::diff_object(self, desired, Self::__shape(), opts),
         }
     }
@@ -201,6 +208,9 @@ pub trait FieldValue: Any {
     /// `other` is a value of the same type and `==` to this one.
     fn same(&self, other: &dyn FieldValue) -> bool;
 
+    /// [`Walk::__by_field`].
+    fn by_field(&self) -> bool;
+
     /// [`Walk::__depth_ok`].
     fn depth_ok(&self, open: usize) -> bool;
 
@@ -264,6 +274,10 @@ impl<T: Walk> FieldValue for T {
     fn same(&self, other: &dyn FieldValue) -> bool {
         let other: &dyn Any = other;
         other.downcast_ref::<T>().is_some_and(|o| self == o)
+    }
+
+    fn by_field(&self) -> bool {
+        T::__by_field()
     }
 
     fn depth_ok(&self, open: usize) -> bool {
@@ -340,6 +354,10 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
 
     fn same(&self, _: &dyn FieldValue) -> bool {
         // Such a type need not have `==`.
+        false
+    }
+
+    fn by_field(&self) -> bool {
         false
     }
 
@@ -497,8 +515,12 @@ fn object_directive<S: Walk>(directive: &Value, patch: &Map<String, Value>) -> R
 }
 
 /// The facts of a struct's fields, by their index in its table.
-fn table_facts<S>(table: &FieldTable<S>, schema: &'static StructSchema) -> Option<&'static [FieldFacts]> {
-    facts::table_fields(schema, || table.fields.iter().map(|f| f.field.key).collect())
+fn table_facts<S>(
+    table: &FieldTable<S>,
+    schema: &'static StructSchema,
+    facts: &'static StructFacts,
+) -> Option<&'static [FieldFacts]> {
+    facts::table_fields(schema, facts, || table.fields.iter().map(|f| f.field.key).collect())
 }
 
 /// [`Walk::__depth_ok`] of a struct: only fields whose type does not bound
@@ -511,7 +533,7 @@ fn fields_depth_ok<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static Struc
     if open + 1 > MAX_DEPTH {
         return false;
     }
-    let Some(fields) = table_facts(table, schema) else { return probe_ok(s, open) };
+    let Some(fields) = table_facts(table, schema, facts) else { return probe_ok(s, open) };
     table.fields.iter().zip(fields).all(|(ops, f)| {
         // A flattened field's keys sit in this object.
         let inner = if f.flatten { open } else { open + 1 };
@@ -522,10 +544,11 @@ fn fields_depth_ok<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static Struc
 /// [`Walk::__sets_sorted`] of a struct: only fields that may hold merged
 /// sets are looked into.
 pub(crate) fn fields_sets_sorted<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static StructSchema) -> bool {
-    if !facts::of(schema).sets {
+    let facts = facts::of(schema);
+    if !facts.sets {
         return true;
     }
-    let Some(fields) = table_facts(table, schema) else { return false };
+    let Some(fields) = table_facts(table, schema, facts) else { return false };
     table.fields.iter().zip(fields).all(|(ops, f)| !f.sets || ops.value(s).is_none_or(|v| v.sets_sorted(&ops.field)))
 }
 
@@ -540,10 +563,20 @@ pub(crate) fn fields_sets_sorted_of<S: Walk>(s: &S, table: &FieldTable<S>) -> bo
 /// The diff of two structs, field by field, with the `$retainKeys` list of
 /// a struct under the `retainKeys` strategy. A field whose type makes
 /// equal values diff to nothing is skipped when its values are `==` (and
-/// the sets they hold sorted).
-fn diff_fields<S>(old: &S, new: &S, table: &FieldTable<S>, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
+/// the sets they hold sorted). A struct field is not compared first but
+/// walked, as its own fields are compared there: comparing it whole would
+/// compare what comes before a change once more for every level above it.
+/// `equal`: the two structs are known to be `==`.
+pub(crate) fn diff_fields<S>(
+    old: &S,
+    new: &S,
+    table: &FieldTable<S>,
+    shape: Shape,
+    opts: Opts,
+    equal: bool,
+) -> Result<Map<String, Value>> {
     let quiet = match shape {
-        Shape::Struct(schema) => table_facts(table, schema),
+        Shape::Struct(schema) => table_facts(table, schema, facts::of(schema)),
         _ => None,
     };
     let quiet = |i: usize| quiet.map(|q| q[i]).filter(|f| f.quiet);
@@ -562,7 +595,9 @@ fn diff_fields<S>(old: &S, new: &S, table: &FieldTable<S>, shape: Shape, opts: O
         match (ops.value(old), ops.value(new)) {
             (None, None) => {}
             (Some(old), Some(new))
-                if quiet(i).is_some_and(|f| new.same(old) && (!f.sets || new.sets_sorted(&ops.field))) => {}
+                if quiet(i).is_some_and(|f| {
+                    (equal || (!new.by_field() && new.same(old))) && (!f.sets || new.sets_sorted(&ops.field))
+                }) => {}
             (old, Some(new)) => new.diff(true, old, &ops.field, &mut patch, opts)?,
             (Some(old), None) => old.diff(false, None, &ops.field, &mut patch, opts)?,
         }
