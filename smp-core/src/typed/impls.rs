@@ -5,6 +5,7 @@
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, take_new_value, to_value};
 use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
+use crate::engine::PATCH;
 use crate::engine::diff::Opts;
 use crate::error::Result;
 use crate::lists::key::KeyValue;
@@ -332,6 +333,52 @@ fn sorted_strings<T: StrategicMerge>(list: &[T]) -> bool {
     })
 }
 
+/// The diff of a map field whose values are scalars, on both sides, key by
+/// key as the engine's `diffMaps` makes it: a changed or added value is
+/// sent, a removed key is null. False (nothing done) where the engine
+/// would do more: a map replaced whole or under `retainKeys`, or a field
+/// its parent's schema does not find.
+fn diff_scalar_maps<'m, T: StrategicMerge>(
+    old: impl Iterator<Item = (&'m String, &'m T)>,
+    old_get: impl Fn(&str) -> Option<&'m T>,
+    new: impl Iterator<Item = (&'m String, &'m T)>,
+    new_get: impl Fn(&str) -> Option<&'m T>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<bool> {
+    let Ok((_, meta)) = field.parent_schema().lookup_struct(field.key) else { return Ok(false) };
+    let strategy = meta.strategy()?;
+    if strategy.replace || strategy.retain_keys {
+        return Ok(false);
+    }
+    let mut sub = Map::new();
+    if opts.additions() {
+        for (k, b) in new {
+            let changed = match old_get(k) {
+                None => true,
+                Some(a) if a == b => false,
+                // Unequal values may still print alike.
+                Some(a) => !deep_eq(&to_value(a)?, &to_value(b)?),
+            };
+            if changed {
+                sub.insert(k.clone(), to_value(b)?);
+            }
+        }
+    }
+    if opts.deletions() {
+        for (k, _) in old {
+            if new_get(k).is_none() {
+                sub.insert(k.clone(), Value::Null);
+            }
+        }
+    }
+    if !sub.is_empty() {
+        patch.insert(field.key.to_string(), Value::Object(sub));
+    }
+    Ok(true)
+}
+
 /// Maps with string keys: JSON objects whose keys carry no metadata.
 macro_rules! map_impl {
     ($map:ident $(, $bound:path)?) => {
@@ -349,6 +396,11 @@ macro_rules! map_impl {
                 if let (Some(a), Some(b)) = (old, new) {
                     if a == b && !strategy.replace {
                         return Ok(());
+                    }
+                    if T::__SCALAR && !a.contains_key(PATCH) && !b.contains_key(PATCH) {
+                        if diff_scalar_maps(a.iter(), |k| a.get(k), b.iter(), |k| b.get(k), field, patch, opts)? {
+                            return Ok(());
+                        }
                     }
                 }
                 fallback::diff_field(old, new, field, patch, opts)

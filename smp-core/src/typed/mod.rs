@@ -47,12 +47,21 @@
 //! - lists of scalars merged as sets (and `BTreeSet`/`HashSet` fields),
 //!   when they changed or carry directives: the reference's in-place
 //!   de-duplication and `%v` ordering act on the JSON values;
-//! - maps whose patch holds objects, lists or directives, changed maps in
-//!   a diff, and a value that changes JSON type (an `Option` that is `None`
-//!   on one side only, a patch value of another type), and lists of lists;
+//! - maps whose patch holds objects, lists or directives, changed maps of
+//!   objects or lists in a diff (a changed map of scalars with string keys
+//!   is diffed key by key, unless replaced or under `retainKeys`), and a
+//!   value that changes JSON type (an `Option` that is `None` on one side
+//!   only, a patch value of another type), and lists of lists: the engine
+//!   recurses into such values with the schema below them, which the
+//!   typed walk does not yet do on the values themselves;
 //! - keyed lists whose merge key's type does not expose its JSON scalar (a
 //!   `#[patch(with = ...)]` field, a unit enum, `char`, addresses, dates):
 //!   only the serialised key can be compared;
+//! - a keyed list whose patch sets an element's merge key to `null`: the
+//!   reference deletes the key from the merged element, which a typed
+//!   element cannot hold (its key field is `None` or a value, never
+//!   absent), and later steps refuse the keyless element with an error the
+//!   JSON route gives as the reference does;
 //! - fields that are arbitrary JSON (`serde_json::Value`,
 //!   `#[patch(with = ...)]`, `#[patch(json)]`) or whose serde form is opaque
 //!   (custom `Serialize` impls, scalars such as `Quantity`): their type
