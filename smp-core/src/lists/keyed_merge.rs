@@ -131,8 +131,34 @@ pub(crate) fn merge_ordered<L: MergeElements>(
     order: &[L::Patch],
     merge_strategy: bool,
 ) -> Result<Option<Vec<L::Elem>>> {
+    merge_ordered_in(l, fields, list, patch, order, merge_strategy, true)
+}
+
+/// [`merge_ordered`]; `in_place`: a list the patch leaves in order is
+/// merged where it is ([`in_place_targets`]), else the general steps run.
+fn merge_ordered_in<L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    list: Option<Vec<L::Elem>>,
+    patch: Option<&[L::Patch]>,
+    order: &[L::Patch],
+    merge_strategy: bool,
+    in_place: bool,
+) -> Result<Option<Vec<L::Elem>>> {
     let mk = fields.name();
     validate_patch_with_order(patch.unwrap_or(&[]), order, mk)?;
+    let list = match list {
+        Some(mut live) if merge_strategy && in_place => {
+            match in_place_targets(l, fields, &live, patch.unwrap_or(&[]), order) {
+                Some(targets) => {
+                    merge_in_place(l, fields, &mut live, patch.unwrap_or(&[]), &targets)?;
+                    return Ok(Some(live));
+                }
+                None => Some(live),
+            }
+        }
+        other => other,
+    };
     let kind = element_kind(l, list.as_deref().unwrap_or(&[]), patch.unwrap_or(&[]));
 
     // Without a live list, the patch list minus its directives is taken.
@@ -183,6 +209,79 @@ pub(crate) fn merge_ordered<L: MergeElements>(
     let order: Vec<&L::Patch> = order.iter().collect();
     let sorted = normalize(fields, &keys, &merged, patch_items, server_only, (&keys.order, &order), objects, &view)?;
     Ok(Some(in_order(merged, &sorted).into_iter().map(|i| i.elem).collect()))
+}
+
+/// The list the patch merges into without changing its order, the common
+/// case (every diff of a list whose elements kept their order): the order
+/// list names the live elements one by one, by distinct comparable keys,
+/// and the patch only merges into some of them (no directive). Both of the
+/// reference's ordering passes then keep the live order, and nothing can
+/// fail but the merges, so the elements are merged where they are. Gives,
+/// for each patch element, the position of the element it merges into;
+/// `None` when the case does not hold (the general merge decides).
+///
+/// Called once the patch is validated against the order: the patch
+/// elements are then a subsequence of the order, so each is found by
+/// walking the live list forward once.
+fn in_place_targets<'p, L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    live: &[L::Elem],
+    patch: &'p [L::Patch],
+    order: &[L::Patch],
+) -> Option<Vec<(usize, &'p PatchObject<L>)>> {
+    if live.is_empty() || order.len() != live.len() {
+        return None;
+    }
+    let mut keys: Vec<Key<'_>> = Vec::with_capacity(live.len());
+    let mut interner = Interner::with_capacity(live.len());
+    for (e, o) in live.iter().zip(order) {
+        if l.kind(e) != GoKind::Object || l.is_delete(e) {
+            return None;
+        }
+        let Field::Value(key) = fields.key_of(|n| l.field(e, n)) else { return None };
+        o.as_object()?;
+        let Field::Value(named) = fields.key_of(|n| o.field(n)) else { return None };
+        // A map or list key is never `==` (the reference panics on it).
+        if key.go_eq(&named) != Some(true) || !matches!(interner.tag(&key), Tag::Id(_)) {
+            return None;
+        }
+        keys.push(key);
+    }
+    if interner.len() != live.len() {
+        // Duplicate keys: the ordering passes move them.
+        return None;
+    }
+    let mut targets = Vec::with_capacity(patch.len());
+    let mut next = 0;
+    for p in patch {
+        let m = p.as_object()?;
+        if m.get(PATCH).is_some() {
+            return None;
+        }
+        let Field::Value(key) = fields.key_of(|n| p.field(n)) else { return None };
+        let at = next + keys[next..].iter().position(|k| k.go_eq(&key) == Some(true))?;
+        targets.push((at, m));
+        next = at + 1;
+    }
+    Some(targets)
+}
+
+/// Merges each patch element into the live element at its target (from
+/// [`in_place_targets`]), in list order, as `mergeSliceWithoutSpecialElements`
+/// does.
+fn merge_in_place<L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    live: &mut [L::Elem],
+    patch: &[L::Patch],
+    targets: &[(usize, &PatchObject<L>)],
+) -> Result<()> {
+    let mk = fields.name();
+    for (i, (p, &(at, m))) in patch.iter().zip(targets).enumerate() {
+        l.merge(&mut live[at], &[m]).map_err(|err| err.at_element(mk, &p.to_json(), i))?;
+    }
+    Ok(())
 }
 
 /// A patch element without its directives (`removeDirectives`); `None`
@@ -609,8 +708,145 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
 
 #[cfg(test)]
 mod tests {
-    use super::in_order;
+    use super::{in_order, merge_ordered_in};
+    use crate::engine::Docs;
+    use crate::error::Result;
+    use crate::lists::element::MergeElements;
+    use crate::lists::key::{KeyFields, KeyValue};
+    use crate::schema::MergeKey;
     use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    /// Elements merged member by member (`null` removes one), which is all
+    /// the ordering steps need to be told apart.
+    struct Shallow;
+
+    impl MergeElements for Docs<Shallow, Value> {
+        type Patch = Value;
+
+        fn as_member<'e>(&self, e: &'e Value) -> Option<KeyValue<'e>> {
+            Some(KeyValue::Json(e))
+        }
+
+        fn is_delete(&self, e: &Value) -> bool {
+            e.get("$patch").and_then(Value::as_str) == Some("delete")
+        }
+
+        fn merge(&self, e: &mut Value, patches: &[&Map<String, Value>]) -> Result<()> {
+            let Value::Object(m) = e else { return Err(crate::error::ErrorKind::NoElements.into()) };
+            for p in patches {
+                for (k, v) in p.iter() {
+                    if v.is_null() {
+                        m.remove(k);
+                    } else {
+                        m.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            Ok(())
+        }
+
+        fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Value> {
+            let mut e = patch.clone();
+            self.merge(&mut e, then)?;
+            Ok(e)
+        }
+    }
+
+    /// Merge keys, some printed alike, some that Go cannot compare.
+    fn key() -> impl Strategy<Value = Option<Value>> {
+        prop_oneof![
+            8 => prop::sample::select(vec![json!("a"), json!("b"), json!("c"), json!("d"), json!("e")]).prop_map(Some),
+            1 => prop::sample::select(vec![json!(1), json!("1"), json!(null), json!({"x": 1}), json!([1])]).prop_map(Some),
+            1 => Just(None),
+        ]
+    }
+
+    fn element(v: u8, directive: Option<&'static str>) -> impl Strategy<Value = Value> {
+        key().prop_map(move |k| {
+            let mut m = Map::new();
+            if let Some(k) = k {
+                m.insert("k".into(), k);
+            }
+            m.insert("v".into(), json!(v));
+            if let Some(d) = directive {
+                m.insert("$patch".into(), json!(d));
+            }
+            Value::Object(m)
+        })
+    }
+
+    fn list(v: u8) -> impl Strategy<Value = Vec<Value>> {
+        let e = prop_oneof![
+            12 => element(v, None),
+            1 => element(v, Some("delete")),
+            1 => element(v, Some("replace")),
+            1 => Just(json!("scalar")),
+        ];
+        prop::collection::vec(e, 0..7)
+    }
+
+    /// An order list: the live keys as they are (the common case), or
+    /// taken from anywhere.
+    fn order_of(live: &[Value], mode: u8, other: Vec<Value>) -> Vec<Value> {
+        let keys = |l: &[Value]| -> Vec<Value> {
+            l.iter().filter_map(|e| e.get("k").map(|k| json!({ "k": k.clone() }))).collect()
+        };
+        match mode {
+            0..=5 => keys(live),
+            6 => keys(&other),
+            _ => other.iter().map(|e| e.get("k").map_or(json!({}), |k| json!({ "k": k.clone() }))).collect(),
+        }
+    }
+
+    fn run(live: &Option<Vec<Value>>, patch: &Option<Vec<Value>>, order: &[Value], in_place: bool) -> String {
+        let mk = MergeKey::One("k");
+        let out = merge_ordered_in(
+            &Docs::new(Shallow),
+            KeyFields::primary(&mk),
+            live.clone(),
+            patch.as_deref(),
+            order,
+            true,
+            in_place,
+        );
+        match out {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    proptest! {
+        /// Merging a list that the patch leaves in order where it is gives
+        /// what the general steps give, errors included.
+        #[test]
+        fn in_place_merge_is_the_general_merge(
+            live in prop::option::weighted(0.9, list(0)),
+            patch in prop::option::weighted(0.9, list(1)),
+            mode in 0u8..8,
+            other in list(2),
+        ) {
+            let order = order_of(live.as_deref().unwrap_or(&[]), mode, other);
+            prop_assert_eq!(run(&live, &patch, &order, true), run(&live, &patch, &order, false));
+        }
+
+        /// The same on lists that the in-place merge takes: distinct keys,
+        /// the order naming them, a patch merging into a subsequence.
+        #[test]
+        fn in_place_merge_on_aligned_lists(
+            keys in prop::sample::subsequence(vec!["a", "b", "c", "d", "e", "f"], 1..6),
+            picked in prop::collection::vec(any::<bool>(), 6),
+            extra in prop::option::of(element(3, None)),
+        ) {
+            let live: Vec<Value> = keys.iter().map(|k| json!({"k": k, "v": 0})).collect();
+            let order: Vec<Value> = keys.iter().map(|k| json!({"k": k})).collect();
+            let mut patch: Vec<Value> =
+                keys.iter().zip(&picked).filter(|(_, p)| **p).map(|(k, _)| json!({"k": k, "v": 1, "w": null})).collect();
+            patch.extend(extra);
+            let (live, patch) = (Some(live), Some(patch));
+            prop_assert_eq!(run(&live, &patch, &order, true), run(&live, &patch, &order, false));
+        }
+    }
 
     proptest! {
         /// Putting items in order in place gives what picking them by
