@@ -5,6 +5,12 @@
 # the Go reference's time per case (bench-cases/README.md, quiet machine)
 # and each binary's ratio to it.
 #
+# The time is the process's CPU time (`perf stat -e task-clock`, user and
+# system; wall time where perf is missing), which other work on a loaded
+# machine disturbs less than wall time. With INSTRUCTIONS=1, each binary's
+# instructions per case are counted too (callgrind, on REPEAT / 10 cases,
+# less those of a run of one case: what load does not disturb at all).
+#
 #   scripts/batch-speed.sh target/smp-old target/release/smp
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,9 +20,32 @@ runs=${RUNS:-5}
 dir=target/batch-speed
 mkdir -p "$dir"
 shared=${SMP_SHARED:-../shared}  # the shared data folder beside the project
+perf=$(command -v perf || true)
+if [ -n "$perf" ] && ! "$perf" stat -x, -e task-clock true >/dev/null 2>&1; then perf=; fi
 
-printf '%-20s %-10s %10s' case command "Go µs"
-for smp in "$@"; do printf ' %22s' "$(basename "$smp") µs (x Go)"; done
+# CPU (or wall) nanoseconds of one run of the command given.
+cpu_ns() {
+  if [ -n "$perf" ]; then
+    "$perf" stat -x, -e task-clock "$@" 2>&1 >"$dir/out" | awk -F, '$3 == "task-clock" { printf "%d\n", $1 * 1e6 }'
+  else
+    local start end
+    start=$(date +%s%N)
+    "$@" >"$dir/out"
+    end=$(date +%s%N)
+    echo $((end - start))
+  fi
+}
+
+# Instructions of one run of the command given (callgrind).
+instructions() {
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/refs:/ { gsub(",", "", $NF); print $NF }'
+}
+
+printf '%-20s %-10s %8s' case command "Go µs"
+for smp in "$@"; do
+  printf ' %24s' "$(basename "$smp") µs (x Go)"
+  [ -z "${INSTRUCTIONS:-}" ] || printf ' %12s' "instr/case"
+done
 echo
 for spec in "deploy-apply-small:apply:{original,patch}:105.668" \
   "deploy-twoway-1env:diff:{original,modified}:207.563" \
@@ -25,21 +54,27 @@ for spec in "deploy-apply-small:apply:{original,patch}:105.668" \
   file="$dir/$name.jsonl"
   line=$(jq -c "$fields" "$shared/bench-cases/$name.json")
   for ((i = 0; i < repeat; i++)); do printf '%s\n' "$line"; done >"$file"
-  printf '%-20s %-10s %10.1f' "$name" "$command" "$go_us"
+  printf '%s\n' "$line" >"$dir/$name.one.jsonl"
+  few=$((repeat / 10 > 1 ? repeat / 10 : 2))
+  head -n "$few" "$file" >"$dir/$name.few.jsonl"
+  printf '%-20s %-10s %8.1f' "$name" "$command" "$go_us"
   for smp in "$@"; do
+    run=("$smp" "$command" --kind Deployment --jsonl)
     best=
     for _ in $(seq "$runs"); do
-      start=$(date +%s%N)
-      "$smp" "$command" --kind Deployment --jsonl "$file" -j 1 >"$dir/out"
-      end=$(date +%s%N)
-      ns=$((end - start))
+      ns=$(cpu_ns "${run[@]}" "$file" -j 1)
       if [ -z "$best" ] || [ "$ns" -lt "$best" ]; then best=$ns; fi
     done
     if grep -q '^{"error"' "$dir/out"; then
       echo " error: $(head -c 200 "$dir/out")" >&2
       exit 1
     fi
-    awk -v ns="$best" -v n="$repeat" -v go="$go_us" 'BEGIN { us = ns / n / 1000; printf " %14.2f (%5.1fx)", us, go / us }'
+    awk -v ns="$best" -v n="$repeat" -v go="$go_us" 'BEGIN { us = ns / n / 1000; printf " %16.2f (%5.1fx)", us, go / us }'
+    if [ -n "${INSTRUCTIONS:-}" ]; then
+      many=$(instructions "${run[@]}" "$dir/$name.few.jsonl" -j 1)
+      one=$(instructions "${run[@]}" "$dir/$name.one.jsonl" -j 1)
+      awk -v a="$many" -v b="$one" -v n="$few" 'BEGIN { printf " %11.0fk", (a - b) / (n - 1) / 1000 }'
+    fi
   done
   echo
 done

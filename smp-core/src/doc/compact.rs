@@ -81,7 +81,7 @@ impl<'a> Object<'a> {
             if run.len() <= SHORT_OBJECT {
                 // Most objects are short: a scan that compares only keys of
                 // the same length costs less than bisection's comparisons.
-                run.iter().position(|(k, _)| k.len() == key.len() && k.as_bytes() == key.as_bytes())
+                run.iter().position(|(k, _)| k.len() == key.len() && same_bytes(k.as_bytes(), key.as_bytes()))
             } else {
                 run.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok()
             }
@@ -109,6 +109,12 @@ impl<'a> Object<'a> {
         MergeRuns { head, tail }.filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
     }
 
+    /// The members when they are one sorted run (removed ones as `None`):
+    /// as the reader leaves an object, and most objects are written.
+    pub(super) fn one_run(&self) -> Option<&[Member<'a>]> {
+        (self.sorted == self.members.len()).then_some(&self.members[..])
+    }
+
     /// The number of members.
     pub fn len(&self) -> usize {
         self.members.iter().filter(|(_, v)| v.is_some()).count()
@@ -122,15 +128,49 @@ impl<'a> Object<'a> {
     /// The object of decoded members (in any order, the last of equal keys
     /// winning, as in the reference's decoder).
     pub(super) fn from_members(mut members: Vec<(Cow<'a, str>, Option<Node<'a>>)>) -> Self {
-        if !members.is_sorted_by(|a, b| a.0 < b.0) {
+        if !members.is_sorted_by(|a, b| key_order(&a.0, &b.0).is_lt()) {
             // Reversed, a stable sort puts the last of equal keys first,
             // and `dedup` keeps the first of a run.
             members.reverse();
-            members.sort_by(|a, b| a.0.cmp(&b.0));
+            members.sort_by(|a, b| key_order(&a.0, &b.0));
             members.dedup_by(|later, first| later.0 == first.0);
         }
         let sorted = members.len();
         Object { members, sorted }
+    }
+}
+
+/// Whether two texts of the same length are equal: up to sixteen bytes as
+/// two overlapping words (or halves), without a call to `memcmp`.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let word = |s: &[u8], at: usize| s.get(at..at + 8).map(|w| u64::from_ne_bytes(w.try_into().expect("eight bytes")));
+    let half = |s: &[u8], at: usize| s.get(at..at + 4).map(|w| u32::from_ne_bytes(w.try_into().expect("four bytes")));
+    match a.len() {
+        n @ 8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        n @ 4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
+}
+
+/// The order of two keys (their bytes'), the first eight bytes compared as
+/// one number: keys of an object mostly differ there, and sorting them
+/// then calls no `memcmp`.
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    match (a.first_chunk::<8>(), b.first_chunk::<8>()) {
+        (Some(x), Some(y)) => u64::from_be_bytes(*x).cmp(&u64::from_be_bytes(*y)).then_with(|| a[8..].cmp(&b[8..])),
+        _ => {
+            let n = a.len().min(b.len());
+            for i in 0..n {
+                if a[i] != b[i] {
+                    return a[i].cmp(&b[i]);
+                }
+            }
+            a.len().cmp(&b.len())
+        }
     }
 }
 
@@ -520,6 +560,15 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The comparisons of keys without `memcmp` agree with the bytes'.
+        #[test]
+        fn keys_compare_as_their_bytes(a in "[ab\u{e9}]{0,20}", b in "[ab\u{e9}]{0,20}") {
+            proptest::prop_assert_eq!(key_order(&a, &b), a.as_bytes().cmp(b.as_bytes()));
+            if a.len() == b.len() {
+                proptest::prop_assert_eq!(same_bytes(a.as_bytes(), b.as_bytes()), a == b);
+            }
+        }
+
         #[test]
         fn objects_behave_as_sorted_maps(
             start in proptest::collection::btree_map(0u8..40, proptest::prelude::any::<i64>(), 0..20),

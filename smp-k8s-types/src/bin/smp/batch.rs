@@ -12,7 +12,8 @@ use smp_core::doc::compact::{self, Node};
 use smp_core::{ErrorKind, ThreeWayOptions};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::ops::Range;
 use std::sync::{Mutex, mpsc};
 
 /// What the input is called in messages.
@@ -21,8 +22,13 @@ const CASES: &str = "cases";
 /// Cases read and answered as one unit of work.
 const CHUNK_LINES: usize = 64;
 
-/// A chunk of input lines, numbered; a line too long to read is `None`.
-type Chunk = (usize, Vec<Option<Vec<u8>>>);
+/// A chunk of input lines, numbered: the lines' text in one buffer, and
+/// where each line is in it (`None`: a line too long to read).
+struct Chunk {
+    index: usize,
+    text: Vec<u8>,
+    lines: Vec<Option<Range<usize>>>,
+}
 
 /// Runs every case of `source` on `jobs` threads; answers are written in
 /// the order of the cases. Each line's failure is written as an error
@@ -41,25 +47,27 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
     let (done_tx, done_rx) = mpsc::channel::<(usize, Vec<u8>)>();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> io::Result<()> {
+            // Chunks are alike: each one's buffer starts at the size of the
+            // one before, so that it is seldom grown (and copied) as it fills.
+            let mut size = 0;
             for index in 0.. {
                 let mut lines = Vec::with_capacity(CHUNK_LINES);
-                let mut line = Vec::new();
+                let mut text = Vec::with_capacity(size);
                 while lines.len() < CHUNK_LINES {
-                    line.clear();
-                    match read_line(&mut input, &mut line, batch.max_line)? {
+                    let start = text.len();
+                    match read_line(&mut input, &mut text, batch.max_line)? {
                         Line::End => break,
                         Line::Whole => {
-                            // The line itself, not a copy: a case line can be
-                            // as large as its documents (tens of megabytes).
-                            let len = trim_newline(&line).len();
-                            let mut whole = std::mem::take(&mut line);
-                            whole.truncate(len);
-                            lines.push(Some(whole));
+                            let len = trim_newline(&text[start..]).len();
+                            text.truncate(start + len);
+                            lines.push(Some(start..start + len));
                         }
                         Line::TooLong => lines.push(None),
                     }
                 }
-                if lines.is_empty() || slot_tx.send(()).is_err() || work_tx.send((index, lines)).is_err() {
+                size = size.max(text.len());
+                if lines.is_empty() || slot_tx.send(()).is_err() || work_tx.send(Chunk { index, text, lines }).is_err()
+                {
                     return Ok(());
                 }
             }
@@ -74,12 +82,14 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
                 };
                 loop {
                     let next = work_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((index, lines))) = next else { return };
-                    let mut answers = Vec::new();
-                    for line in &lines {
+                    let Ok(Ok(Chunk { index, text, lines })) = next else { return };
+                    // Answers are about as long as the cases (an apply's result
+                    // is its original patched).
+                    let mut answers = Vec::with_capacity(text.len() + 64 * lines.len());
+                    for line in lines {
                         // Writing to memory cannot fail.
                         let _ = match line {
-                            Some(line) => answer(&mut answers, batch, line, &mut resolver),
+                            Some(line) => answer(&mut answers, batch, &text[line], &mut resolver),
                             None => too_long(&mut answers, batch),
                         };
                     }
@@ -153,20 +163,43 @@ enum Line {
     End,
 }
 
-/// Reads one line into `line`, up to `max` bytes; the rest of a longer
-/// line is skipped.
-fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, max: u64) -> io::Result<Line> {
-    let read = input.by_ref().take(max.saturating_add(1)).read_until(b'\n', line)?;
+/// Reads one line to the end of `text`, up to `max` bytes; the rest of a
+/// longer line is skipped, and `text` is left as it was.
+fn read_line(input: &mut impl BufRead, text: &mut Vec<u8>, max: u64) -> io::Result<Line> {
+    let start = text.len();
+    // `read_until` on at most `max + 1` bytes, with a vectorised search for
+    // the line break (the standard library's looks a word at a time).
+    let limit = max.saturating_add(1);
+    let mut read = 0;
+    while read < limit {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let buf = &buf[..buf.len().min(usize::try_from(limit - read).unwrap_or(usize::MAX))];
+        let (part, line_ends) = match memchr::memchr(b'\n', buf) {
+            Some(at) => (&buf[..=at], true),
+            None => (buf, false),
+        };
+        text.extend_from_slice(part);
+        let n = part.len();
+        input.consume(n);
+        read += n as u64;
+        if line_ends || n == 0 {
+            break;
+        }
+    }
     if read == 0 {
         return Ok(Line::End);
     }
-    if trim_newline(line).len() as u64 <= max {
+    if trim_newline(&text[start..]).len() as u64 <= max {
         return Ok(Line::Whole);
     }
-    if line.last() != Some(&b'\n') {
+    if text.last() != Some(&b'\n') {
         skip_line(input)?;
     }
-    line.clear();
+    text.truncate(start);
     Ok(Line::TooLong)
 }
 
@@ -456,16 +489,16 @@ mod tests {
     fn long_lines_are_skipped_without_being_read_whole() {
         let text = format!("{}\nshort\n{}", "x".repeat(100), "y".repeat(50));
         let mut input = io::BufReader::with_capacity(8, text.as_bytes());
-        let mut line = Vec::new();
+        // Lines are read to the end of one buffer; a skipped one leaves it as it was.
+        let mut text = b"before\n".to_vec();
         let mut next = || {
-            line.clear();
-            let kind = read_line(&mut input, &mut line, 10).unwrap();
-            (kind, String::from_utf8(line.clone()).unwrap())
+            let kind = read_line(&mut input, &mut text, 10).unwrap();
+            (kind, String::from_utf8(text.clone()).unwrap())
         };
-        assert_eq!(next(), (Line::TooLong, String::new()));
-        assert_eq!(next(), (Line::Whole, "short\n".to_string()));
-        assert_eq!(next(), (Line::TooLong, String::new()));
-        assert_eq!(next(), (Line::End, String::new()));
+        assert_eq!(next(), (Line::TooLong, "before\n".to_string()));
+        assert_eq!(next(), (Line::Whole, "before\nshort\n".to_string()));
+        assert_eq!(next(), (Line::TooLong, "before\nshort\n".to_string()));
+        assert_eq!(next(), (Line::End, "before\nshort\n".to_string()));
     }
 
     #[test]

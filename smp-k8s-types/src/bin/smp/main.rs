@@ -28,7 +28,57 @@ use std::process::ExitCode;
 /// Documents are trees of many small allocations: mimalloc makes building
 /// and dropping them cheaper than the system allocator.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: Allocator = Allocator;
+
+/// mimalloc, asked for an alignment only where its plain calls may not
+/// give it: every block of mimalloc is aligned to a word, and its aligned
+/// calls cost more (a block whose start is not aligned is taken larger
+/// than asked and used from inside, and freeing it then looks for its
+/// start).
+struct Allocator;
+
+/// What every block of mimalloc is aligned to.
+const WORD: usize = std::mem::size_of::<usize>();
+
+// SAFETY: the calls are mimalloc's, which meets `GlobalAlloc`'s contract:
+// blocks of the size asked for, aligned to a word at least, and aligned
+// calls where the layout asks for more.
+unsafe impl std::alloc::GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if layout.align() <= WORD {
+            // SAFETY: mimalloc's allocation, of a non-zero size.
+            unsafe { libmimalloc_sys::mi_malloc(layout.size()).cast() }
+        } else {
+            // SAFETY: as `mimalloc::MiMalloc` does.
+            unsafe { mimalloc::MiMalloc.alloc(layout) }
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if layout.align() <= WORD {
+            // SAFETY: as above.
+            unsafe { libmimalloc_sys::mi_zalloc(layout.size()).cast() }
+        } else {
+            // SAFETY: as above.
+            unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
+        // SAFETY: a block of mimalloc, aligned or not.
+        unsafe { libmimalloc_sys::mi_free(ptr.cast()) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        if layout.align() <= WORD {
+            // SAFETY: a block of mimalloc's plain calls (its alignment is a word).
+            unsafe { libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast() }
+        } else {
+            // SAFETY: a block of mimalloc's aligned calls.
+            unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+        }
+    }
+}
 
 fn main() -> ExitCode {
     keep_freed_memory();
