@@ -282,7 +282,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// "merge"` on a field that is no list, or on a list of structs without a
 /// `merge_key`; a merge key that is not a scalar field every element
 /// writes (skipped by serde, or `skip_serializing_if`); `#[patch]` on
-/// tuple struct fields or enum variants, where it is never read.
+/// tuple struct fields, enum variants or the fields of a transparent struct,
+/// where it is never read.
 ///
 /// # Container attribute
 ///

@@ -10,6 +10,23 @@ use super::model::{Body, Container, Field};
 use syn::{Attribute, Data, DeriveInput, Fields};
 
 pub fn check(input: &DeriveInput, container: &Container, errors: &mut Errors) {
+    if matches!(container.body, Body::Transparent(_))
+        && let Data::Struct(s) = &input.data
+        && matches!(s.fields, Fields::Named(_))
+    {
+        // serde writes the struct as its one field: no field is patched
+        // one by one.
+        for f in &s.fields {
+            for attr in f.attrs.iter().filter(|a| a.path().is_ident("patch")) {
+                errors.at(
+                    attr.path(),
+                    "`#[patch]` is never read on the fields of a transparent struct: it is patched as its one \
+                     field's type; put the attribute on the field that holds this struct",
+                );
+            }
+        }
+        return;
+    }
     unread_attributes(input, errors);
     if let Body::Fields(fields) | Body::JsonStruct(fields) = &container.body {
         for field in fields.iter().filter(|f| !f.refused) {

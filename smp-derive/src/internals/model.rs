@@ -122,22 +122,30 @@ fn body(input: &DeriveInput, krate: &Path, skipped: &mut Vec<String>, errors: &m
         return Body::Any;
     };
     let body = match &parsed.data {
-        ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, krate, skipped, errors),
-        ast::Data::Struct(ast::Style::Newtype, fields) if parsed.attrs.transparent() => {
-            Body::Transparent(Box::new(fields[0].ty.clone()))
-        }
+        // Named fields too: serde writes the one field alone.
         ast::Data::Struct(_, fields) if parsed.attrs.transparent() => {
-            match fields.iter().find(|f| !f.attrs.skip_serializing()) {
+            match fields.iter().find(|f| transparent_field(f)) {
                 Some(f) => Body::Transparent(Box::new(f.ty.clone())),
                 None => Body::Any,
             }
         }
+        ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, krate, skipped, errors),
         ast::Data::Enum(variants) => enum_body(&parsed, variants),
         ast::Data::Struct(..) => Body::Any,
     };
     // serde reports its own attribute errors; ours are independent.
     let _ = cx.check();
     body
+}
+
+/// The field a transparent struct serialises as (serde's rule): the one
+/// neither skipped nor a `PhantomData`.
+fn transparent_field(f: &ast::Field<'_>) -> bool {
+    let phantom = match f.ty {
+        Type::Path(ty) => ty.path.segments.last().is_some_and(|s| s.ident == "PhantomData"),
+        _ => false,
+    };
+    !phantom && !f.attrs.skip_serializing()
 }
 
 fn struct_body(

@@ -1,0 +1,1395 @@
+//! A zoo of derived types, as users write them, against the JSON route.
+//!
+//! Each type exercises serde attributes and shapes: every `rename_all`
+//! case style, `rename`, `alias`, field and container `default`, `skip`,
+//! `skip_serializing_if`, `flatten` of structs and maps, `Option`,
+//! `Option<Option<T>>`, `Box`, sets and replaced lists of scalars, keyed
+//! lists by string, integer and renamed keys, `retainKeys`, `replace`,
+//! maps of scalars and of structs with string and integer keys, enums of
+//! every tagging, transparent and plain newtypes, `serde(with)`, large and
+//! odd numbers, odd strings, empty structs, deep and recursive types,
+//! generic structs.
+//!
+//! The oracle: every typed operation (`diff`, `apply`, `apply_in_place`,
+//! `three_way`, errors included) equals serialising the values, running
+//! the JSON engine with the type's schema (`shape()`), and reading the
+//! result back (as the reference prints it). Each type has a few
+//! hand-written seeds; values are the seeds, blends of two seeds' JSON and
+//! list edits of those, read back as the type. Patches are the engine's
+//! two-way and three-way diffs between such values, with random edits
+//! (directives, nulls, type changes, unknown keys). Every seed pair and
+//! triple is also checked exhaustively.
+//!
+//! Cases per property: `PROPTEST_CASES`, else 64 (the test must stay
+//! fast in CI).
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use smp_core::{Schema, StrategicMerge, ThreeWayOptions};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Debug;
+
+// ---------------------------------------------------------------------------
+// The zoo
+// ---------------------------------------------------------------------------
+
+/// A keyed list element per `rename_all` case style, keyed by a renamed
+/// two-word field.
+macro_rules! case_style {
+    ($elem:ident, $list:ident, $style:literal, $key:literal) => {
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+        #[serde(rename_all = $style)]
+        struct $elem {
+            port_number: u16,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            host_name: Option<String>,
+            #[serde(default)]
+            #[patch(strategy = "merge")]
+            extra_tags: Vec<String>,
+        }
+
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+        #[serde(rename_all = $style)]
+        struct $list {
+            #[patch(strategy = "merge", merge_key = $key)]
+            #[serde(default)]
+            port_items: Vec<$elem>,
+            display_name: String,
+        }
+
+        impl Zoo for $list {
+            fn seeds() -> Vec<Self> {
+                let e = |port_number, host: Option<&str>, tags: &[&str]| $elem {
+                    port_number,
+                    host_name: host.map(String::from),
+                    extra_tags: tags.iter().map(|t| t.to_string()).collect(),
+                };
+                vec![
+                    $list { port_items: vec![e(80, Some("a"), &["x"]), e(443, None, &[])], display_name: "a".into() },
+                    $list { port_items: vec![e(443, Some("b"), &["y", "x"])], display_name: "b".into() },
+                    $list {
+                        port_items: vec![e(8080, None, &[]), e(80, Some("a"), &["x", "z"]), e(80, None, &[])],
+                        display_name: "a".into(),
+                    },
+                    $list { port_items: vec![], display_name: "".into() },
+                ]
+            }
+        }
+    };
+}
+
+case_style!(LowerElem, LowerList, "lowercase", "port_number");
+case_style!(UpperElem, UpperList, "UPPERCASE", "PORT_NUMBER");
+case_style!(PascalElem, PascalList, "PascalCase", "PortNumber");
+case_style!(CamelElem, CamelList, "camelCase", "portNumber");
+case_style!(SnakeElem, SnakeList, "snake_case", "port_number");
+case_style!(ScreamingElem, ScreamingList, "SCREAMING_SNAKE_CASE", "PORT_NUMBER");
+case_style!(KebabElem, KebabList, "kebab-case", "port-number");
+case_style!(ScreamingKebabElem, ScreamingKebabList, "SCREAMING-KEBAB-CASE", "PORT-NUMBER");
+
+/// Renames, aliases and defaults of fields and of the container.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(default)]
+struct Defaults {
+    #[serde(rename = "$name")]
+    name: String,
+    #[serde(alias = "replicaCount", alias = "count")]
+    replicas: i32,
+    #[serde(default = "default_mode")]
+    mode: String,
+    #[serde(rename = "odd key.with/chars")]
+    odd: Option<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    weight: u8,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge")]
+    codes: Vec<i64>,
+}
+
+fn default_mode() -> String {
+    "auto".into()
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults { name: "unnamed".into(), replicas: 7, mode: "container".into(), odd: None, weight: 0, codes: vec![] }
+    }
+}
+
+impl Zoo for Defaults {
+    fn seeds() -> Vec<Self> {
+        vec![
+            Defaults::default(),
+            Defaults {
+                name: "a".into(),
+                replicas: 1,
+                mode: "auto".into(),
+                odd: Some("x".into()),
+                weight: 0,
+                codes: vec![],
+            },
+            Defaults { name: "b".into(), replicas: -1, mode: "m".into(), odd: None, weight: 2, codes: vec![2, 1] },
+        ]
+    }
+}
+
+/// Options of every depth, with and without `skip_serializing_if`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Options {
+    plain: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    skipped: Option<String>,
+    double: Option<Option<i32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    double_skipped: Option<Option<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "merge")]
+    set: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    boxed: Option<Box<Leaf>>,
+    #[serde(default)]
+    leaf: Option<Leaf>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Leaf {
+    #[serde(default)]
+    a: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    b: Option<i64>,
+}
+
+impl Zoo for Options {
+    fn seeds() -> Vec<Self> {
+        let leaf = |a: Option<&str>, b| Leaf { a: a.map(String::from), b };
+        vec![
+            Options {
+                plain: None,
+                skipped: None,
+                double: None,
+                double_skipped: None,
+                value: None,
+                set: None,
+                boxed: None,
+                leaf: None,
+            },
+            Options {
+                plain: Some(1),
+                skipped: Some("a".into()),
+                double: None,
+                double_skipped: None,
+                value: Some(json!(0)),
+                set: Some(vec!["b".into(), "a".into()]),
+                boxed: Some(Box::new(leaf(Some("x"), None))),
+                leaf: Some(leaf(None, Some(1))),
+            },
+            Options {
+                plain: Some(2),
+                skipped: None,
+                double: Some(Some(3)),
+                double_skipped: Some(Some("s".into())),
+                value: Some(json!({"k": [1, {"n": null}]})),
+                set: Some(vec![]),
+                boxed: Some(Box::new(leaf(None, Some(2)))),
+                leaf: Some(leaf(Some("y"), None)),
+            },
+            Options {
+                plain: None,
+                skipped: Some("b".into()),
+                double: Some(Some(4)),
+                double_skipped: None,
+                value: Some(json!("str")),
+                set: None,
+                boxed: None,
+                leaf: None,
+            },
+        ]
+    }
+}
+
+/// Fields serde writes but does not read, or reads but does not write.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Skips {
+    name: String,
+    #[serde(skip_deserializing)]
+    written_only: String,
+    #[serde(skip_serializing, default)]
+    read_only: String,
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    maybe: String,
+}
+
+impl Zoo for Skips {
+    fn seeds() -> Vec<Self> {
+        vec![
+            Skips { name: "a".into(), written_only: String::new(), read_only: String::new(), maybe: String::new() },
+            Skips { name: "b".into(), written_only: String::new(), read_only: String::new(), maybe: "m".into() },
+        ]
+    }
+}
+
+/// Flattened structs and maps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Flattened {
+    name: String,
+    #[serde(flatten)]
+    inner: FlatInner,
+    #[serde(flatten)]
+    rest: BTreeMap<String, Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct FlatInner {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_count: Option<u32>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    members: Vec<Member>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Member {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    role: Option<String>,
+}
+
+fn member(name: &str, role: Option<&str>) -> Member {
+    Member { name: name.into(), role: role.map(String::from) }
+}
+
+impl Zoo for Flattened {
+    fn seeds() -> Vec<Self> {
+        vec![
+            Flattened {
+                name: "a".into(),
+                inner: FlatInner { max_count: Some(1), members: vec![member("a", None), member("b", Some("x"))] },
+                rest: BTreeMap::from([("extra".into(), json!(1))]),
+            },
+            Flattened {
+                name: "b".into(),
+                inner: FlatInner { max_count: None, members: vec![member("b", Some("y"))] },
+                rest: BTreeMap::from([("extra".into(), json!({"k": "v"})), ("other".into(), json!([1]))]),
+            },
+            Flattened {
+                name: "c".into(),
+                inner: FlatInner { max_count: Some(2), members: vec![] },
+                rest: BTreeMap::new(),
+            },
+        ]
+    }
+}
+
+/// Lists: sets of scalars of several types, replaced lists, keyed lists
+/// by string, signed and unsigned integer keys, `retainKeys`, `replace`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct Lists {
+    #[serde(default)]
+    replaced: Vec<i64>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    strings: Vec<String>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    floats: Vec<f64>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    flags: Vec<bool>,
+    #[serde(default)]
+    set: BTreeSet<u32>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    by_name: Vec<Member>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    by_id: Vec<ById>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "big")]
+    by_big: Vec<ByBig>,
+    #[serde(default)]
+    #[patch(strategy = "merge,retainKeys", merge_key = "name")]
+    unions: Vec<UnionElem>,
+    #[serde(default)]
+    #[patch(strategy = "replace")]
+    whole: Vec<Member>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    nested: Vec<Vec<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct ById {
+    #[serde(rename = "id")]
+    identifier: i32,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    members: Vec<Member>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct ByBig {
+    big: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct UnionElem {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    disk: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    claim: Option<Member>,
+}
+
+impl Zoo for Lists {
+    fn seeds() -> Vec<Self> {
+        let by_id = |identifier, members| ById { identifier, members };
+        let big = |big, note: Option<&str>| ByBig { big, note: note.map(String::from) };
+        let union = |name: &str, disk: Option<&str>, claim| UnionElem {
+            name: name.into(),
+            disk: disk.map(String::from),
+            claim,
+        };
+        vec![
+            Lists {
+                replaced: vec![1, 2],
+                strings: vec!["b".into(), "a".into()],
+                floats: vec![1.5, -0.0],
+                flags: vec![true],
+                set: BTreeSet::from([1, 2]),
+                by_name: vec![member("a", None), member("b", Some("r"))],
+                by_id: vec![by_id(1, vec![member("a", None)]), by_id(-2, vec![])],
+                by_big: vec![big(u64::MAX, None), big(1, Some("one"))],
+                unions: vec![union("a", Some("d"), None)],
+                whole: vec![member("a", None)],
+                nested: vec![vec!["x".into()]],
+            },
+            Lists {
+                replaced: vec![],
+                strings: vec!["a".into(), "c".into(), "a".into()],
+                floats: vec![0.0, 1e300],
+                flags: vec![false, true],
+                set: BTreeSet::from([3]),
+                by_name: vec![member("b", None), member("c", None), member("b", Some("dup"))],
+                by_id: vec![by_id(-2, vec![member("b", Some("x"))])],
+                by_big: vec![big(u64::MAX, Some("max")), big(9_007_199_254_740_993, None)],
+                unions: vec![union("a", None, Some(member("c", None))), union("b", Some("e"), None)],
+                whole: vec![],
+                nested: vec![],
+            },
+            Lists {
+                replaced: vec![3],
+                strings: vec![],
+                floats: vec![],
+                flags: vec![],
+                set: BTreeSet::new(),
+                by_name: vec![],
+                by_id: vec![by_id(1, vec![member("a", Some("y")), member("b", None)])],
+                by_big: vec![],
+                unions: vec![],
+                whole: vec![member("b", Some("w")), member("a", None)],
+                nested: vec![vec![], vec!["y".into(), "x".into()]],
+            },
+        ]
+    }
+}
+
+/// Maps of scalars and of structs, with string and integer keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Maps {
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default)]
+    numbers: HashMap<String, i64>,
+    #[serde(default)]
+    optional: BTreeMap<String, Option<String>>,
+    #[serde(default)]
+    structs: BTreeMap<String, Member>,
+    #[serde(default)]
+    by_int: BTreeMap<i32, String>,
+    #[serde(default)]
+    lists: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    #[patch(strategy = "replace")]
+    replaced: BTreeMap<String, Leaf>,
+    #[serde(default)]
+    #[patch(strategy = "retainKeys")]
+    retained: BTreeMap<String, Leaf>,
+    #[serde(default)]
+    nested: HashMap<String, BTreeMap<String, u8>>,
+}
+
+impl Zoo for Maps {
+    fn seeds() -> Vec<Self> {
+        let s = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let leaf = |a: &str| Leaf { a: Some(a.into()), b: None };
+        vec![
+            Maps {
+                labels: s(&[("a", "1"), ("b", "2")]),
+                numbers: HashMap::from([("a".into(), 1), ("b".into(), i64::MIN)]),
+                optional: BTreeMap::from([("a".into(), None), ("b".into(), Some("x".into()))]),
+                structs: BTreeMap::from([("a".into(), member("a", None))]),
+                by_int: BTreeMap::from([(1, "a".into()), (-1, "b".into())]),
+                lists: BTreeMap::from([("a".into(), vec!["x".into()])]),
+                replaced: BTreeMap::from([("a".into(), leaf("x"))]),
+                retained: BTreeMap::from([("a".into(), leaf("x")), ("b".into(), leaf("y"))]),
+                nested: HashMap::from([("a".into(), BTreeMap::from([("x".into(), 1)]))]),
+            },
+            Maps {
+                labels: s(&[("b", "3"), ("$patch", "replace")]),
+                numbers: HashMap::from([("a".into(), 2)]),
+                optional: BTreeMap::from([("a".into(), Some("y".into()))]),
+                structs: BTreeMap::from([("a".into(), member("a", Some("r"))), ("b".into(), member("b", None))]),
+                by_int: BTreeMap::from([(2, "c".into())]),
+                lists: BTreeMap::from([("a".into(), vec!["y".into(), "x".into()]), ("b".into(), vec![])]),
+                replaced: BTreeMap::new(),
+                retained: BTreeMap::from([("b".into(), leaf("z"))]),
+                nested: HashMap::from([("a".into(), BTreeMap::from([("y".into(), 2)])), ("b".into(), BTreeMap::new())]),
+            },
+            Maps {
+                labels: BTreeMap::new(),
+                numbers: HashMap::new(),
+                optional: BTreeMap::new(),
+                structs: BTreeMap::new(),
+                by_int: BTreeMap::new(),
+                lists: BTreeMap::new(),
+                replaced: BTreeMap::from([("b".into(), leaf("y"))]),
+                retained: BTreeMap::new(),
+                nested: HashMap::new(),
+            },
+        ]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+enum Level {
+    Low,
+    HighEnd,
+    #[serde(rename = "custom!")]
+    Custom,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+enum External {
+    Unit,
+    Newtype(Leaf),
+    Keyed(Lists),
+    Tuple(i32, String),
+    Struct {
+        first_name: String,
+        #[serde(default)]
+        n: u8,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Internal {
+    Disk { size: u32 },
+    Claim(Member),
+    None,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Num(i64),
+    Text(String),
+    Pair { a: u8, b: u8 },
+    Nothing,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(untagged)]
+enum Untagged {
+    Int(i64),
+    Text(String),
+    Obj(Leaf),
+    List(Vec<String>),
+}
+
+/// Enums of every tagging as fields, plain and optional.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Enums {
+    level: Level,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    maybe_level: Option<Level>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    levels: Vec<Level>,
+    external: External,
+    internal: Internal,
+    adjacent: Adjacent,
+    untagged: Untagged,
+    #[serde(default)]
+    untagged_list: Vec<Untagged>,
+}
+
+impl Zoo for Enums {
+    fn seeds() -> Vec<Self> {
+        vec![
+            Enums {
+                level: Level::Low,
+                maybe_level: None,
+                levels: vec![Level::HighEnd, Level::Low],
+                external: External::Unit,
+                internal: Internal::Disk { size: 1 },
+                adjacent: Adjacent::Num(1),
+                untagged: Untagged::Int(1),
+                untagged_list: vec![Untagged::Text("a".into())],
+            },
+            Enums {
+                level: Level::Custom,
+                maybe_level: Some(Level::HighEnd),
+                levels: vec![],
+                external: External::Newtype(Leaf { a: Some("x".into()), b: Some(2) }),
+                internal: Internal::Claim(member("a", Some("r"))),
+                adjacent: Adjacent::Pair { a: 1, b: 2 },
+                untagged: Untagged::Obj(Leaf { a: None, b: Some(1) }),
+                untagged_list: vec![],
+            },
+            Enums {
+                level: Level::HighEnd,
+                maybe_level: Some(Level::Low),
+                levels: vec![Level::Custom],
+                external: External::Struct { first_name: "a".into(), n: 1 },
+                internal: Internal::None,
+                adjacent: Adjacent::Text("t".into()),
+                untagged: Untagged::List(vec!["b".into(), "a".into()]),
+                untagged_list: vec![Untagged::Int(2), Untagged::Obj(Leaf::default())],
+            },
+            Enums {
+                level: Level::Low,
+                maybe_level: None,
+                levels: vec![Level::Low],
+                external: External::Keyed(Lists::seeds().remove(0)),
+                internal: Internal::Claim(member("b", None)),
+                adjacent: Adjacent::Nothing,
+                untagged: Untagged::Text("1".into()),
+                untagged_list: vec![],
+            },
+            Enums {
+                level: Level::Low,
+                maybe_level: None,
+                levels: vec![],
+                external: External::Tuple(1, "x".into()),
+                internal: Internal::Disk { size: 2 },
+                adjacent: Adjacent::Num(-1),
+                untagged: Untagged::Int(-1),
+                untagged_list: vec![],
+            },
+        ]
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]
+#[serde(transparent)]
+struct Name(String);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(transparent)]
+struct MemberList {
+    #[serde(skip)]
+    cached: (),
+    inner: Vec<Member>,
+}
+
+/// A plain (not transparent) newtype: serde writes the inner value too.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Plain(Leaf);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Tuple(String, i32);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Unit;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Empty {}
+
+/// A keyed list element keyed by a transparent newtype.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct ByNewtype {
+    name: Name,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
+}
+
+mod as_string {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &i64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Newtypes, tuple and unit structs, `serde(with)`, empty structs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Wrappers {
+    name: Name,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    names: Vec<Name>,
+    #[serde(default)]
+    names_set: BTreeSet<Name>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    by_newtype: Vec<ByNewtype>,
+    members: MemberList,
+    plain: Plain,
+    tuple: Tuple,
+    unit: Unit,
+    empty: Empty,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    maybe_empty: Option<Empty>,
+}
+
+impl Zoo for Wrappers {
+    fn seeds() -> Vec<Self> {
+        let name = |s: &str| Name(s.into());
+        let bn = |s: &str, v: Option<&str>| ByNewtype { name: name(s), value: v.map(String::from) };
+        vec![
+            Wrappers {
+                name: name("a"),
+                names: vec![name("b"), name("a")],
+                names_set: BTreeSet::from([name("a")]),
+                by_newtype: vec![bn("a", None), bn("b", Some("x"))],
+                members: MemberList { cached: (), inner: vec![member("a", None)] },
+                plain: Plain(Leaf { a: Some("x".into()), b: None }),
+                tuple: Tuple("a".into(), 1),
+                unit: Unit,
+                empty: Empty {},
+                maybe_empty: None,
+            },
+            Wrappers {
+                name: name("b"),
+                names: vec![],
+                names_set: BTreeSet::from([name("b"), name("c")]),
+                by_newtype: vec![bn("b", Some("y"))],
+                members: MemberList { cached: (), inner: vec![member("b", Some("r")), member("a", None)] },
+                plain: Plain(Leaf { a: None, b: Some(1) }),
+                tuple: Tuple("b".into(), 2),
+                unit: Unit,
+                empty: Empty {},
+                maybe_empty: Some(Empty {}),
+            },
+        ]
+    }
+}
+
+/// A field serialised through `serde(with)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct WithField {
+    name: String,
+    #[serde(with = "as_string")]
+    count: i64,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    members: Vec<Member>,
+}
+
+impl Zoo for WithField {
+    fn seeds() -> Vec<Self> {
+        vec![
+            WithField { name: "a".into(), count: 1, members: vec![member("a", None)] },
+            WithField { name: "b".into(), count: -5, members: vec![member("b", Some("r")), member("a", Some("s"))] },
+        ]
+    }
+}
+
+/// Numbers at their edges and strings with odd text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Scalars {
+    int: i64,
+    uint: u64,
+    float: f64,
+    single: f32,
+    small: i8,
+    text: String,
+    ch: char,
+    flag: bool,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    texts: Vec<String>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    uints: Vec<u64>,
+}
+
+impl Zoo for Scalars {
+    fn seeds() -> Vec<Self> {
+        vec![
+            Scalars {
+                int: i64::MIN,
+                uint: u64::MAX,
+                float: -0.0,
+                single: 1.5,
+                small: -128,
+                text: "$patch".into(),
+                ch: 'é',
+                flag: false,
+                texts: vec!["<&>".into(), "\u{0}".into(), "".into()],
+                uints: vec![u64::MAX, 1],
+            },
+            Scalars {
+                int: i64::MAX,
+                uint: 9_007_199_254_740_993,
+                float: 0.0,
+                single: -0.0,
+                small: 0,
+                text: "line\nbreak \"quoted\" \u{1F600}".into(),
+                ch: '"',
+                flag: true,
+                texts: vec!["a".into(), "$retainKeys".into(), "a".into()],
+                uints: vec![],
+            },
+            Scalars {
+                int: 0,
+                uint: 0,
+                float: 1e308,
+                single: 3.4e38,
+                small: 127,
+                text: "".into(),
+                ch: '\u{0}',
+                flag: false,
+                texts: vec![],
+                uints: vec![2, 10, 9_007_199_254_740_993],
+            },
+            Scalars {
+                int: -1,
+                uint: 1,
+                float: 5e-324,
+                single: 0.1,
+                small: 1,
+                text: "1".into(),
+                ch: 'a',
+                flag: true,
+                texts: vec!["1".into(), "true".into()],
+                uints: vec![1],
+            },
+        ]
+    }
+}
+
+/// A recursive type: children keyed by name, and a chain through `Box`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Node {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<i32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge", merge_key = "name")]
+    children: Vec<Node>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    next: Option<Box<Node>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    replaced: Vec<Node>,
+}
+
+fn node(name: &str, value: Option<i32>, children: Vec<Node>, next: Option<Node>) -> Node {
+    Node { name: name.into(), value, children, next: next.map(Box::new), replaced: vec![] }
+}
+
+impl Zoo for Node {
+    fn seeds() -> Vec<Self> {
+        vec![
+            node(
+                "a",
+                Some(1),
+                vec![node("b", None, vec![node("c", Some(2), vec![], None)], None), node("c", None, vec![], None)],
+                Some(node("n", None, vec![], Some(node("m", Some(3), vec![], None)))),
+            ),
+            node("a", None, vec![node("b", Some(5), vec![node("d", None, vec![], None)], None)], None),
+            Node {
+                name: "b".into(),
+                value: None,
+                children: vec![],
+                next: Some(Box::new(node("n", Some(1), vec![node("x", None, vec![], None)], None))),
+                replaced: vec![node("r", None, vec![], None)],
+            },
+        ]
+    }
+}
+
+/// Deeply nested structs, and a generic struct.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Deep {
+    level1: L1,
+    generic: Generic<Member>,
+    generic_list: Generic<Vec<u8>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct L1 {
+    level2: L2,
+    #[serde(default)]
+    note: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct L2 {
+    level3: Option<L3>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct L3 {
+    #[patch(strategy = "merge", merge_key = "name")]
+    members: Vec<Member>,
+    #[patch(strategy = "retainKeys")]
+    #[serde(default)]
+    union: Leaf,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Generic<T> {
+    item: T,
+    items: Vec<T>,
+}
+
+impl Zoo for Deep {
+    fn seeds() -> Vec<Self> {
+        let l3 = |members, a: Option<&str>, b| L3 { members, union: Leaf { a: a.map(String::from), b } };
+        vec![
+            Deep {
+                level1: L1 {
+                    level2: L2 { level3: Some(l3(vec![member("a", None)], Some("x"), None)) },
+                    note: "".into(),
+                },
+                generic: Generic { item: member("a", None), items: vec![member("b", None)] },
+                generic_list: Generic { item: vec![1], items: vec![] },
+            },
+            Deep {
+                level1: L1 {
+                    level2: L2 {
+                        level3: Some(l3(vec![member("b", Some("r")), member("a", Some("q"))], None, Some(2))),
+                    },
+                    note: "n".into(),
+                },
+                generic: Generic { item: member("b", Some("z")), items: vec![] },
+                generic_list: Generic { item: vec![], items: vec![vec![2, 3]] },
+            },
+            Deep {
+                level1: L1 { level2: L2 { level3: None }, note: "".into() },
+                generic: Generic { item: member("a", Some("r")), items: vec![member("b", None), member("a", None)] },
+                generic_list: Generic { item: vec![4], items: vec![vec![], vec![4]] },
+            },
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The oracle
+// ---------------------------------------------------------------------------
+
+/// A zoo type with its seeds.
+trait Zoo: StrategicMerge + Debug + Sized + 'static {
+    fn seeds() -> Vec<Self>;
+}
+
+fn to_json<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("zoo values serialise")
+}
+
+fn schema<T: StrategicMerge>() -> Schema<'static> {
+    Schema::Static(T::shape())
+}
+
+/// JSON equality that tells `1` from `1.0` and `-0.0` from `0.0`.
+fn strict_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.to_string() == y.to_string(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| strict_eq(v, w)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| strict_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Both fail (a conflict on both sides, or no conflict on either), or both
+/// give the same patch.
+fn same_patch(typed: &smp_core::Result<Value>, engine: &smp_core::Result<Value>) -> bool {
+    match (typed, engine) {
+        (Ok(t), Ok(e)) => strict_eq(t, e),
+        (Err(t), Err(e)) => t.is_conflict() == e.is_conflict() && (!t.is_conflict() || t.kind == e.kind),
+        _ => false,
+    }
+}
+
+fn show(r: &smp_core::Result<Value>) -> String {
+    match r {
+        Ok(v) => v.to_string(),
+        Err(e) => format!("Err({e}) [{:?}]", e.kind),
+    }
+}
+
+fn check_diff<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
+    let typed = a.diff(b);
+    let engine = smp_core::diff(&to_json(a), &to_json(b), schema::<T>());
+    if !same_patch(&typed, &engine) {
+        return Err(format!(
+            "diff differs\n  original: {}\n  modified: {}\n  typed:    {}\n  engine:   {}",
+            to_json(a),
+            to_json(b),
+            show(&typed),
+            show(&engine)
+        ));
+    }
+    Ok(())
+}
+
+/// The engine's apply read back: as serde reads the engine's JSON, and as
+/// it reads the JSON the reference prints (where an integer field takes a
+/// whole float, and a number beyond `int64` is a float). The typed result
+/// must be one of the two.
+fn engine_apply<T: Zoo>(a: &T, patch: &Value) -> Result<[Option<T>; 2], String> {
+    let out = smp_core::apply(&to_json(a), patch, schema::<T>()).map_err(|e| e.to_string())?;
+    let direct = serde_json::from_value(out.clone()).ok();
+    let printed = serde_json::from_str(&smp_core::value::to_go_json(&out)).ok();
+    if direct.is_none() && printed.is_none() {
+        return Err(format!("read back: {out}"));
+    }
+    Ok([direct, printed])
+}
+
+fn check_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(), String> {
+    let typed = a.apply(patch);
+    let engine = engine_apply(a, patch);
+    let same = match (&typed, &engine) {
+        (Ok(t), Ok(e)) => e.iter().flatten().any(|e| t == e && strict_eq(&to_json(t), &to_json(e))),
+        (Err(_), Err(_)) => true,
+        _ => false,
+    };
+    if !same {
+        return Err(format!(
+            "apply differs\n  original: {}\n  patch:    {}\n  typed:    {}\n  engine:   {}",
+            to_json(a),
+            patch,
+            match &typed {
+                Ok(t) => to_json(t).to_string(),
+                Err(e) => format!("Err({e})"),
+            },
+            match &engine {
+                Ok(e) => e
+                    .iter()
+                    .map(|t| t.as_ref().map_or("(no read back)".into(), |t| to_json(t).to_string()))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                Err(e) => format!("Err({e})"),
+            },
+        ));
+    }
+    let mut target = a.clone();
+    match (target.apply_in_place(patch), &typed) {
+        (Ok(()), Ok(t)) if &target == t => Ok(()),
+        (Err(_), Err(_)) if &target == a => Ok(()),
+        _ => Err(format!("apply_in_place differs from apply\n  original: {}\n  patch: {patch}", to_json(a))),
+    }
+}
+
+/// Where the engine's own round trip holds (`apply(a, diff(a, b))` reads
+/// back as `b`), the typed one holds too.
+fn check_round_trip<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
+    let Ok(patch) = smp_core::diff(&to_json(a), &to_json(b), schema::<T>()) else { return Ok(()) };
+    let engine_holds = engine_apply(a, &patch).is_ok_and(|e| e.iter().flatten().any(|e| e == b));
+    if !engine_holds {
+        return Ok(());
+    }
+    let typed_patch = a.diff(b).map_err(|e| format!("typed diff failed where the engine's did not: {e}"))?;
+    match a.apply(&typed_patch) {
+        Ok(back) if &back == b => Ok(()),
+        other => Err(format!(
+            "apply(a, diff(a, b)) != b\n  a: {}\n  b: {}\n  patch: {typed_patch}\n  got: {other:?}",
+            to_json(a),
+            to_json(b)
+        )),
+    }
+}
+
+fn check_three_way<T: Zoo>(original: &T, modified: &T, live: &T) -> Result<(), String> {
+    for overwrite in [false, true] {
+        let opts = ThreeWayOptions { overwrite, ..Default::default() };
+        let typed = live.three_way(original, modified, opts);
+        let engine = smp_core::three_way(&to_json(original), &to_json(modified), &to_json(live), schema::<T>(), opts);
+        if !same_patch(&typed, &engine) {
+            return Err(format!(
+                "three-way differs (overwrite: {overwrite})\n  original: {}\n  modified: {}\n  live:     {}\n  typed:    {}\n  engine:   {}",
+                to_json(original),
+                to_json(modified),
+                to_json(live),
+                show(&typed),
+                show(&engine)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every operation on every pair and triple of seeds, and the patches the
+/// engine computes between them applied back.
+fn exhaustive<T: Zoo>() -> Vec<String> {
+    let seeds = T::seeds();
+    let mut failures = Vec::new();
+    let mut note = |r: Result<(), String>| {
+        if let Err(e) = r {
+            failures.push(e);
+        }
+    };
+    for a in &seeds {
+        let back: Result<T, _> = serde_json::from_value(to_json(a));
+        note(match back {
+            Ok(b) if &b == a => Ok(()),
+            other => Err(format!("seed does not round trip: {} -> {other:?}", to_json(a))),
+        });
+        for b in &seeds {
+            note(check_diff(a, b));
+            note(check_round_trip(a, b));
+            note(check_apply(a, &to_json(b)));
+            if let Ok(p) = smp_core::diff(&to_json(a), &to_json(b), schema::<T>()) {
+                note(check_apply(a, &p));
+                for c in &seeds {
+                    note(check_apply(c, &p));
+                }
+            }
+            for c in &seeds {
+                note(check_three_way(a, b, c));
+                let opts = ThreeWayOptions { overwrite: true, ..Default::default() };
+                if let Ok(p) = smp_core::three_way(&to_json(a), &to_json(b), &to_json(c), schema::<T>(), opts) {
+                    note(check_apply(c, &p));
+                }
+            }
+        }
+    }
+    failures
+}
+
+// ---------------------------------------------------------------------------
+// Generated values and patches
+// ---------------------------------------------------------------------------
+
+/// Mixes two JSON documents: at each object key and list position one
+/// side's value is kept, following `bits`.
+fn blend(a: &Value, b: &Value, bits: &mut impl Iterator<Item = bool>) -> Value {
+    let take_a = bits.next().unwrap_or(false);
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) if !take_a => Value::Object(
+            y.iter().map(|(k, v)| (k.clone(), x.get(k).map_or_else(|| v.clone(), |u| blend(u, v, bits)))).collect(),
+        ),
+        (Value::Array(x), Value::Array(y)) if !take_a => Value::Array(
+            y.iter().enumerate().map(|(i, v)| x.get(i).map_or_else(|| v.clone(), |u| blend(u, v, bits))).collect(),
+        ),
+        _ if take_a => a.clone(),
+        _ => b.clone(),
+    }
+}
+
+/// The node `path` leads to (a child index per level, modulo the number of
+/// children; stops at scalars).
+fn node_at<'v>(doc: &'v mut Value, path: &[u8]) -> &'v mut Value {
+    let mut node = doc;
+    for step in path {
+        let len = match &*node {
+            Value::Object(m) => m.len(),
+            Value::Array(a) => a.len(),
+            _ => 0,
+        };
+        if len == 0 {
+            break;
+        }
+        let i = *step as usize % len;
+        let is_container = |v: &Value| v.is_object() || v.is_array();
+        let next_ok = match &*node {
+            Value::Object(m) => m.values().nth(i).is_some_and(is_container),
+            Value::Array(a) => is_container(&a[i]),
+            _ => false,
+        };
+        if !next_ok {
+            break;
+        }
+        node = match node {
+            Value::Object(m) => m.values_mut().nth(i).expect("in range"),
+            Value::Array(a) => &mut a[i],
+            _ => unreachable!(),
+        };
+    }
+    node
+}
+
+/// A list edit that keeps the element type: drop, duplicate, swap.
+fn edit_list(doc: &mut Value, path: &[u8], op: u8) {
+    if let Value::Array(a) = node_at(doc, path)
+        && !a.is_empty()
+    {
+        let i = op as usize % a.len();
+        match op % 3 {
+            0 => {
+                a.remove(i);
+            }
+            1 => {
+                let e = a[i].clone();
+                a.push(e);
+            }
+            _ => a.swap(0, i),
+        }
+    }
+}
+
+/// A value of `T`: a seed, or two seeds blended and edited, read back.
+fn value<T: Zoo>() -> impl Strategy<Value = T> {
+    let n = T::seeds().len();
+    (0..n, 0..n, vec(any::<bool>(), 48), vec((vec(any::<u8>(), 0..4), any::<u8>()), 0..3)).prop_map(
+        |(i, j, bits, edits)| {
+            let seeds = T::seeds();
+            let mut doc = blend(&to_json(&seeds[i]), &to_json(&seeds[j]), &mut bits.into_iter());
+            for (path, op) in &edits {
+                edit_list(&mut doc, path, *op);
+            }
+            // Only values that survive their own JSON round trip: the
+            // oracle reads the engine's JSON back.
+            match serde_json::from_value::<T>(doc) {
+                Ok(v) if serde_json::from_value::<T>(to_json(&v)).is_ok_and(|w| w == v) => v,
+                _ => seeds[i].clone(),
+            }
+        },
+    )
+}
+
+/// Odd values a patch may carry.
+fn odd(arg: u8) -> Value {
+    [
+        json!("a"),
+        json!(1),
+        json!(-1.5),
+        json!(true),
+        json!([]),
+        json!({}),
+        json!(["a"]),
+        json!([{"name": "a"}]),
+        json!({"$patch": "delete"}),
+        json!({"$patch": "replace"}),
+        Value::Null,
+        json!(18446744073709551615u64),
+        json!(-0.0),
+        json!("1"),
+    ][arg as usize % 14]
+        .clone()
+}
+
+/// One random edit of a patch at the node `path` leads to.
+fn edit_patch(doc: &mut Value, path: &[u8], op: u8, arg: u8) {
+    match node_at(doc, path) {
+        Value::Object(m) => {
+            let keys: Vec<String> = m.keys().cloned().collect();
+            let pick = keys.get(arg as usize % keys.len().max(1)).cloned();
+            let lists: Vec<String> = m.iter().filter(|(_, v)| v.is_array()).map(|(k, _)| k.clone()).collect();
+            let list = lists.get(arg as usize % lists.len().max(1)).cloned();
+            match op % 10 {
+                0 => {
+                    m.insert("$patch".into(), json!(["replace", "delete", "merge", "x"][arg as usize % 4]));
+                }
+                1 => {
+                    if let Some(k) = pick {
+                        m.insert(k, Value::Null);
+                    }
+                }
+                2 => {
+                    if let Some(k) = pick {
+                        m.remove(&k);
+                    }
+                }
+                3 => {
+                    if let Some(k) = pick {
+                        m.insert(k, odd(arg / 3));
+                    }
+                }
+                4 => {
+                    m.insert(["zzz", "$x", "Name", "c"][arg as usize % 4].into(), odd(arg / 4));
+                }
+                5 => {
+                    let mut listed: Vec<Value> =
+                        keys.iter().filter(|k| !k.starts_with('$')).map(|k| json!(k)).collect();
+                    if arg % 3 == 1 {
+                        listed.pop();
+                    }
+                    m.insert("$retainKeys".into(), if arg % 3 == 2 { json!("x") } else { Value::Array(listed) });
+                }
+                6 => {
+                    if let Some(k) = list {
+                        let mut order = m[&k].as_array().cloned().unwrap_or_default();
+                        order.retain(|e| e.get("$patch").is_none());
+                        if arg % 2 == 1 {
+                            order.reverse();
+                        }
+                        if arg % 3 == 1 {
+                            order.pop();
+                        }
+                        m.insert(format!("$setElementOrder/{k}"), Value::Array(order));
+                    }
+                }
+                7 => {
+                    if let Some(k) = list {
+                        let first = m[&k].as_array().and_then(|a| a.first().cloned()).unwrap_or(json!("a"));
+                        m.insert(format!("$deleteFromPrimitiveList/{k}"), json!([first]));
+                    }
+                }
+                8 => {
+                    if let Some(k) = pick {
+                        m.insert(k, odd(arg));
+                    }
+                }
+                _ => {
+                    if let Some(k) = pick {
+                        m.insert(format!("$setElementOrder/{k}"), json!([odd(arg)]));
+                    }
+                }
+            }
+        }
+        Value::Array(a) => match op % 4 {
+            0 => {
+                if let Some(Value::Object(e)) = a.first().cloned() {
+                    let mut e = e;
+                    e.insert("$patch".into(), json!("delete"));
+                    a.push(Value::Object(e));
+                }
+            }
+            1 => a.push(json!({"$patch": (["replace", "merge", "delete"][arg as usize % 3])})),
+            2 => {
+                if let Some(Value::Object(e)) = a.first_mut() {
+                    let key = e.keys().next().cloned();
+                    if let Some(k) = key {
+                        e.insert(k, odd(arg));
+                    }
+                }
+            }
+            _ => a.push(odd(arg)),
+        },
+        other => *other = odd(arg),
+    }
+}
+
+/// A patch (the engine's two-way or three-way patch between zoo values, or
+/// a whole value), edited, with the value to apply it to.
+fn patch_case<T: Zoo>() -> impl Strategy<Value = (T, Value)> {
+    (value::<T>(), value::<T>(), value::<T>(), 0u8..4, vec((vec(any::<u8>(), 0..5), any::<u8>(), any::<u8>()), 0..4))
+        .prop_map(|(a, b, c, kind, edits)| {
+            let opts = ThreeWayOptions { overwrite: true, ..Default::default() };
+            let mut patch = match kind {
+                0 => to_json(&b),
+                1 => smp_core::three_way(&to_json(&a), &to_json(&b), &to_json(&c), schema::<T>(), opts)
+                    .unwrap_or(json!({})),
+                _ => smp_core::diff(&to_json(&a), &to_json(&b), schema::<T>()).unwrap_or(json!({})),
+            };
+            for (path, op, arg) in &edits {
+                edit_patch(&mut patch, path, *op, *arg);
+            }
+            let target = if kind == 3 { c } else { a };
+            (target, patch)
+        })
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(64)
+}
+
+fn run<S: Strategy>(strategy: S, test: impl Fn(S::Value) -> Result<(), String>)
+where
+    S::Value: Debug,
+{
+    let mut runner = TestRunner::new(Config { cases: cases(), failure_persistence: None, ..Config::default() });
+    if let Err(e) = runner.run(&strategy, |v| test(v).map_err(TestCaseError::fail)) {
+        panic!("{e}");
+    }
+}
+
+/// The properties of one zoo type.
+fn properties<T: Zoo>() {
+    let failures = exhaustive::<T>();
+    assert!(failures.is_empty(), "{} failures, the first:\n{}", failures.len(), failures[0]);
+    run((value::<T>(), value::<T>()), |(a, b)| {
+        check_diff(&a, &b)?;
+        check_round_trip(&a, &b)
+    });
+    run((value::<T>(), value::<T>(), value::<T>()), |(o, m, l)| check_three_way(&o, &m, &l));
+    run(patch_case::<T>(), |(a, p)| check_apply(&a, &p));
+}
+
+macro_rules! zoo_tests {
+    ($($name:ident: $ty:ty,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                properties::<$ty>();
+            }
+        )*
+    };
+}
+
+zoo_tests! {
+    case_lowercase: LowerList,
+    case_uppercase: UpperList,
+    case_pascal: PascalList,
+    case_camel: CamelList,
+    case_snake: SnakeList,
+    case_screaming_snake: ScreamingList,
+    case_kebab: KebabList,
+    case_screaming_kebab: ScreamingKebabList,
+    defaults_renames_aliases: Defaults,
+    options: Options,
+    skips: Skips,
+    flattened: Flattened,
+    lists: Lists,
+    maps: Maps,
+    enums: Enums,
+    wrappers: Wrappers,
+    with_field: WithField,
+    scalars: Scalars,
+    recursive: Node,
+    deep_and_generic: Deep,
+}
+
+/// A transparent struct with named fields is its one field in JSON: a
+/// keyed list here, diffed and patched as the list (it was once walked as
+/// an object holding the field).
+#[test]
+fn a_transparent_struct_with_named_fields_is_its_field() {
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+    struct Holder {
+        members: MemberList,
+    }
+    impl Zoo for Holder {
+        fn seeds() -> Vec<Self> {
+            vec![
+                Holder { members: MemberList { cached: (), inner: vec![member("a", None)] } },
+                Holder { members: MemberList { cached: (), inner: vec![member("b", Some("r")), member("a", None)] } },
+            ]
+        }
+    }
+    let [a, b] = <[Holder; 2]>::try_from(Holder::seeds()).unwrap();
+    assert_eq!(to_json(&a), json!({"members": [{"name": "a"}]}));
+    check_diff(&a, &b).unwrap();
+    check_diff(&b, &a).unwrap();
+    check_apply(&a, &json!({"members": [{"name": "c"}]})).unwrap();
+    check_apply(&b, &json!({"members": null})).unwrap();
+    assert_eq!(a.apply(&json!({"members": [{"name": "c"}]})).unwrap().members.inner, [member("c", None)]);
+    let failures = exhaustive::<Holder>();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
