@@ -328,7 +328,10 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
 ) -> Result<Outcome<Vec<T>>> {
     let fields = KeyFields::primary(mk);
     let at = KeyAt::of::<T>(field);
-    if slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at)) || nulls_a_key(&patch, mk.primary()) {
+    if slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at))
+        || nulls_a_key(&patch, mk.primary())
+        || merges_after_the_list(&patch)
+    {
         return fallback::apply_field(slot, patch, field);
     }
     let l = Owned { key: at, elem: PhantomData };
@@ -355,6 +358,16 @@ fn nulls_a_key(patch: &FieldPatch<'_>, key: &str) -> bool {
         .filter_map(Value::as_array)
         .flatten()
         .any(|e| e.get(key).is_some_and(Value::is_null))
+}
+
+/// Whether a patch holds both the list and a `$deleteFromPrimitiveList`
+/// of objects, which the reference merges into the list after it: the
+/// list's step may leave an element with a value of another type (`{}`
+/// for a list) that a typed element cannot hold and the later merge sets
+/// right, so such a patch takes the JSON route.
+fn merges_after_the_list(patch: &FieldPatch<'_>) -> bool {
+    patch.value.is_some_and(Value::is_array)
+        && patch.delete.and_then(Value::as_array).is_some_and(|d| d.iter().any(Value::is_object))
 }
 
 /// [`apply_keyed_list`] on the taken list: the new list, `None` when the
