@@ -129,11 +129,21 @@ impl<'a> Object<'a> {
     /// winning, as in the reference's decoder).
     pub(super) fn from_members(mut members: Vec<(Cow<'a, str>, Option<Node<'a>>)>) -> Self {
         if !members.is_sorted_by(|a, b| key_order(&a.0, &b.0).is_lt()) {
-            // Reversed, a stable sort puts the last of equal keys first,
-            // and `dedup` keeps the first of a run.
-            members.reverse();
+            // A stable sort keeps equal keys in the order written: the last
+            // of each run wins.
             members.sort_by(|a, b| key_order(&a.0, &b.0));
-            members.dedup_by(|later, first| later.0 == first.0);
+            let same =
+                |a: &Member<'_>, b: &Member<'_>| a.0.len() == b.0.len() && same_bytes(a.0.as_bytes(), b.0.as_bytes());
+            if members.windows(2).any(|w| same(&w[0], &w[1])) {
+                // `dedup` keeps the first of a run: it takes each later one's value.
+                members.dedup_by(|later, kept| {
+                    let dup = same(later, kept);
+                    if dup {
+                        std::mem::swap(later, kept);
+                    }
+                    dup
+                });
+            }
         }
         let sorted = members.len();
         Object { members, sorted }

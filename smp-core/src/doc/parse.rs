@@ -102,7 +102,10 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn new(text: &'a str, zero_is_int: bool) -> Self {
-        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items: Vec::new(), members: Vec::new(), zero_is_int }
+        // Room for the open lists' and objects' items of most documents,
+        // so that the stacks seldom grow (and move) while a text is read.
+        let (items, members) = (Vec::with_capacity(64), Vec::with_capacity(64));
+        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items, members, zero_is_int }
     }
 
     /// Only whitespace is left.
@@ -143,6 +146,9 @@ impl<'a> Parser<'a> {
         }
     }
 
+    // Inlined into the loops of lists and objects (which are not inlined):
+    // the common values, strings above all, are read there without a call.
+    #[inline(always)]
     fn value(&mut self) -> Parsed<Node<'a>> {
         match self.next_token()? {
             b'n' => self.literal(b"ull", Node::Null),
@@ -164,6 +170,7 @@ impl<'a> Parser<'a> {
         if self.depth > NESTING_LIMIT { Err(Invalid) } else { Ok(()) }
     }
 
+    #[inline(never)]
     fn array(&mut self) -> Parsed<Node<'a>> {
         self.open()?;
         let start = self.items.len();
@@ -187,6 +194,7 @@ impl<'a> Parser<'a> {
         Ok(Node::Array(self.items.split_off(start)))
     }
 
+    #[inline(never)]
     fn object(&mut self) -> Parsed<Object<'a>> {
         self.open()?;
         let start = self.members.len();
@@ -216,22 +224,30 @@ impl<'a> Parser<'a> {
     }
 
     /// The rest of a string whose opening quote was read.
+    #[inline(always)]
     fn string(&mut self) -> Parsed<Cow<'a, str>> {
         let start = self.pos;
         self.pos += plain_len(&self.bytes[self.pos..]);
-        match self.peek() {
-            Some(b'"') => {
-                // SAFETY: both ends are next to a quote, an ASCII byte: they
-                // are on character boundaries of the text.
-                let s = unsafe { self.text.get_unchecked(start..self.pos) };
-                self.pos += 1;
-                return Ok(Cow::Borrowed(s));
-            }
-            Some(b'\\') => {}
-            _ => return Err(Invalid),
+        if self.peek() == Some(b'"') {
+            // SAFETY: both ends are next to a quote, an ASCII byte: they
+            // are on character boundaries of the text.
+            let s = unsafe { self.text.get_unchecked(start..self.pos) };
+            self.pos += 1;
+            return Ok(Cow::Borrowed(s));
         }
-        // Escaped: unescape into an owned string.
-        let mut out = String::with_capacity(self.pos - start + 16);
+        self.escaped_string(start)
+    }
+
+    /// The rest of a string from `start`, stopped at its first byte that is
+    /// not plain: a backslash (then unescaped into an owned string), or an
+    /// error.
+    #[inline(never)]
+    fn escaped_string(&mut self, start: usize) -> Parsed<Cow<'a, str>> {
+        if self.peek() != Some(b'\\') {
+            return Err(Invalid);
+        }
+        // Escaped strings are mostly long ones (JSON in an annotation).
+        let mut out = String::with_capacity(self.pos - start + 64);
         out.push_str(&self.text[start..self.pos]);
         loop {
             // At a quote or a backslash.
@@ -246,11 +262,15 @@ impl<'a> Parser<'a> {
             if !matches!(self.peek(), Some(b'"' | b'\\')) {
                 return Err(Invalid);
             }
-            out.push_str(&self.text[run..self.pos]);
+            // SAFETY: the run is whole characters of the text (it starts
+            // after an escape and ends before a quote or a backslash, ASCII
+            // bytes): `out` stays UTF-8.
+            super::print::extend_short(unsafe { out.as_mut_vec() }, &self.bytes[run..self.pos]);
         }
     }
 
     /// One escape, after its backslash.
+    #[inline]
     fn escape(&mut self, out: &mut String) -> Parsed<()> {
         let b = self.peek().ok_or(Invalid)?;
         self.pos += 1;
@@ -563,6 +583,9 @@ mod tests {
             "{\"a\":1,\"a\":2}",
             "\u{feff}{}",
             "{\"a\":\"\\u0000\"}",
+            // JSON in a string (an annotation): plain runs of every length between escapes.
+            r#""{\"apiVersion\":\"apps/v1\",\"metadata\":{\"name\":\"a-name-of-more-than-sixteen-bytes\"}}\n\u00e9\ud83d\ude00 and a tail after the last escape""#,
+            r#""0123456789abcdef\\0123456789abcdef0123456789abcdef\/x\t""#,
         ];
         for t in texts {
             assert_eq!(ours(t), serde(t), "{t:?}");

@@ -101,6 +101,18 @@ fn put_quoted(out: &mut Vec<u8>, before: &[u8], text: &[u8], after: &[u8]) {
     }
 }
 
+/// Appends `bytes`, short ones without a call to `memcpy`.
+#[inline]
+pub(super) fn extend_short(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.reserve(bytes.len());
+    // SAFETY: `bytes.len()` bytes are reserved past the length, which then
+    // grows by what was written.
+    unsafe {
+        copy_short(bytes, out.as_mut_ptr().add(out.len()));
+        out.set_len(out.len() + bytes.len());
+    }
+}
+
 /// Copies `src` to `dst`; up to sixteen bytes as two overlapping words (or
 /// halves), longer ones by `memcpy`.
 ///
