@@ -5,10 +5,10 @@
 //! each, ports, probes, resources and volume mounts, and five volumes.
 //!
 //! - `diff_one_env`: one env value changed in one container, against
-//!   `PartialEq` on the same pair;
+//!   `PartialEq` on the same pair and against copying the patch it returns;
 //! - `diff_equal`: two equal objects, against `PartialEq`;
 //! - `apply_diff_output`: apply the patch a diff computes (with
-//!   `$setElementOrder`, as kubectl sends it);
+//!   `$setElementOrder`, as kubectl sends it), against copying the object;
 //! - `apply_image_bump`: apply a hand-written patch that changes one image.
 //!
 //! k8s-openapi needs a Kubernetes version chosen by the build:
@@ -123,6 +123,14 @@ mod diff_one_env {
         let (old, new) = (deployment(), one_env_changed());
         bencher.bench(|| json_diff(black_box(&old), black_box(&new)));
     }
+
+    /// Copying the patch the diff returns: the floor of any diff that
+    /// builds it as a `serde_json::Value`.
+    #[divan::bench]
+    fn patch_clone(bencher: Bencher) {
+        let patch = deployment().diff(&one_env_changed()).unwrap();
+        bencher.bench(|| black_box(&patch).clone());
+    }
 }
 
 #[divan::bench_group(sample_count = 50)]
@@ -166,6 +174,13 @@ mod apply_diff_output {
         let (old, new) = (deployment(), one_env_changed());
         let patch = old.diff(&new).unwrap();
         bencher.bench(|| json_apply(black_box(&old), black_box(&patch)));
+    }
+
+    /// Copying the object: the floor of an apply that returns a new one.
+    #[divan::bench]
+    fn clone(bencher: Bencher) {
+        let old = deployment();
+        bencher.bench(|| black_box(&old).clone());
     }
 }
 

@@ -36,6 +36,10 @@ pub(crate) struct StructFacts {
     pub(crate) sets: bool,
     /// The same for each field, in schema order.
     pub(crate) fields: &'static [FieldFacts],
+    /// The fields whose depth is unbounded, by their index in `fields`.
+    pub(crate) unbounded: &'static [usize],
+    /// The deepest nesting of the other fields' values.
+    pub(crate) bounded: usize,
     /// Where the fields of the type's field table start in `fields`
     /// (`None`: they do not line up), checked on first use.
     table: OnceLock<Option<usize>>,
@@ -114,8 +118,15 @@ struct Work {
 
 impl Work {
     fn of_struct(&mut self, s: &'static StructSchema) -> &'static StructFacts {
-        static ON_A_CYCLE: StructFacts =
-            StructFacts { depth: None, quiet: false, sets: true, fields: &[], table: OnceLock::new() };
+        static ON_A_CYCLE: StructFacts = StructFacts {
+            depth: None,
+            quiet: false,
+            sets: true,
+            fields: &[],
+            unbounded: &[],
+            bounded: 0,
+            table: OnceLock::new(),
+        };
         let a = addr(s);
         if let Some(f) = known().read().unwrap_or_else(|e| e.into_inner()).get(&a) {
             return f;
@@ -142,7 +153,10 @@ impl Work {
         let depth = depth.map(|d| d + 1).filter(|&d| d <= MAX_DEPTH);
         let quiet = fields.iter().all(|f| f.quiet);
         let sets = fields.iter().any(|f| f.sets);
-        let facts = StructFacts { depth, quiet, sets, fields, table: OnceLock::new() };
+        let unbounded: Vec<usize> = (0..fields.len()).filter(|&i| fields[i].depth.is_none()).collect();
+        let unbounded: &'static [usize] = Box::leak(unbounded.into_boxed_slice());
+        let bounded = fields.iter().filter_map(|f| f.depth).max().unwrap_or(0);
+        let facts = StructFacts { depth, quiet, sets, fields, unbounded, bounded, table: OnceLock::new() };
         let facts: &'static StructFacts = Box::leak(Box::new(facts));
         self.done.insert(a, facts);
         facts

@@ -534,6 +534,14 @@ fn fields_depth_ok<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static Struc
         return false;
     }
     let Some(fields) = table_facts(table, schema, facts) else { return probe_ok(s, open) };
+    if open + 1 + facts.bounded <= MAX_DEPTH {
+        // Only the fields whose type does not bound their depth can be too deep.
+        let skip = facts.fields.len() - fields.len();
+        return facts.unbounded.iter().filter_map(|&i| i.checked_sub(skip)).all(|i| {
+            let inner = if fields[i].flatten { open } else { open + 1 };
+            table.fields[i].value(s).is_none_or(|v| v.depth_ok(inner))
+        });
+    }
     table.fields.iter().zip(fields).all(|(ops, f)| {
         // A flattened field's keys sit in this object.
         let inner = if f.flatten { open } else { open + 1 };
