@@ -30,7 +30,7 @@
 //! into the same document took about 1.4 times the instructions (the
 //! Deployment of the apply bench case, counted with callgrind).
 
-use super::{Document, Object as _, objects_deep_eq};
+use super::{Document, Object as _, objects_deep_eq, same_bytes, same_text};
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::{Field, Key, KeyValue};
 use crate::value::GoKind;
@@ -147,21 +147,6 @@ impl<'a> Object<'a> {
         }
         let sorted = members.len();
         Object { members, sorted }
-    }
-}
-
-/// Whether two texts of the same length are equal: up to sixteen bytes as
-/// two overlapping words (or halves), without a call to `memcmp`.
-#[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    debug_assert_eq!(a.len(), b.len());
-    let word = |s: &[u8], at: usize| s.get(at..at + 8).map(|w| u64::from_ne_bytes(w.try_into().expect("eight bytes")));
-    let half = |s: &[u8], at: usize| s.get(at..at + 4).map(|w| u32::from_ne_bytes(w.try_into().expect("four bytes")));
-    match a.len() {
-        n @ 8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        n @ 4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
-        _ => a == b,
     }
 }
 
@@ -385,6 +370,12 @@ impl<'a> Document for Node<'a> {
             (Node::Object(a), Node::Object(b)) => objects_deep_eq::<Self>(a, b),
             (Node::Array(a), Node::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(v, w)| v.deep_eq(w)),
             (Node::Object(_) | Node::Array(_), _) | (_, Node::Object(_) | Node::Array(_)) => false,
+            // The common scalars, as Go's `==` compares them, without
+            // building their keys.
+            (Node::Str(a), Node::Str(b)) => same_text(a, b),
+            (Node::Int(a), Node::Int(b)) => a == b,
+            (Node::Bool(a), Node::Bool(b)) => a == b,
+            (Node::Null, Node::Null) => true,
             // Scalars compare as Go's `==` on what the reference decoded.
             (a, b) => Key::One(a.as_member()).go_eq(&Key::One(b.as_member())) == Some(true),
         }
@@ -577,6 +568,15 @@ mod tests {
             if a.len() == b.len() {
                 proptest::prop_assert_eq!(same_bytes(a.as_bytes(), b.as_bytes()), a == b);
             }
+        }
+
+        /// `reflect.DeepEqual` on compact documents is the `Value` path's.
+        #[test]
+        fn deep_equality_is_the_value_paths(a in json(), b in json(), same in proptest::prelude::any::<bool>()) {
+            let b = if same { a.clone() } else { b };
+            let (x, y) = (Node::from_json(a.clone()), Node::from_json(b.clone()));
+            proptest::prop_assert_eq!(x.deep_eq(&y), deep_eq(&a, &b));
+            proptest::prop_assert!(x.deep_eq(&x.clone()));
         }
 
         #[test]
