@@ -65,7 +65,8 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
                         Line::TooLong => lines.push(None),
                     }
                 }
-                size = size.max(text.len());
+                // With room for the line breaks, read before they are cut off.
+                size = size.max(text.len() + 2 * lines.len());
                 if lines.is_empty() || slot_tx.send(()).is_err() || work_tx.send(Chunk { index, text, lines }).is_err()
                 {
                     return Ok(());
