@@ -24,7 +24,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// Use it as `smp_core::StrategicMerge` (smp-core re-exports it). The type
 /// also needs `Serialize`, `Deserialize`, `PartialEq` and `Clone`; serde's
-/// attributes decide the JSON names and which fields are present.
+/// attributes decide the JSON names and which fields are present. `==`
+/// must be true only for values whose JSON is the same, as a derived
+/// `PartialEq` is: a diff skips equal values without looking into them,
+/// so a hand-written `PartialEq` that ignores a field hides its changes.
 ///
 /// ```
 /// use serde::{Deserialize, Serialize};

@@ -126,6 +126,11 @@ impl Field {
 /// of any other type takes `#[patch(scalar)]`, `#[patch(json)]` or
 /// `#[patch(with = "module")]`.
 ///
+/// `==` must be true only for values whose JSON is the same, as a derived
+/// `PartialEq` is: [`diff`](Self::diff) skips equal values (and equal
+/// fields and elements) without serialising them, so a hand-written
+/// `PartialEq` that ignores a field hides its changes from the patch.
+///
 /// ```
 /// use serde::{Deserialize, Serialize};
 /// use serde_json::json;
