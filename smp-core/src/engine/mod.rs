@@ -61,9 +61,10 @@ pub(crate) fn check_depth(depth: usize) -> Result<()> {
     if depth > MAX_DEPTH { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) } else { Ok(()) }
 }
 
-/// Refuses documents nested deeper than [`MAX_DEPTH`], without recursing,
-/// before any recursive step (cloning included) touches them: the check
-/// every entry point makes, for callers that copy or print a document first.
+/// Refuses documents nested deeper than [`MAX_DEPTH`], recursing no deeper
+/// than that, before any unbounded recursive step (cloning included)
+/// touches them: the check every entry point makes, for callers that copy
+/// or print a document first.
 pub fn check_nesting(v: &Value) -> Result<()> {
     check_nesting_from(v, 0)
 }
@@ -74,23 +75,21 @@ pub(crate) fn check_nesting_map(m: &Map<String, Value>) -> Result<()> {
     m.values().try_for_each(|v| check_nesting_from(v, 1))
 }
 
+/// The nesting check below `depth` open levels: a level is refused before
+/// it is entered, so the recursion stops at [`MAX_DEPTH`] levels (a few
+/// kilobytes of stack), and it needs no heap.
 fn check_nesting_from(v: &Value, depth: usize) -> Result<()> {
-    let mut stack: Vec<(&Value, usize)> = vec![(v, depth)];
-    let nested = |c: &&Value| c.is_object() || c.is_array();
-    while let Some((v, depth)) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                check_depth(depth + 1)?;
-                stack.extend(m.values().filter(nested).map(|c| (c, depth + 1)));
-            }
-            Value::Array(a) => {
-                check_depth(depth + 1)?;
-                stack.extend(a.iter().filter(nested).map(|c| (c, depth + 1)));
-            }
-            _ => {}
+    match v {
+        Value::Object(m) => {
+            check_depth(depth + 1)?;
+            m.values().try_for_each(|c| check_nesting_from(c, depth + 1))
         }
+        Value::Array(a) => {
+            check_depth(depth + 1)?;
+            a.iter().try_for_each(|c| check_nesting_from(c, depth + 1))
+        }
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The document a patch operation works on: a JSON object (`null` counts

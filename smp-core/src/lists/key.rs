@@ -277,8 +277,19 @@ impl<'a> Key<'a> {
         }
     }
 
+    /// The key's string, when it is one string (nearly all merge keys).
+    pub fn one_str(&self) -> Option<&'a str> {
+        match self {
+            Key::One(v) => v.as_str(),
+            Key::Several(_) => None,
+        }
+    }
+
     /// Go's `==` on two keys; `None` where Go panics (two maps, two lists).
     pub fn go_eq(&self, other: &Key<'_>) -> Option<bool> {
+        if let (Some(a), Some(b)) = (self.one_str(), other.one_str()) {
+            return Some(a == b);
+        }
         match (self.identity(), other.identity()) {
             (Ok(a), Ok(b)) => Some(a == b),
             (Err(a), Err(b)) if a == b => None,

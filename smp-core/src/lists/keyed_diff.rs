@@ -73,7 +73,14 @@ pub(crate) fn diff<L: DiffElements>(
         }
         Ok(Some(L::Patch::object(p)))
     };
-    let in_place = o_keys.len() == m_keys.len() && o_keys.iter().zip(&m_keys).all(|(a, b)| same_text(&a.key, &b.key));
+    let same_len = o_keys.len() == m_keys.len();
+    // Equal strings (the common case) print alike and are `==`: compared once.
+    let same_strings = same_len
+        && o_keys
+            .iter()
+            .zip(&m_keys)
+            .all(|(a, b)| matches!((a.key.one_str(), b.key.one_str()), (Some(x), Some(y)) if x == y));
+    let in_place = same_strings || (same_len && o_keys.iter().zip(&m_keys).all(|(a, b)| same_text(&a.key, &b.key)));
     if in_place {
         for (j, (a, b)) in o_keys.iter().zip(&m_keys).enumerate() {
             changes.extend(change(a, b, j)?.map(|p| (p, j)));
@@ -110,7 +117,7 @@ pub(crate) fn diff<L: DiffElements>(
         )?;
     }
     let mut patch = order_by_modified(changes, &m_keys, in_place)?;
-    let order_same = is_order_same(&o_keys, &m_keys)?;
+    let order_same = same_strings || is_order_same(&o_keys, &m_keys)?;
     patch.extend(deletes);
     let emit_order = opts.set_element_order()
         && ((opts.additions() && (!patch.is_empty() || !order_same)) || (opts.deletions() && !patch.is_empty()));
