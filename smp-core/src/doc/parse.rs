@@ -247,31 +247,42 @@ impl<'a> Parser<'a> {
             return Err(Invalid);
         }
         // Escaped strings are mostly long ones (JSON in an annotation).
-        let mut out = String::with_capacity(self.pos - start + 64);
-        out.push_str(&self.text[start..self.pos]);
+        // The text is built as bytes: runs of whole characters of the text
+        // and the characters of escapes, so it stays UTF-8.
+        let mut out = Vec::with_capacity(self.pos - start + 64);
+        out.extend_from_slice(&self.bytes[start..self.pos]);
         loop {
             // At a quote or a backslash.
             let b = self.bytes[self.pos];
             self.pos += 1;
             if b == b'"' {
-                return Ok(Cow::Owned(out));
+                // SAFETY: see above: runs start after an escape and end
+                // before a quote or a backslash (ASCII bytes) of UTF-8
+                // text, and escapes are written as UTF-8.
+                return Ok(Cow::Owned(unsafe { String::from_utf8_unchecked(out) }));
             }
-            self.escape(&mut out)?;
+            match self.bytes.get(self.pos).map(|&e| SIMPLE_ESCAPES[usize::from(e)]) {
+                // The escapes of one ASCII byte, without decoding a character.
+                Some(byte) if byte != 0 => {
+                    self.pos += 1;
+                    out.push(byte);
+                }
+                _ => {
+                    let c = self.escape()?;
+                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                }
+            }
             let run = self.pos;
             self.pos += plain_len(&self.bytes[self.pos..]);
             if !matches!(self.peek(), Some(b'"' | b'\\')) {
                 return Err(Invalid);
             }
-            // SAFETY: the run is whole characters of the text (it starts
-            // after an escape and ends before a quote or a backslash, ASCII
-            // bytes): `out` stays UTF-8.
-            super::print::extend_short(unsafe { out.as_mut_vec() }, &self.bytes[run..self.pos]);
+            super::print::extend_short(&mut out, &self.bytes[run..self.pos]);
         }
     }
 
-    /// One escape, after its backslash.
-    #[inline]
-    fn escape(&mut self, out: &mut String) -> Parsed<()> {
+    /// One escape, after its backslash: the character it stands for.
+    fn escape(&mut self) -> Parsed<char> {
         let b = self.peek().ok_or(Invalid)?;
         self.pos += 1;
         let c = match b {
@@ -301,8 +312,7 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(Invalid),
         };
-        out.push(c);
-        Ok(())
+        Ok(c)
     }
 
     /// The trailing half of a surrogate pair, when an escape of one comes
@@ -380,6 +390,21 @@ impl<'a> Parser<'a> {
         if f.is_finite() { Ok(Node::Float(f)) } else { Err(Invalid) }
     }
 }
+
+/// The byte each escape of one ASCII byte stands for (`\n` for `n`...),
+/// by the byte after the backslash; 0 for the others (`\u`, errors).
+const SIMPLE_ESCAPES: [u8; 256] = {
+    let mut table = [0; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'/' as usize] = b'/';
+    table[b'b' as usize] = 0x08;
+    table[b'f' as usize] = 0x0c;
+    table[b'n' as usize] = b'\n';
+    table[b'r' as usize] = b'\r';
+    table[b't' as usize] = b'\t';
+    table
+};
 
 /// The length of the run of string bytes that end no string and need no
 /// unescaping: up to the first quote, backslash or control character.
