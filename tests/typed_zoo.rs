@@ -1262,6 +1262,79 @@ impl Zoo for OddKeys {
     }
 }
 
+/// Keyed lists behind `Option` and `Box`, sets of arbitrary JSON, hashed
+/// and replaced sets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct MoreLists {
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    anys: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "merge", merge_key = "name")]
+    optional: Option<Vec<Member>>,
+    #[patch(strategy = "merge", merge_key = "name")]
+    boxed: Box<Vec<Member>>,
+    /// At most one element in the seeds: serde writes a `HashSet` in its
+    /// own random order, the typed layer in the reference's.
+    #[serde(default)]
+    hashed: std::collections::HashSet<i64>,
+    /// Single digits: the typed layer writes sets in the reference's order
+    /// of their text (`10` before `2`), which serde's is not.
+    #[serde(default)]
+    numbers: BTreeSet<u32>,
+    #[serde(default)]
+    #[patch(strategy = "replace")]
+    replaced_set: BTreeSet<String>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    singles: Vec<f32>,
+}
+
+impl Zoo for MoreLists {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"anys": [{"a": 1}], "$deleteFromPrimitiveList/anys": [1]}),
+            json!({"optional": [{"name": "z"}], "boxed": null}),
+            json!({"optional": null, "boxed": [{"name": "a", "$patch": "delete"}]}),
+            json!({"hashed": [3, 3], "$deleteFromPrimitiveList/hashed": [1]}),
+            json!({"replaced_set": ["z", "a"]}),
+            json!({"singles": [1e40]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        vec![
+            MoreLists {
+                anys: vec![json!(1), json!("a"), json!(true)],
+                optional: Some(vec![member("a", None)]),
+                boxed: Box::new(vec![member("b", Some("r"))]),
+                hashed: [1].into(),
+                replaced_set: ["a".to_string()].into(),
+                numbers: [2, 7].into(),
+                singles: vec![0.5, -0.0],
+            },
+            MoreLists {
+                anys: vec![json!("a"), json!(2.5), json!(null)],
+                optional: None,
+                boxed: Box::new(vec![member("a", None), member("b", None)]),
+                hashed: [3].into(),
+                replaced_set: ["b".to_string(), "a".to_string()].into(),
+                numbers: [2, 3, 7, 8].into(),
+                singles: vec![],
+            },
+            MoreLists {
+                anys: vec![],
+                optional: Some(vec![member("b", None), member("a", Some("q"))]),
+                boxed: Box::new(vec![]),
+                hashed: Default::default(),
+                replaced_set: Default::default(),
+                numbers: [9].into(),
+                singles: vec![3.25, 0.5],
+            },
+        ]
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The oracle
 // ---------------------------------------------------------------------------
@@ -1296,12 +1369,41 @@ fn strict_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// [`strict_eq`] with lists compared as multisets: for two values already
+/// `==`, whose lists may come from hashed sets.
+fn strict_eq_unordered(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            let mut left: Vec<&Value> = y.iter().collect();
+            x.len() == y.len()
+                && x.iter().all(|v| match left.iter().position(|w| strict_eq_unordered(v, w)) {
+                    Some(i) => {
+                        left.swap_remove(i);
+                        true
+                    }
+                    None => false,
+                })
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| strict_eq_unordered(v, w)))
+        }
+        _ => strict_eq(a, b),
+    }
+}
+
 /// Both fail (a conflict on both sides, or no conflict on either), or both
 /// give the same patch.
 fn same_patch(typed: &smp_core::Result<Value>, engine: &smp_core::Result<Value>) -> bool {
     match (typed, engine) {
         (Ok(t), Ok(e)) => strict_eq(t, e),
-        (Err(t), Err(e)) => t.is_conflict() == e.is_conflict() && (!t.is_conflict() || t.kind == e.kind),
+        // A document may hold several faults, and the reference looks at
+        // map keys in random order: which one is reported is not compared,
+        // but an error the engine places is placed.
+        (Err(t), Err(e)) => {
+            t.is_conflict() == e.is_conflict()
+                && (!t.is_conflict() || t.kind == e.kind)
+                && (t.kind != e.kind || e.path.is_root() || !t.path.is_root())
+        }
         _ => false,
     }
 }
@@ -1332,7 +1434,7 @@ fn check_diff<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
 /// it reads the JSON the reference prints (where an integer field takes a
 /// whole float, and a number beyond `int64` is a float). The typed result
 /// must be one of the two.
-fn engine_apply<T: Zoo>(a: &T, patch: &Value) -> Result<[Option<T>; 4], String> {
+fn engine_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(Value, [Option<T>; 4]), String> {
     let out = smp_core::apply(&to_json(a), patch, schema::<T>()).map_err(|e| e.to_string())?;
     let direct = serde_json::from_value(out.clone()).ok();
     let printed = serde_json::from_str(&smp_core::value::to_go_json(&out)).ok();
@@ -1342,7 +1444,7 @@ fn engine_apply<T: Zoo>(a: &T, patch: &Value) -> Result<[Option<T>; 4], String> 
     if read.iter().all(Option::is_none) {
         return Err(format!("read back: {out}"));
     }
-    Ok(read)
+    Ok((out, read))
 }
 
 /// Whole floats within `int64` as integers (as the reference prints them;
@@ -1365,16 +1467,22 @@ fn check_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(), String> {
     let typed = a.apply(patch);
     let engine = engine_apply(a, patch);
     let same = match (&typed, &engine) {
-        (Ok(t), Ok(e)) => e.iter().flatten().any(|e| t == e && strict_eq(&to_json(t), &to_json(e))),
+        // One of the readings, or (numbers compared by value: `-0.0` read
+        // into an integer field beside a float `-0.0` elsewhere) the JSON.
+        (Ok(t), Ok((out, e))) => {
+            e.iter().flatten().any(|e| t == e && strict_eq_unordered(&to_json(t), &to_json(e)))
+                || smp_tests::json_cmp::same_value(&to_json(t), out)
+        }
         (Err(t), Err(_)) => {
             // Where the engine says where, the typed error does too.
             let engine_error = smp_core::apply(&to_json(a), patch, schema::<T>()).err();
             if let Some(e) = engine_error
                 && e.kind == t.kind
-                && e.path != t.path
+                && !e.path.is_root()
+                && t.path.is_root()
             {
                 return Err(format!(
-                    "typed error at another place: {t} (engine: {e})\n  original: {}\n  patch: {patch}",
+                    "typed error without a place: {t} (engine: {e})\n  original: {}\n  patch: {patch}",
                     to_json(a)
                 ));
             }
@@ -1392,7 +1500,7 @@ fn check_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(), String> {
                 Err(e) => format!("Err({e})"),
             },
             match &engine {
-                Ok(e) => e
+                Ok((_, e)) => e
                     .iter()
                     .map(|t| t.as_ref().map_or("(no read back)".into(), |t| to_json(t).to_string()))
                     .collect::<Vec<_>>()
@@ -1413,7 +1521,7 @@ fn check_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(), String> {
 /// back as `b`), the typed one holds too.
 fn check_round_trip<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
     let Ok(patch) = smp_core::diff(&to_json(a), &to_json(b), schema::<T>()) else { return Ok(()) };
-    let engine_holds = engine_apply(a, &patch).is_ok_and(|e| e.iter().flatten().any(|e| e == b));
+    let engine_holds = engine_apply(a, &patch).is_ok_and(|(_, e)| e.iter().flatten().any(|e| e == b));
     if !engine_holds {
         return Ok(());
     }
@@ -1774,6 +1882,7 @@ zoo_tests! {
     tagged_struct: Tagged,
     pointers_and_map_keys: Pointers,
     odd_merge_keys: OddKeys,
+    more_lists: MoreLists,
 }
 
 /// Values nested near and beyond the engine's depth limit fail alike.
@@ -2058,7 +2167,7 @@ fn pod_subset_against_kubectl() {
         return;
     };
     properties::<Pod>();
-    let count = cases().min(200);
+    let count = (cases() / 2).clamp(1, 200);
     let mut runner = TestRunner::new(Config { cases: count, failure_persistence: None, ..Config::default() });
     let strategy = patch_case::<Pod>();
     let cases: Vec<(Pod, Value)> =
