@@ -1272,7 +1272,9 @@ struct MoreLists {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[patch(strategy = "merge", merge_key = "name")]
     optional: Option<Vec<Member>>,
+    /// As users write it to keep the struct small.
     #[patch(strategy = "merge", merge_key = "name")]
+    #[allow(clippy::box_collection)]
     boxed: Box<Vec<Member>>,
     /// At most one element in the seeds: serde writes a `HashSet` in its
     /// own random order, the typed layer in the reference's.
