@@ -79,17 +79,23 @@ pub(crate) fn check_nesting_map(m: &Map<String, Value>) -> Result<()> {
 /// it is entered, so the recursion stops at [`MAX_DEPTH`] levels (a few
 /// kilobytes of stack), and it needs no heap.
 fn check_nesting_from(v: &Value, depth: usize) -> Result<()> {
+    // Plain loops: one small frame per level, in debug builds too.
     match v {
         Value::Object(m) => {
             check_depth(depth + 1)?;
-            m.values().try_for_each(|c| check_nesting_from(c, depth + 1))
+            for c in m.values() {
+                check_nesting_from(c, depth + 1)?;
+            }
         }
         Value::Array(a) => {
             check_depth(depth + 1)?;
-            a.iter().try_for_each(|c| check_nesting_from(c, depth + 1))
+            for c in a {
+                check_nesting_from(c, depth + 1)?;
+            }
         }
-        _ => Ok(()),
+        _ => {}
     }
+    Ok(())
 }
 
 /// The document a patch operation works on: a JSON object (`null` counts
