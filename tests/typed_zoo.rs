@@ -2203,3 +2203,41 @@ fn pod_subset_against_kubectl() {
     }
     assert!(failures.is_empty(), "{} of {count} differ from kubectl, the first:\n{}", failures.len(), failures[0]);
 }
+
+/// `"$deleteFromPrimitiveList/f": null` removes the field `f` after the
+/// patch's own `f` is merged (the reference's order in this project), so
+/// a value of `f` that a typed field cannot hold is never read back: typed
+/// apply gives the engine's result (it once failed on the intermediate
+/// value), for every kind of field.
+#[test]
+fn a_null_delete_list_removes_the_field_after_its_value() {
+    let cases: [(&str, Value); 2] =
+        [("portItems", json!(-1.5)), ("portItems", json!([{"portNumber": 80, "extraTags": [{"name": "a"}]}]))];
+    for (field, value) in cases {
+        let patch = json!({ field: value, format!("$deleteFromPrimitiveList/{field}"): null });
+        for live in CamelList::seeds() {
+            check_apply(&live, &patch).unwrap();
+        }
+    }
+    let lists = [("whole", json!(-1.5)), ("byName", json!("x")), ("strings", json!({})), ("replaced", json!("x"))];
+    for (field, value) in lists {
+        let patch = json!({ field: value, format!("$deleteFromPrimitiveList/{field}"): null });
+        for live in Lists::seeds() {
+            check_apply(&live, &patch).unwrap();
+        }
+    }
+    let maps = [("labels", json!(5)), ("structs", json!({"a": 1})), ("by_int", json!([]))];
+    for (field, value) in maps {
+        let patch = json!({ field: value, format!("$deleteFromPrimitiveList/{field}"): null });
+        for live in Maps::seeds() {
+            check_apply(&live, &patch).unwrap();
+        }
+    }
+    let options = [("leaf", json!(5)), ("boxed", json!([1])), ("plain", json!("x")), ("set", json!({}))];
+    for (field, value) in options {
+        let patch = json!({ field: value, format!("$deleteFromPrimitiveList/{field}"): null });
+        for live in Options::seeds() {
+            check_apply(&live, &patch).unwrap();
+        }
+    }
+}
