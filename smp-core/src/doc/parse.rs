@@ -408,10 +408,7 @@ const SIMPLE_ESCAPES: [u8; 256] = {
 
 /// The length of the run of string bytes that end no string and need no
 /// unescaping: up to the first quote, backslash or control character.
-/// Eight bytes at a time, the last few padded to a word with a plain byte:
-/// a word has such a byte where one of its bytes, XORed with `"` or `\`,
-/// is zero or is below 0x20; the lowest marked byte is the first one
-/// (carries only mark bytes above a marked one).
+/// Sixteen bytes at a time on x86-64, the rest with [`plain_len_words`].
 #[inline]
 pub(super) fn plain_len(bytes: &[u8]) -> usize {
     #[cfg(target_arch = "x86_64")]
@@ -448,7 +445,10 @@ pub(super) fn plain_len(bytes: &[u8]) -> usize {
     plain_len_words(bytes)
 }
 
-/// [`plain_len`] eight bytes at a time.
+/// [`plain_len`] eight bytes at a time, the last few padded to a word with
+/// a plain byte: a word has such a byte where one of its bytes, XORed with
+/// `"` or `\`, is zero or is below 0x20; the lowest marked byte is the
+/// first one (carries only mark bytes above a marked one).
 fn plain_len_words(bytes: &[u8]) -> usize {
     let mut chunks = bytes.chunks_exact(8);
     let mut i = 0;

@@ -57,6 +57,10 @@
 //! - keyed lists whose merge key's type does not expose its JSON scalar (a
 //!   `#[patch(with = ...)]` field, a unit enum, `char`, addresses, dates):
 //!   only the serialised key can be compared;
+//! - a keyed list whose patch also holds a `$deleteFromPrimitiveList` of
+//!   objects or `null` for it: the reference takes that step after the
+//!   list's, which may leave a value in between that a typed field cannot
+//!   hold;
 //! - a keyed list whose patch sets an element's merge key to `null`: the
 //!   reference deletes the key from the merged element, which a typed
 //!   element cannot hold (its key field is `None` or a value, never
