@@ -3,7 +3,8 @@
 //! serialised maps, for two-way and three-way patches (whose steps send
 //! only additions or only deletions), with null values, values that change
 //! JSON type, a `$patch` key (with a string, the only value the engine
-//! compares under it), and maps replaced whole or under `retainKeys`.
+//! compares under it; any other value is refused, even in equal maps), and
+//! maps replaced whole or under `retainKeys`.
 
 use proptest::collection::{btree_map, hash_map};
 use proptest::prelude::*;
@@ -40,9 +41,10 @@ fn key() -> impl Strategy<Value = String> {
 
 fn doc() -> impl Strategy<Value = Doc> {
     let label = prop_oneof![4 => key(), 1 => Just("$patch".to_string())];
+    let limit = prop_oneof![8 => key(), 1 => Just("$patch".to_string())];
     (
         btree_map(label, "[xy]", 0..4),
-        hash_map(key(), proptest::option::of(-2i64..2), 0..4),
+        hash_map(limit, proptest::option::of(-2i64..2), 0..4),
         btree_map(key(), any::<bool>(), 0..3),
         btree_map(key(), "[xy]", 0..3),
         btree_map(key(), 0u8..3, 0..3),
@@ -88,4 +90,49 @@ fn a_changed_map_of_scalars_sends_its_changes_and_nulls_its_removed_keys() {
     // A replace-strategy map is sent whole, changed or not.
     assert_eq!(patch, json!({"labels": {"a": null, "c": "y"}, "limits": {"a": null, "b": 0}, "replaced": {}}));
     assert_eq!(smp_core::diff(&json_of(&a), &json_of(&b), schema()).unwrap(), patch);
+}
+
+/// Maps whose `$patch` key holds an object: the reference reads a struct
+/// through the map's key only when the two values differ.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Nested {
+    inner: BTreeMap<String, Doc>,
+    #[serde(flatten)]
+    rest: BTreeMap<String, i64>,
+}
+
+#[test]
+fn equal_maps_with_a_patch_key_that_is_not_a_string_are_refused_as_by_the_engine() {
+    let mut a = Doc {
+        labels: BTreeMap::new(),
+        limits: HashMap::from([("$patch".into(), Some(1))]),
+        flags: BTreeMap::new(),
+        replaced: BTreeMap::new(),
+        retained: BTreeMap::new(),
+    };
+    let engine = |a: &Doc| smp_core::diff(&json_of(a), &json_of(a), schema()).map_err(|e| e.to_string());
+    let refused = engine(&a);
+    assert_eq!(refused, Err("limits: invalid value for special key: $patch".to_string()));
+    assert_eq!(a.diff(&a).map_err(|e| e.to_string()), refused);
+    // A string is compared, and equal ones need no patch.
+    a.limits.clear();
+    a.labels.insert("$patch".into(), "x".into());
+    // (A replace-strategy map is sent whole, changed or not.)
+    assert_eq!(engine(&a), Ok(json!({"replaced": {}})));
+    assert_eq!(a.diff(&a).map_err(|e| e.to_string()), engine(&a));
+
+    // Under a struct held in a map (whose lookup the reference skips for
+    // equal values), and in a flattened map.
+    let doc = a.clone();
+    let nested = Nested { inner: BTreeMap::from([("k".into(), doc)]), rest: BTreeMap::from([("$patch".into(), 3)]) };
+    let json = serde_json::to_value(&nested).unwrap();
+    let engine = smp_core::diff(&json, &json, Schema::Static(Nested::shape())).map_err(|e| e.to_string());
+    assert!(engine.is_err(), "{engine:?}");
+    assert_eq!(nested.diff(&nested).map_err(|e| e.to_string()), engine);
+    let mut quiet = nested.clone();
+    quiet.rest.clear();
+    let json = serde_json::to_value(&quiet).unwrap();
+    let engine = smp_core::diff(&json, &json, Schema::Static(Nested::shape())).map_err(|e| e.to_string());
+    assert_eq!(engine, Ok(json!({})));
+    assert_eq!(quiet.diff(&quiet).map_err(|e| e.to_string()), engine);
 }

@@ -30,9 +30,11 @@ pub(crate) struct StructFacts {
     /// (`None`: unbounded, or deeper than the engine accepts anyway).
     pub(crate) depth: Option<usize>,
     /// Two equal values diff to `{}` (under every diff option), once
-    /// their merged sets of scalars are sorted.
+    /// their merged sets of scalars are sorted and their maps hold no
+    /// `$patch` key.
     pub(crate) quiet: bool,
-    /// Its values may hold merged sets of scalars.
+    /// Its values may hold merged sets of scalars or maps, to be looked at
+    /// before two equal values are taken as quiet.
     pub(crate) sets: bool,
     /// The same for each field, in schema order.
     pub(crate) fields: &'static [FieldFacts],
@@ -51,9 +53,9 @@ pub(crate) struct FieldFacts {
     /// The deepest nesting of the field's value (`None`: unbounded).
     pub(crate) depth: Option<usize>,
     /// Two equal values of the field need no patch, once their merged sets
-    /// of scalars are sorted.
+    /// of scalars are sorted and their maps hold no `$patch` key.
     pub(crate) quiet: bool,
-    /// The field's values may hold merged sets of scalars.
+    /// The field's values may hold merged sets of scalars or maps.
     pub(crate) sets: bool,
     /// The field's keys sit in the struct's object (serde's `flatten`).
     pub(crate) flatten: bool,
@@ -191,8 +193,11 @@ impl Work {
                 let s = self.of_struct(s);
                 (!strategy.replace && s.quiet, s.sets)
             }
-            // Equal maps need no patch, unless replaced.
-            Shape::Map(_) => (!strategy.replace, false),
+            // Equal maps need no patch, unless replaced, or holding a
+            // `$patch` key, which the reference reads as a directive and
+            // refuses unless its value is a string: that is looked at on
+            // the value (`Walk::__sets_sorted`).
+            Shape::Map(_) => (!strategy.replace, true),
             // A replaced list is sent when its JSON changed.
             Shape::List(_) if !strategy.merge => (true, false),
             Shape::List(elem) => match (elem(), f.merge_key) {

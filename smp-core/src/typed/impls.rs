@@ -391,10 +391,16 @@ macro_rules! map_impl {
                 elements_ok(self.values(), open)
             }
 
+            /// A `$patch` key is a directive to the reference's diff, which
+            /// refuses it even in equal maps unless its value is a string.
+            fn __sets_sorted(&self, _field: &Field) -> bool {
+                !self.contains_key(PATCH)
+            }
+
             fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
                 let strategy = field.strategy;
                 if let (Some(a), Some(b)) = (old, new) {
-                    if a == b && !strategy.replace {
+                    if a == b && !strategy.replace && !a.contains_key(PATCH) {
                         return Ok(());
                     }
                     if T::__SCALAR && !a.contains_key(PATCH) && !b.contains_key(PATCH) {

@@ -90,9 +90,10 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     }
 
     /// Whether the merged sets of scalars the value holds are sorted as the
-    /// reference sorts them (by their `%v` text), so that two equal values
-    /// of a quiet type (`typed/facts.rs`) diff to `{}`; false when unsure.
-    /// `field` is the field holding the value.
+    /// reference sorts them (by their `%v` text), and its maps hold no
+    /// `$patch` key, so that two equal values of a quiet type
+    /// (`typed/facts.rs`) diff to `{}`; false when unsure. `field` is the
+    /// field holding the value.
     fn __sets_sorted(&self, _field: &Field) -> bool {
         match (Self::__fields(), Self::__shape()) {
             (Some(table), Shape::Struct(schema)) => fields_sets_sorted(self, table, schema),
