@@ -62,13 +62,7 @@ pub(crate) fn parse_members(text: &str, zero_is_int: bool) -> Parsed<Vec<Spanned
         p.pos += 1;
     } else {
         loop {
-            if p.next_token()? != b'"' {
-                return Err(Invalid);
-            }
-            let key = p.string()?;
-            if p.next_token()? != b':' {
-                return Err(Invalid);
-            }
+            let key = p.member_key()?;
             p.skip_ws();
             let start = p.pos;
             let v = p.value()?;
@@ -203,13 +197,7 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         } else {
             loop {
-                if self.next_token()? != b'"' {
-                    return Err(Invalid);
-                }
-                let key = self.string()?;
-                if self.next_token()? != b':' {
-                    return Err(Invalid);
-                }
+                let key = self.member_key()?;
                 let v = self.value()?;
                 self.members.push((key, Some(v)));
                 match self.next_token()? {
@@ -221,6 +209,19 @@ impl<'a> Parser<'a> {
         }
         self.depth -= 1;
         Ok(Object::from_members(self.members.split_off(start)))
+    }
+
+    /// An object member's key and the colon after it.
+    #[inline(always)]
+    fn member_key(&mut self) -> Parsed<Cow<'a, str>> {
+        if self.next_token()? != b'"' {
+            return Err(Invalid);
+        }
+        let key = self.string()?;
+        if self.next_token()? != b':' {
+            return Err(Invalid);
+        }
+        Ok(key)
     }
 
     /// The rest of a string whose opening quote was read.

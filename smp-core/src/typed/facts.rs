@@ -196,7 +196,7 @@ impl Work {
             // Equal maps need no patch, unless replaced, or holding a
             // `$patch` key, which the reference reads as a directive and
             // refuses unless its value is a string: that is looked at on
-            // the value (`Walk::__sets_sorted`).
+            // the value (`Walk::__quiet_if_equal`).
             Shape::Map(_) => (!strategy.replace, true),
             // A replaced list is sent when its JSON changed.
             Shape::List(_) if !strategy.merge => (true, false),

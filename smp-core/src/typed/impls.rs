@@ -127,8 +127,8 @@ impl<T: StrategicMerge> Walk for Option<T> {
         self.as_ref().is_none_or(|v| v.__depth_ok(open))
     }
 
-    fn __sets_sorted(&self, field: &Field) -> bool {
-        self.as_ref().is_none_or(|v| v.__sets_sorted(field))
+    fn __quiet_if_equal(&self, field: &Field) -> bool {
+        self.as_ref().is_none_or(|v| v.__quiet_if_equal(field))
     }
 
     fn __missing(_key: &str) -> Result<Self> {
@@ -204,8 +204,8 @@ impl<T: StrategicMerge> Walk for Box<T> {
     fn __depth_ok(&self, open: usize) -> bool {
         (**self).__depth_ok(open)
     }
-    fn __sets_sorted(&self, field: &Field) -> bool {
-        (**self).__sets_sorted(field)
+    fn __quiet_if_equal(&self, field: &Field) -> bool {
+        (**self).__quiet_if_equal(field)
     }
     fn __missing(key: &str) -> Result<Self> {
         T::__missing(key).map(Box::new)
@@ -243,13 +243,13 @@ impl<T: StrategicMerge> Walk for Vec<T> {
         elements_ok(self.iter(), open)
     }
 
-    fn __sets_sorted(&self, field: &Field) -> bool {
+    fn __quiet_if_equal(&self, field: &Field) -> bool {
         if !field.strategy.merge {
             // A replaced list: equal lists need no patch.
             return true;
         }
         if keyed::<T>(field).is_some() {
-            return self.iter().all(|e| e.__sets_sorted(field));
+            return self.iter().all(|e| e.__quiet_if_equal(field));
         }
         // What the diff of an unchanged set checks.
         sorted_strings(self)
@@ -393,7 +393,7 @@ macro_rules! map_impl {
 
             /// A `$patch` key is a directive to the reference's diff, which
             /// refuses it even in equal maps unless its value is a string.
-            fn __sets_sorted(&self, _field: &Field) -> bool {
+            fn __quiet_if_equal(&self, _field: &Field) -> bool {
                 !self.contains_key(PATCH)
             }
 

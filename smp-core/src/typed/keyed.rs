@@ -63,8 +63,8 @@ pub(crate) trait Element: Any {
     /// `other` is an element of the same type and `==` to this one.
     fn same(&self, other: &dyn Element) -> bool;
 
-    /// [`Walk::__sets_sorted`](super::Walk::__sets_sorted).
-    fn sets_sorted(&self, field: &Field) -> bool;
+    /// [`Walk::__quiet_if_equal`](super::Walk::__quiet_if_equal).
+    fn quiet_if_equal(&self, field: &Field) -> bool;
 }
 
 impl<T: StrategicMerge> Element for T {
@@ -96,8 +96,8 @@ impl<T: StrategicMerge> Element for T {
         other.downcast_ref::<T>().is_some_and(|o| self == o)
     }
 
-    fn sets_sorted(&self, field: &Field) -> bool {
-        self.__sets_sorted(field)
+    fn quiet_if_equal(&self, field: &Field) -> bool {
+        self.__quiet_if_equal(field)
     }
 }
 
@@ -252,7 +252,7 @@ impl DiffElements for Borrowed<'_> {
     }
 
     fn unchanged(&self, old: &Read<'_>, new: &Read<'_>) -> bool {
-        self.quiet.is_some_and(|sets| old.elem.same(new.elem) && (!sets || new.elem.sets_sorted(self.field)))
+        self.quiet.is_some_and(|sets| old.elem.same(new.elem) && (!sets || new.elem.quiet_if_equal(self.field)))
     }
 }
 

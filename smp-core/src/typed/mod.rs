@@ -195,7 +195,7 @@ pub trait StrategicMerge: Walk {
         let equal = self == desired;
         if let Some(sets) = facts::quiet(Self::shape())
             && equal
-            && (!sets || walk::fields_sets_sorted_of(self, table))
+            && (!sets || walk::fields_quiet_if_equal_of(self, table))
         {
             return Ok(Value::Object(Map::new()));
         }

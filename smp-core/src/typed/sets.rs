@@ -187,8 +187,8 @@ macro_rules! shared_impl {
             fn __depth_ok(&self, open: usize) -> bool {
                 (**self).__depth_ok(open)
             }
-            fn __sets_sorted(&self, field: &Field) -> bool {
-                (**self).__sets_sorted(field)
+            fn __quiet_if_equal(&self, field: &Field) -> bool {
+                (**self).__quiet_if_equal(field)
             }
             fn __missing(key: &str) -> Result<Self> {
                 T::__missing(key).map($ptr::new)

@@ -94,9 +94,9 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// `$patch` key, so that two equal values of a quiet type
     /// (`typed/facts.rs`) diff to `{}`; false when unsure. `field` is the
     /// field holding the value.
-    fn __sets_sorted(&self, _field: &Field) -> bool {
+    fn __quiet_if_equal(&self, _field: &Field) -> bool {
         match (Self::__fields(), Self::__shape()) {
-            (Some(table), Shape::Struct(schema)) => fields_sets_sorted(self, table, schema),
+            (Some(table), Shape::Struct(schema)) => fields_quiet_if_equal(self, table, schema),
             _ => true,
         }
     }
@@ -215,8 +215,8 @@ pub trait FieldValue: Any {
     /// [`Walk::__depth_ok`].
     fn depth_ok(&self, open: usize) -> bool;
 
-    /// [`Walk::__sets_sorted`].
-    fn sets_sorted(&self, field: &Field) -> bool;
+    /// [`Walk::__quiet_if_equal`].
+    fn quiet_if_equal(&self, field: &Field) -> bool;
 
     /// Adds to `patch` what turns the field value `old` into `new`; `self`
     /// is `new` when `self_is_new`, else `old`, and `other` the other side,
@@ -285,8 +285,8 @@ impl<T: Walk> FieldValue for T {
         self.__depth_ok(open)
     }
 
-    fn sets_sorted(&self, field: &Field) -> bool {
-        self.__sets_sorted(field)
+    fn quiet_if_equal(&self, field: &Field) -> bool {
+        self.__quiet_if_equal(field)
     }
 
     fn diff(
@@ -366,7 +366,7 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
         probe_ok(&self.0, open)
     }
 
-    fn sets_sorted(&self, _: &Field) -> bool {
+    fn quiet_if_equal(&self, _: &Field) -> bool {
         // Its sets (if any) are seen only in its JSON.
         false
     }
@@ -550,21 +550,21 @@ fn fields_depth_ok<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static Struc
     })
 }
 
-/// [`Walk::__sets_sorted`] of a struct: only fields that may hold merged
-/// sets are looked into.
-pub(crate) fn fields_sets_sorted<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static StructSchema) -> bool {
+/// [`Walk::__quiet_if_equal`] of a struct: only fields that may hold merged
+/// sets or maps are looked into.
+pub(crate) fn fields_quiet_if_equal<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static StructSchema) -> bool {
     let facts = facts::of(schema);
     if !facts.sets {
         return true;
     }
     let Some(fields) = table_facts(table, schema, facts) else { return false };
-    table.fields.iter().zip(fields).all(|(ops, f)| !f.sets || ops.value(s).is_none_or(|v| v.sets_sorted(&ops.field)))
+    table.fields.iter().zip(fields).all(|(ops, f)| !f.sets || ops.value(s).is_none_or(|v| v.quiet_if_equal(&ops.field)))
 }
 
-/// [`fields_sets_sorted`] of a struct type's value.
-pub(crate) fn fields_sets_sorted_of<S: Walk>(s: &S, table: &FieldTable<S>) -> bool {
+/// [`fields_quiet_if_equal`] of a struct type's value.
+pub(crate) fn fields_quiet_if_equal_of<S: Walk>(s: &S, table: &FieldTable<S>) -> bool {
     match S::__shape() {
-        Shape::Struct(schema) => fields_sets_sorted(s, table, schema),
+        Shape::Struct(schema) => fields_quiet_if_equal(s, table, schema),
         _ => false,
     }
 }
@@ -605,7 +605,7 @@ pub(crate) fn diff_fields<S>(
             (None, None) => {}
             (Some(old), Some(new))
                 if quiet(i).is_some_and(|f| {
-                    (equal || (!new.by_field() && new.same(old))) && (!f.sets || new.sets_sorted(&ops.field))
+                    (equal || (!new.by_field() && new.same(old))) && (!f.sets || new.quiet_if_equal(&ops.field))
                 }) => {}
             (old, Some(new)) => new.diff(true, old, &ops.field, &mut patch, opts)?,
             (Some(old), None) => old.diff(false, None, &ops.field, &mut patch, opts)?,
