@@ -63,14 +63,16 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
 
     /// The value of the field with this JSON name, as a merge key.
     fn __field_key(&self, json_name: &str) -> FieldKey<'_> {
-        let ops = Self::__fields().and_then(|table| {
-            let named = table.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok();
-            match named {
-                Some(at) => table.fields.get(table.by_name[at].1),
-                // A field serde writes but does not read.
-                None => table.fields.iter().find(|f| f.field.key == json_name),
-            }
-        });
+        // A struct the walk does not see field by field (`flatten`,
+        // `from`/`into`, an enum, a transparent wrapper): only its JSON
+        // shows the key.
+        let Some(table) = Self::__fields() else { return FieldKey::Opaque };
+        let named = table.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok();
+        let ops = match named {
+            Some(at) => table.fields.get(table.by_name[at].1),
+            // A field serde writes but does not read.
+            None => table.fields.iter().find(|f| f.field.key == json_name),
+        };
         match ops {
             Some(ops) => ops.key(self),
             None => FieldKey::Absent,
@@ -97,7 +99,11 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     fn __quiet_if_equal(&self, _field: &Field) -> bool {
         match (Self::__fields(), Self::__shape()) {
             (Some(table), Shape::Struct(schema)) => fields_quiet_if_equal(self, table, schema),
-            _ => true,
+            (_, Shape::Scalar) => true,
+            // Its sets and maps are seen in its JSON only (a struct with
+            // `flatten` or `from`/`into`, an enum, a transparent wrapper):
+            // diffed, not skipped.
+            _ => false,
         }
     }
 

@@ -1,0 +1,768 @@
+//! More of the zoo (`typed_zoo.rs`): shapes an operator author writes in a
+//! custom resource's spec, against the same oracle (`zoo/mod.rs`): every
+//! typed operation equals the JSON engine on the serialised values with
+//! the type's schema.
+//!
+//! Each type exercises: containers serialised through another type
+//! (`from`/`into`, `try_from`); enums holding keyed lists and maps in
+//! struct and newtype variants, in every tagging, as fields and inside
+//! keyed list elements; `flatten` of an optional struct, of a struct
+//! holding a keyed list, of two structs side by side and beside a map;
+//! such types as fields of a struct walked field by field (where equal
+//! values are skipped) and as elements of keyed lists; maps of lists and
+//! of maps; keyed lists three levels deep; defaults from functions and
+//! keyed lists and sets left out when empty; strings with escapes,
+//! non-ASCII text and directive-like text as map keys and merge keys.
+//!
+//! Cases per property: `PROPTEST_CASES`, else 64 (the test must stay
+//! fast in CI).
+
+mod zoo;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use smp_core::StrategicMerge;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use zoo::*;
+
+// ---------------------------------------------------------------------------
+// Building blocks
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Port {
+    port: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
+fn port(port: u16, name: Option<&str>) -> Port {
+    Port { port, name: name.map(String::from) }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// A struct walked field by field holding a keyed list, a merged set
+/// (unsorted in some seeds: the reference re-sends its order even when
+/// nothing changed) and a map.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Inner {
+    name: String,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "port")]
+    ports: Vec<Port>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    tags: Vec<String>,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+}
+
+fn inner(name: &str, ports: Vec<Port>, tags: &[&str], l: &[(&str, &str)]) -> Inner {
+    Inner { name: name.into(), ports, tags: strings(tags), labels: labels(l) }
+}
+
+fn inners() -> [Inner; 3] {
+    [
+        inner("a", vec![port(80, None), port(443, Some("https"))], &["b", "a"], &[("app", "web")]),
+        inner("a", vec![port(443, None)], &["a", "c"], &[("$patch", "replace"), ("app", "db")]),
+        inner("b", vec![], &[], &[]),
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// Containers serialised through another type
+// ---------------------------------------------------------------------------
+
+/// The serde form of [`Converted`] and [`Validated`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct RawService {
+    name: String,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "port")]
+    ports: Vec<Port>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    finalizers: Vec<String>,
+}
+
+/// Read and written through [`RawService`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(from = "RawService", into = "RawService")]
+struct Converted {
+    name: String,
+    #[patch(strategy = "merge", merge_key = "port")]
+    ports: Vec<Port>,
+    #[patch(strategy = "merge")]
+    finalizers: Vec<String>,
+}
+
+impl From<RawService> for Converted {
+    fn from(r: RawService) -> Self {
+        Converted { name: r.name, ports: r.ports, finalizers: r.finalizers }
+    }
+}
+
+impl From<Converted> for RawService {
+    fn from(c: Converted) -> Self {
+        RawService { name: c.name, ports: c.ports, finalizers: c.finalizers }
+    }
+}
+
+/// Read through [`RawService`], refusing a service without ports named
+/// `bad`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(try_from = "RawService", rename_all = "camelCase")]
+struct Validated {
+    name: String,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "port")]
+    ports: Vec<Port>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    finalizers: Vec<String>,
+}
+
+impl TryFrom<RawService> for Validated {
+    type Error = String;
+
+    fn try_from(r: RawService) -> Result<Self, String> {
+        if r.name == "bad" && r.ports.is_empty() {
+            return Err("a bad service needs ports".into());
+        }
+        Ok(Validated { name: r.name, ports: r.ports, finalizers: r.finalizers })
+    }
+}
+
+/// Converted containers as fields (walked field by field around them),
+/// behind `Option`, and as keyed list elements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Conversions {
+    converted: Converted,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    validated: Option<Validated>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    services: Vec<Validated>,
+    #[serde(default)]
+    note: String,
+}
+
+impl Zoo for Conversions {
+    fn seeds() -> Vec<Self> {
+        let c = |name: &str, ports, fin: &[&str]| Converted { name: name.into(), ports, finalizers: strings(fin) };
+        let v = |name: &str, ports, fin: &[&str]| Validated { name: name.into(), ports, finalizers: strings(fin) };
+        vec![
+            Conversions {
+                converted: c("a", vec![port(80, None), port(443, Some("x"))], &["b", "a"]),
+                validated: Some(v("bad", vec![port(1, None)], &["z", "y"])),
+                services: vec![v("a", vec![], &["b", "a"]), v("bad", vec![port(2, None)], &[])],
+                note: "".into(),
+            },
+            Conversions {
+                converted: c("a", vec![port(443, None)], &["a"]),
+                validated: None,
+                services: vec![v("b", vec![port(2, Some("two"))], &["a", "b"])],
+                note: "n".into(),
+            },
+            Conversions {
+                converted: c("b", vec![], &[]),
+                validated: Some(v("ok", vec![], &["q"])),
+                services: vec![],
+                note: "".into(),
+            },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"validated": {"ports": null}}),
+            json!({"validated": {"ports": [{"port": 1, "$patch": "delete"}]}}),
+            json!({"services": [{"name": "bad", "ports": [{"port": 2, "$patch": "delete"}]}]}),
+            json!({"converted": {"finalizers": ["c"], "$deleteFromPrimitiveList/finalizers": ["a"]}}),
+            json!({"converted": {"$patch": "replace", "name": "r"}}),
+            json!({"converted": {"extra": 1}}),
+            json!({"services": [{"name": "c", "extra": true}]}),
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Enums holding keyed lists and maps
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+enum ExternalSource {
+    Ports {
+        #[serde(default)]
+        ports: Vec<Port>,
+        #[serde(default)]
+        labels: BTreeMap<String, String>,
+    },
+    Wrapped(Inner),
+    Nothing,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum InternalSource {
+    Ports {
+        #[serde(default)]
+        ports: Vec<Port>,
+        #[serde(default)]
+        labels: BTreeMap<String, String>,
+    },
+    Wrapped(Inner),
+    Nothing,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(tag = "kind", content = "spec", rename_all = "camelCase")]
+enum AdjacentSource {
+    Ports {
+        #[serde(default)]
+        ports: Vec<Port>,
+        #[serde(default)]
+        labels: BTreeMap<String, String>,
+    },
+    Wrapped(Inner),
+    Nothing,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(untagged)]
+enum UntaggedSource {
+    Wrapped(Inner),
+    Text(String),
+}
+
+/// An enum of newtype variants only: its schema is each variant's type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+enum Choice {
+    First(Inner),
+    Second(Box<Inner>),
+}
+
+/// A keyed list element holding enums of every tagging.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Sourced {
+    name: String,
+    external: ExternalSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    internal: Option<InternalSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    choice: Option<Choice>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Sources {
+    external: ExternalSource,
+    internal: InternalSource,
+    adjacent: AdjacentSource,
+    untagged: UntaggedSource,
+    choice: Choice,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    sourced: Vec<Sourced>,
+    #[serde(default)]
+    by_name: BTreeMap<String, Choice>,
+}
+
+impl Zoo for Sources {
+    fn seeds() -> Vec<Self> {
+        let [i0, i1, i2] = inners();
+        let ports = |ports, l: &[(&str, &str)]| (ports, labels(l));
+        let (p0, l0) = ports(vec![port(80, None), port(81, Some("b"))], &[("a", "1")]);
+        let (p1, l1) = ports(vec![port(81, Some("c"))], &[("a", "2"), ("$retainKeys", "x")]);
+        vec![
+            Sources {
+                external: ExternalSource::Ports { ports: p0.clone(), labels: l0.clone() },
+                internal: InternalSource::Wrapped(i0.clone()),
+                adjacent: AdjacentSource::Ports { ports: p1.clone(), labels: l1.clone() },
+                untagged: UntaggedSource::Wrapped(i1.clone()),
+                choice: Choice::First(i0.clone()),
+                sourced: vec![
+                    Sourced {
+                        name: "a".into(),
+                        external: ExternalSource::Wrapped(i0.clone()),
+                        internal: Some(InternalSource::Ports { ports: p0.clone(), labels: l0.clone() }),
+                        choice: Some(Choice::Second(Box::new(i1.clone()))),
+                    },
+                    Sourced { name: "b".into(), external: ExternalSource::Nothing, internal: None, choice: None },
+                ],
+                by_name: BTreeMap::from([("x".into(), Choice::First(i0.clone()))]),
+            },
+            Sources {
+                external: ExternalSource::Wrapped(i1.clone()),
+                internal: InternalSource::Ports { ports: p1.clone(), labels: l1.clone() },
+                adjacent: AdjacentSource::Wrapped(i0.clone()),
+                untagged: UntaggedSource::Text("t".into()),
+                choice: Choice::Second(Box::new(i0.clone())),
+                sourced: vec![Sourced {
+                    name: "a".into(),
+                    external: ExternalSource::Ports { ports: p1.clone(), labels: l1.clone() },
+                    internal: Some(InternalSource::Wrapped(i1.clone())),
+                    choice: Some(Choice::First(i0.clone())),
+                }],
+                by_name: BTreeMap::from([
+                    ("x".into(), Choice::First(i1.clone())),
+                    ("y".into(), Choice::Second(Box::new(i2.clone()))),
+                ]),
+            },
+            Sources {
+                external: ExternalSource::Nothing,
+                internal: InternalSource::Nothing,
+                adjacent: AdjacentSource::Nothing,
+                untagged: UntaggedSource::Wrapped(i2.clone()),
+                choice: Choice::First(i2.clone()),
+                sourced: vec![],
+                by_name: BTreeMap::new(),
+            },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"external": {"ports": {"ports": [{"port": 80, "$patch": "delete"}]}}}),
+            json!({"external": {"wrapped": {"ports": [{"port": 1}], "tags": ["z"]}}}),
+            json!({"internal": {"kind": "ports", "ports": [{"port": 9}]}}),
+            json!({"internal": {"ports": [{"port": 9}], "labels": {"a": null}}}),
+            json!({"adjacent": {"spec": {"ports": [{"port": 9}]}}}),
+            json!({"adjacent": {"kind": "nothing", "spec": null}}),
+            json!({"choice": {"first": {"ports": [{"port": 80, "name": "n"}]}}}),
+            json!({"choice": {"second": {"tags": ["z"]}, "first": null}}),
+            json!({"choice": {"first": {"$patch": "delete"}}}),
+            json!({"sourced": [{"name": "a", "choice": {"first": {"ports": [{"port": 3}]}}}]}),
+            json!({"by_name": {"x": {"first": {"labels": {"$patch": "delete"}}}}}),
+            json!({"untagged": {"tags": ["q"]}}),
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Flatten
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct Limits {
+    max_count: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    min_count: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct PortsPart {
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "port")]
+    ports: Vec<Port>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    tags: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct MetaPart {
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
+}
+
+/// An optional flattened struct, two flattened structs side by side (one
+/// holding a keyed list and a set), and a map taking the other keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Flats {
+    name: String,
+    #[serde(flatten)]
+    limits: Option<Limits>,
+    #[serde(flatten)]
+    ports: PortsPart,
+    #[serde(flatten)]
+    meta: MetaPart,
+    #[serde(flatten)]
+    rest: BTreeMap<String, String>,
+}
+
+/// Flattening types as fields, behind `Option`, and as keyed list
+/// elements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct FlatHolder {
+    flats: Flats,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    maybe: Option<Flats>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    items: Vec<Flats>,
+}
+
+fn flats(
+    name: &str,
+    limits: Option<u32>,
+    ports: Vec<Port>,
+    tags: &[&str],
+    l: &[(&str, &str)],
+    rest: &[(&str, &str)],
+) -> Flats {
+    Flats {
+        name: name.into(),
+        limits: limits.map(|max_count| Limits { max_count, min_count: None }),
+        ports: PortsPart { ports, tags: strings(tags) },
+        meta: MetaPart { labels: labels(l), owner: None },
+        rest: labels(rest),
+    }
+}
+
+impl Zoo for FlatHolder {
+    fn seeds() -> Vec<Self> {
+        let f0 =
+            flats("a", Some(1), vec![port(80, None), port(81, None)], &["b", "a"], &[("x", "1")], &[("extra", "e")]);
+        let f1 = flats("a", None, vec![port(81, Some("n"))], &["a"], &[("$patch", "merge")], &[]);
+        let f2 = flats("b", Some(2), vec![], &[], &[], &[("other", "o"), ("$retainKeys", "r")]);
+        vec![
+            FlatHolder { flats: f0.clone(), maybe: Some(f1.clone()), items: vec![f0.clone(), f2.clone()] },
+            FlatHolder { flats: f1.clone(), maybe: None, items: vec![f1.clone()] },
+            FlatHolder { flats: f2.clone(), maybe: Some(f2.clone()), items: vec![] },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"flats": {"maxCount": null}}),
+            json!({"flats": {"maxCount": 5, "minCount": 1}}),
+            json!({"flats": {"minCount": 1}}),
+            json!({"flats": {"ports": [{"port": 80, "$patch": "delete"}], "zzz": "z"}}),
+            json!({"flats": {"labels": {"y": "2"}, "extra": null}}),
+            json!({"flats": {"zzz": 1}}),
+            json!({"items": [{"name": "a", "tags": ["c"], "$retainKeys": ["name", "tags"]}]}),
+            json!({"maybe": {"$patch": "delete"}}),
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Maps of lists and of maps, keyed lists three levels deep
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Level1 {
+    name: String,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    groups: Vec<Level2>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Level2 {
+    id: u32,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "key")]
+    entries: Vec<Level3>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Level3 {
+    key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    tags: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Nesting {
+    #[serde(default)]
+    lists: BTreeMap<String, Vec<Port>>,
+    #[serde(default)]
+    maps: HashMap<String, BTreeMap<String, String>>,
+    #[serde(default)]
+    structs: BTreeMap<String, Inner>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    tree: Vec<Level1>,
+    #[serde(default)]
+    optional_strings: Vec<Option<String>>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    optional_set: Vec<Option<String>>,
+}
+
+impl Zoo for Nesting {
+    fn seeds() -> Vec<Self> {
+        let [i0, i1, i2] = inners();
+        let l3 = |key: &str, value: Option<&str>, tags: &[&str]| Level3 {
+            key: key.into(),
+            value: value.map(String::from),
+            tags: strings(tags),
+        };
+        let l2 = |id, entries| Level2 { id, entries };
+        let l1 = |name: &str, groups| Level1 { name: name.into(), groups };
+        vec![
+            Nesting {
+                lists: BTreeMap::from([("a".into(), vec![port(1, None)]), ("b".into(), vec![])]),
+                maps: HashMap::from([("a".into(), labels(&[("x", "1"), ("$patch", "delete")]))]),
+                structs: BTreeMap::from([("a".into(), i0.clone())]),
+                tree: vec![
+                    l1("a", vec![l2(1, vec![l3("k", Some("v"), &["b", "a"]), l3("$patch", None, &[])]), l2(2, vec![])]),
+                    l1("b", vec![]),
+                ],
+                optional_strings: vec![Some("a".into()), None],
+                optional_set: vec![None, Some("b".into()), Some("a".into())],
+            },
+            Nesting {
+                lists: BTreeMap::from([("a".into(), vec![port(2, Some("n")), port(1, None)])]),
+                maps: HashMap::from([
+                    ("a".into(), labels(&[("x", "2")])),
+                    ("$setElementOrder/a".into(), labels(&[("é", "\"q\"\n")])),
+                ]),
+                structs: BTreeMap::from([("a".into(), i1.clone()), ("b".into(), i2.clone())]),
+                tree: vec![l1("a", vec![l2(2, vec![l3("k", None, &["a"])]), l2(1, vec![l3("j", None, &[])])])],
+                optional_strings: vec![],
+                optional_set: vec![Some("a".into())],
+            },
+            Nesting {
+                lists: BTreeMap::new(),
+                maps: HashMap::new(),
+                structs: BTreeMap::new(),
+                tree: vec![],
+                optional_strings: vec![None],
+                optional_set: vec![],
+            },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"tree": [{"name": "a", "groups": [{"id": 1, "entries": [{"key": "k", "$patch": "delete"}]}]}]}),
+            json!({"tree": [{"name": "a", "groups": [{"id": 1, "entries": [{"key": "n", "tags": ["t"]}]}]}]}),
+            json!({"lists": {"a": [{"port": 3}]}}),
+            json!({"maps": {"a": {"$patch": "replace", "y": "1"}}}),
+            json!({"structs": {"a": {"ports": [{"port": 80, "$patch": "delete"}]}}}),
+            json!({"optional_set": [null, "c"], "$deleteFromPrimitiveList/optional_set": [null]}),
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Defaults and empty lists left out
+// ---------------------------------------------------------------------------
+
+fn default_ports() -> Vec<Port> {
+    vec![port(8080, Some("http"))]
+}
+
+fn default_tags() -> Vec<String> {
+    strings(&["default"])
+}
+
+/// Keyed lists and sets left out of the JSON when empty, and defaults
+/// from functions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct Sparse {
+    name: String,
+    #[serde(default = "default_ports", skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge", merge_key = "port")]
+    ports: Vec<Port>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge")]
+    tags: Vec<String>,
+    #[serde(default = "default_tags")]
+    #[patch(strategy = "merge")]
+    defaulted: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    set: BTreeSet<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge,retainKeys", merge_key = "name")]
+    unions: Vec<Union>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Union {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    disk: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge")]
+    claims: Vec<String>,
+}
+
+impl Zoo for Sparse {
+    fn seeds() -> Vec<Self> {
+        let set = |s: &[&str]| s.iter().map(|s| s.to_string()).collect();
+        let union = |name: &str, disk: Option<&str>, claims: &[&str]| Union {
+            name: name.into(),
+            disk: disk.map(String::from),
+            claims: strings(claims),
+        };
+        vec![
+            Sparse {
+                name: "a".into(),
+                ports: default_ports(),
+                tags: vec![],
+                defaulted: default_tags(),
+                set: set(&[]),
+                labels: BTreeMap::new(),
+                unions: vec![],
+            },
+            Sparse {
+                name: "a".into(),
+                ports: vec![port(80, None)],
+                tags: strings(&["b", "a"]),
+                defaulted: strings(&["default"]),
+                set: set(&["x"]),
+                labels: labels(&[("a", "1")]),
+                unions: vec![union("u", Some("d"), &[]), union("v", None, &["c"])],
+            },
+            Sparse {
+                name: "b".into(),
+                ports: vec![port(8080, Some("http"))],
+                tags: strings(&["a"]),
+                defaulted: strings(&["x", "default"]),
+                set: set(&["x", "y"]),
+                labels: BTreeMap::new(),
+                unions: vec![union("u", None, &["b", "a"])],
+            },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"ports": null}),
+            json!({"ports": []}),
+            json!({"ports": [{"port": 80, "$patch": "delete"}]}),
+            json!({"$deleteFromPrimitiveList/tags": ["a", "b"]}),
+            json!({"tags": [], "set": []}),
+            json!({"defaulted": null, "set": null, "labels": null}),
+            json!({"$retainKeys": ["name"]}),
+            json!({"unions": [{"name": "u", "claims": [], "$retainKeys": ["name", "claims"]}]}),
+            json!({"$setElementOrder/ports": [{"port": 8080}]}),
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Odd text
+// ---------------------------------------------------------------------------
+
+/// Strings with escapes, non-ASCII text and directive-like text, as map
+/// keys, merge keys and set elements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct OddText {
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    named: Vec<Named>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    set: Vec<String>,
+    #[serde(default)]
+    structs: BTreeMap<String, Named>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Named {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
+}
+
+impl Zoo for OddText {
+    fn seeds() -> Vec<Self> {
+        let named = |n: &str, v: Option<&str>| Named { name: n.into(), value: v.map(String::from) };
+        vec![
+            OddText {
+                labels: labels(&[("$patch", "delete"), ("$retainKeys", "[]"), ("é", "ü"), ("a\"b\\c\n", "\u{1F600}")]),
+                named: vec![named("$patch", Some("v")), named("é", None), named("a/b", Some("\t"))],
+                set: strings(&["$patch", "é", "a", "\u{0}"]),
+                structs: BTreeMap::from([("$setElementOrder/x".into(), named("$retainKeys", None))]),
+            },
+            OddText {
+                labels: labels(&[("$setElementOrder/x", "y"), ("é", "e")]),
+                named: vec![named("é", Some("x")), named("$deleteFromPrimitiveList/set", None)],
+                set: strings(&["é", "$retainKeys"]),
+                structs: BTreeMap::from([
+                    ("$setElementOrder/x".into(), named("$patch", Some("delete"))),
+                    ("$deleteFromPrimitiveList/labels".into(), named("", None)),
+                ]),
+            },
+            OddText { labels: BTreeMap::new(), named: vec![], set: vec![], structs: BTreeMap::new() },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"labels": {"$patch": "x"}}),
+            json!({"labels": {"é": null, "\u{0}": "z"}}),
+            json!({"named": [{"name": "$patch", "$patch": "delete"}]}),
+            json!({"named": [{"name": "é", "value": "ü"}], "$setElementOrder/named": [{"name": "é"}, {"name": "$patch"}]}),
+            json!({"$deleteFromPrimitiveList/set": ["$patch"]}),
+            json!({"structs": {"$setElementOrder/x": {"value": "w"}}}),
+        ]
+    }
+}
+
+zoo_tests! {
+    from_into_and_try_from: Conversions,
+    enums_holding_keyed_lists: Sources,
+    flatten_shapes: FlatHolder,
+    maps_of_lists_and_deep_keyed_lists: Nesting,
+    sparse_lists_and_default_paths: Sparse,
+    odd_text: OddText,
+}
+
+// ---------------------------------------------------------------------------
+// Regressions
+// ---------------------------------------------------------------------------
+
+/// The elements of a keyed list that the walk does not see field by field
+/// (here `flatten`; `from`/`into` and `try_from` alike) show their merge
+/// key in their JSON: typed diff and apply read it there (they once found
+/// no key and failed).
+#[test]
+fn keyed_list_elements_seen_only_as_json_have_their_key() {
+    let holder = &FlatHolder::seeds()[0];
+    let patch = json!({"items": [{"name": "c", "maxCount": 3}]});
+    check_apply(holder, &patch).unwrap();
+    let patched = holder.apply(&patch).unwrap();
+    let mut names: Vec<&str> = patched.items.iter().map(|f| f.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["a", "b", "c"]);
+    for other in FlatHolder::seeds() {
+        check_diff(holder, &other).unwrap();
+    }
+    let conversions = &Conversions::seeds()[0];
+    check_apply(conversions, &json!({"services": [{"name": "a", "ports": [{"port": 7}]}]})).unwrap();
+    check_diff(conversions, &Conversions::seeds()[1]).unwrap();
+}
+
+/// Two equal values of a struct the walk does not see field by field (a
+/// `from`/`into` container, an enum of newtypes, flattened parts) holding
+/// an unsorted merged set: the reference re-sends the set's order, and so
+/// does the typed diff (it once skipped such fields as equal).
+#[test]
+fn equal_values_seen_only_as_json_resend_their_sets_order() {
+    let conversions = &Conversions::seeds()[0];
+    check_diff(conversions, conversions).unwrap();
+    let patch = conversions.diff(conversions).unwrap();
+    assert_eq!(patch["converted"], json!({"$setElementOrder/finalizers": ["b", "a"]}));
+    let sources = &Sources::seeds()[0];
+    check_diff(sources, sources).unwrap();
+    assert_eq!(sources.diff(sources).unwrap()["choice"], json!({"first": {"$setElementOrder/tags": ["b", "a"]}}));
+    let holder = &FlatHolder::seeds()[0];
+    check_diff(holder, holder).unwrap();
+    assert_eq!(holder.diff(holder).unwrap()["flats"], json!({"$setElementOrder/tags": ["b", "a"]}));
+}
