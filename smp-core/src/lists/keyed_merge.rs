@@ -21,12 +21,54 @@ use crate::value::{GoKind, fmt_s, fmt_v_map};
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-/// An element on its way through the merge, with its key's tag and whether
-/// it is a `$patch: delete` entry (those sort last).
-struct Item<E> {
-    elem: E,
+/// The elements on their way through the merge, each with its key's tag
+/// and whether it is a `$patch: delete` entry (those sort last). Kept side
+/// by side rather than as one vector of triples, so that the live list is
+/// merged where it is instead of being copied into a larger one.
+struct Items<E> {
+    elems: Vec<E>,
+    meta: Vec<Meta>,
+}
+
+/// What the ordering steps know of an element.
+struct Meta {
     key: Field<Tag>,
     delete: bool,
+}
+
+impl<E> Items<E> {
+    fn with_capacity(n: usize) -> Self {
+        Items { elems: Vec::with_capacity(n), meta: Vec::with_capacity(n) }
+    }
+
+    fn push(&mut self, elem: E, key: Field<Tag>, delete: bool) {
+        self.elems.push(elem);
+        self.meta.push(Meta { key, delete });
+    }
+
+    fn len(&self) -> usize {
+        self.elems.len()
+    }
+
+    /// Keeps the elements whose meta `keep` accepts, in order.
+    fn retain(&mut self, mut keep: impl FnMut(&Meta) -> Result<bool>) -> Result<()> {
+        let kept = self.meta.iter().map(&mut keep).collect::<Result<Vec<bool>>>()?;
+        let mut flags = kept.iter();
+        self.elems.retain(|_| flags.next().copied().unwrap_or(true));
+        let mut flags = kept.iter();
+        self.meta.retain(|_| flags.next().copied().unwrap_or(true));
+        Ok(())
+    }
+
+    /// The elements in the order given ([`in_order`]).
+    fn into_ordered(self, order: &[usize]) -> Vec<E> {
+        in_order(self.elems, order)
+    }
+
+    /// The items in the order given ([`in_order`]).
+    fn ordered(self, order: &[usize]) -> Self {
+        Items { elems: in_order(self.elems, order), meta: in_order(self.meta, order) }
+    }
 }
 
 /// The `$patch` directive of a patch element.
@@ -115,8 +157,7 @@ pub(crate) fn merge<L: MergeElements>(
     delete_list: bool,
 ) -> Result<Vec<L::Elem>> {
     let keys = Keys::new(l, fields, &list, patch, &[]);
-    let items = merge_slice(l, fields, &keys, list, delete_list)?;
-    Ok(items.into_iter().map(|i| i.elem).collect())
+    Ok(merge_slice(l, fields, &keys, list, delete_list)?.elems)
 }
 
 /// The merge of a keyed list that the patch orders with
@@ -172,13 +213,14 @@ fn merge_ordered_in<L: MergeElements>(
         (_, p) => p.unwrap_or(&[]).iter().collect(),
     };
     let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), entries, order);
-    let built = |keys: &Keys<'_, L::Patch>| -> Result<Vec<Item<L::Elem>>> {
-        keys.patch
-            .iter()
-            .map(|e| Ok(Item { elem: l.build(e.value, &[])?, key: e.key.clone(), delete: e.directive.is_delete() }))
-            .collect()
+    let built = |keys: &Keys<'_, L::Patch>| -> Result<Items<L::Elem>> {
+        let mut items = Items::with_capacity(keys.patch.len());
+        for e in &keys.patch {
+            items.push(l.build(e.value, &[])?, e.key.clone(), e.directive.is_delete());
+        }
+        Ok(items)
     };
-    let (merged, view): (Vec<Item<L::Elem>>, Vec<Tag>) = match (list, patch) {
+    let (merged, view): (Items<L::Elem>, Vec<Tag>) = match (list, patch) {
         (None, None) => return Ok(None),
         (Some(o), None) => {
             let view = keys.live.iter().map(|k| keys.order_key(k)).collect();
@@ -200,15 +242,16 @@ fn merge_ordered_in<L: MergeElements>(
     // own, then order both.
     let named = FirstMatch::new(&keys.order, keys.ids);
     let mut found = Vec::with_capacity(merged.len());
-    for item in &merged {
-        let tag = checked_key(l, fields, item)?;
+    for i in 0..merged.len() {
+        let tag = checked_key(l, fields, &merged, i)?;
         found.push(named.find(tag)?.is_some());
     }
     let objects = kind? == GoKind::Object;
     let (patch_items, server_only): (Vec<usize>, Vec<usize>) = (0..merged.len()).partition(|&i| found[i]);
     let order: Vec<&L::Patch> = order.iter().collect();
-    let sorted = normalize(fields, &keys, &merged, patch_items, server_only, (&keys.order, &order), objects, &view)?;
-    Ok(Some(in_order(merged, &sorted).into_iter().map(|i| i.elem).collect()))
+    let sorted =
+        normalize(fields, &keys, &merged.meta, patch_items, server_only, (&keys.order, &order), objects, &view)?;
+    Ok(Some(merged.into_ordered(&sorted)))
 }
 
 /// The list the patch merges into without changing its order, the common
@@ -299,23 +342,18 @@ fn strip_directives<P: Document>(v: &P) -> Option<Cow<'_, P>> {
     copy_patch_value(v, false).map(Cow::Owned)
 }
 
-/// The live elements as items.
-fn live_items<L: MergeElements>(l: &L, keys: &Keys<'_, L::Patch>, list: Vec<L::Elem>) -> Vec<Item<L::Elem>> {
-    list.into_iter()
-        .zip(&keys.live)
-        .map(|(elem, key)| {
-            let delete = l.is_delete(&elem);
-            Item { elem, key: key.clone(), delete }
-        })
-        .collect()
+/// The live elements as items (the list itself, not a copy).
+fn live_items<L: MergeElements>(l: &L, keys: &Keys<'_, L::Patch>, list: Vec<L::Elem>) -> Items<L::Elem> {
+    let meta = list.iter().zip(&keys.live).map(|(elem, key)| Meta { key: key.clone(), delete: l.is_delete(elem) });
+    Items { meta: meta.collect(), elems: list }
 }
 
-/// The key of a merged element, which must be an object carrying it.
-fn checked_key<L: Elements>(l: &L, fields: KeyFields<'_>, item: &Item<L::Elem>) -> Result<Tag> {
-    match &item.key {
+/// The key of the merged element at `i`, which must be an object carrying it.
+fn checked_key<L: Elements>(l: &L, fields: KeyFields<'_>, items: &Items<L::Elem>, i: usize) -> Result<Tag> {
+    match &items.meta[i].key {
         Field::Value(t) => Ok(*t),
-        Field::NotObject => Err(bad_arg(GoKind::Object, &l.to_json(&item.elem)?)),
-        Field::Missing => Err(missing_key(l, fields, &item.elem)),
+        Field::NotObject => Err(bad_arg(GoKind::Object, &l.to_json(&items.elems[i])?)),
+        Field::Missing => Err(missing_key(l, fields, &items.elems[i])),
     }
 }
 
@@ -326,21 +364,21 @@ fn merge_slice<L: MergeElements>(
     keys: &Keys<'_, L::Patch>,
     original: Vec<L::Elem>,
     delete_list: bool,
-) -> Result<Vec<Item<L::Elem>>> {
+) -> Result<Items<L::Elem>> {
     let mk = fields.name();
     let patch: Vec<&L::Patch> = keys.patch.iter().map(|e| e.value).collect();
     if original.is_empty() && patch.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Items::with_capacity(0));
     }
     let kind = element_kind(l, &original, keys.patch.iter().map(|e| e.value))?;
     if kind != GoKind::Object {
         if delete_list {
             let doomed = super::key::ValueIndex::of_members(patch.iter().map(|p| p.as_member()));
-            let mut kept = Vec::with_capacity(original.len());
+            let mut kept = Items::with_capacity(original.len());
             for (e, key) in original.into_iter().zip(&keys.live) {
                 let member = l.as_member(&e).ok_or_else(uncomparable)?;
                 if !doomed.contains_key(&Key::One(member))? {
-                    kept.push(Item { elem: e, key: key.clone(), delete: false });
+                    kept.push(e, key.clone(), false);
                 }
             }
             return Ok(kept);
@@ -378,27 +416,18 @@ fn merge_slice<L: MergeElements>(
     if !deletes.is_empty() {
         // Every element whose key matches a delete goes (`deleteMatchingEntries`).
         let doomed = TagIndex::new(deletes, keys.ids);
-        let mut kept = Vec::with_capacity(work.len());
-        for item in work {
-            let gone = match item.key {
-                Field::Value(t) => doomed.lookup(t).map_err(|Uncomparable| uncomparable())?.is_some(),
-                _ => false,
-            };
-            if !gone {
-                kept.push(item);
-            }
-        }
-        work = kept;
+        work.retain(|m| match m.key {
+            Field::Value(t) => Ok(doomed.lookup(t).map_err(|Uncomparable| uncomparable())?.is_none()),
+            _ => Ok(true),
+        })?;
     }
     let server_len = work.len();
     if replace {
-        work = plain
-            .iter()
-            .map(|&i| {
-                let e = &keys.patch[i];
-                Ok(Item { elem: l.build(e.value, &[])?, key: e.key.clone(), delete: false })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        work = Items::with_capacity(plain.len());
+        for &i in &plain {
+            let e = &keys.patch[i];
+            work.push(l.build(e.value, &[])?, e.key.clone(), false);
+        }
         plain.clear();
     } else {
         merge_plain(l, fields, keys, &mut work, &plain)?;
@@ -406,7 +435,7 @@ fn merge_slice<L: MergeElements>(
     // The order the server had: after deletions, before appends (or the
     // replacement list itself).
     let server_order_len = if replace { work.len() } else { server_len };
-    let view: Vec<Tag> = work[..server_order_len].iter().map(|i| keys.order_key(&i.key)).collect();
+    let view: Vec<Tag> = work.meta[..server_order_len].iter().map(|m| keys.order_key(&m.key)).collect();
 
     // `partitionMapsByPresentInList(merged, patch)`: the plain patch
     // elements are objects carrying the key (checked by the merge above).
@@ -414,8 +443,8 @@ fn merge_slice<L: MergeElements>(
     let in_patch = TagIndex::new(order_keys.iter().filter_map(|k| k.clone().value()), keys.ids);
     let mut patch_items = Vec::new();
     let mut server_only = Vec::new();
-    for (i, item) in work.iter().enumerate() {
-        let tag = checked_key(l, fields, item)?;
+    for i in 0..work.len() {
+        let tag = checked_key(l, fields, &work, i)?;
         if in_patch.lookup(tag).map_err(|Uncomparable| uncomparable())?.is_some() {
             patch_items.push(i);
         } else {
@@ -423,8 +452,8 @@ fn merge_slice<L: MergeElements>(
         }
     }
     let order: Vec<&L::Patch> = plain.iter().map(|&i| keys.patch[i].value).collect();
-    let sorted = normalize(fields, keys, &work, patch_items, server_only, (&order_keys, &order), true, &view)?;
-    Ok(in_order(work, &sorted))
+    let sorted = normalize(fields, keys, &work.meta, patch_items, server_only, (&order_keys, &order), true, &view)?;
+    Ok(work.ordered(&sorted))
 }
 
 /// `mergeSliceWithoutSpecialElements`: each patch element merges into the
@@ -436,12 +465,12 @@ fn merge_plain<L: MergeElements>(
     l: &L,
     fields: KeyFields<'_>,
     keys: &Keys<'_, L::Patch>,
-    work: &mut Vec<Item<L::Elem>>,
+    work: &mut Items<L::Elem>,
     plain: &[usize],
 ) -> Result<()> {
     let mk = fields.name();
     let live_len = work.len();
-    let mut index = FirstMatch::new(work.iter().map(|i| &i.key), keys.ids);
+    let mut index = FirstMatch::new(work.meta.iter().map(|m| &m.key), keys.ids);
     // (target position, index in `plain`), and the first patch element of
     // each appended element.
     let mut targets: Vec<(usize, usize)> = Vec::with_capacity(plain.len());
@@ -470,18 +499,18 @@ fn merge_plain<L: MergeElements>(
         rest = later;
         here.iter().map(|&(_, i)| i).collect()
     };
-    for (pos, item) in work.iter_mut().enumerate() {
+    for (pos, elem) in work.elems.iter_mut().enumerate() {
         let patches = group(pos);
         if let Some(&first) = patches.first() {
             let maps: Vec<&PatchObject<L>> = patches.iter().map(|&i| object_of(i)).collect();
-            l.merge(&mut item.elem, &maps).map_err(|err| err.at_element(mk, &patch_of(first).to_json(), first))?;
+            l.merge(elem, &maps).map_err(|err| err.at_element(mk, &patch_of(first).to_json(), first))?;
         }
     }
     for (n, &first) in appended.iter().enumerate() {
         let then: Vec<&PatchObject<L>> = group(live_len + n).iter().map(|&i| object_of(i)).collect();
         let e = &keys.patch[plain[first]];
         let elem = l.build(e.value, &then).map_err(|err| err.at_element(mk, &e.value.to_json(), first))?;
-        work.push(Item { elem, key: e.key.clone(), delete: false });
+        work.push(elem, e.key.clone(), false);
     }
     Ok(())
 }
@@ -551,10 +580,10 @@ impl FirstMatch {
 /// given and returned as positions in `items`, so that they move once,
 /// when the caller puts them in the order returned ([`in_order`]).
 #[allow(clippy::too_many_arguments)]
-fn normalize<E, P: Document>(
+fn normalize<P: Document>(
     fields: KeyFields<'_>,
     keys: &Keys<'_, P>,
-    items: &[Item<E>],
+    items: &[Meta],
     patch_items: Vec<usize>,
     server_only: Vec<usize>,
     (order_keys, order): (&[Field<Tag>], &[&P]),
@@ -580,7 +609,7 @@ fn normalize<E, P: Document>(
     merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
 }
 
-fn tag_of<E>(item: &Item<E>) -> Tag {
+fn tag_of(item: &Meta) -> Tag {
     match item.key {
         Field::Value(t) => t,
         // Items are checked before they are ordered.
@@ -590,7 +619,7 @@ fn tag_of<E>(item: &Item<E>) -> Tag {
 
 /// Sorts positions of items by the items' positions in an index;
 /// `$patch: delete` entries go last.
-fn sort_by_index<E>(items: &[Item<E>], at: Vec<usize>, index: &TagIndex) -> Result<Vec<usize>> {
+fn sort_by_index(items: &[Meta], at: Vec<usize>, index: &TagIndex) -> Result<Vec<usize>> {
     let (deletes, rest): (Vec<usize>, Vec<usize>) = at.into_iter().partition(|&i| items[i].delete);
     let pos: Vec<Lookup> = rest.iter().map(|&i| index.lookup(tag_of(&items[i]))).collect();
     let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
