@@ -35,7 +35,7 @@ struct Chunk {
 /// line; only I/O failures stop the batch. Lines longer than `max_line`
 /// bytes are answered with an error line without being held in memory.
 pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failure> {
-    let mut input = open(source)?;
+    let (mut input, mut left) = open(source)?;
     let read_error = |e: io::Error| Failure::Error(format!("cannot read {}: {e}", describe(source, CASES)));
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     // Chunks read but not yet written are bounded: the reader takes a slot
@@ -55,7 +55,7 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
                 let mut text = Vec::with_capacity(size);
                 while lines.len() < CHUNK_LINES {
                     let start = text.len();
-                    match read_line(&mut input, &mut text, batch.max_line)? {
+                    match read_line(&mut input, &mut left, &mut text, batch.max_line)? {
                         Line::End => break,
                         Line::Whole => {
                             let len = trim_newline(&text[start..]).len();
@@ -164,9 +164,17 @@ enum Line {
     End,
 }
 
+/// A line that has grown this long gets room for the rest of the input at
+/// once, when the input's length is known.
+const LONG_LINE: u64 = 1 << 20;
+
 /// Reads one line to the end of `text`, up to `max` bytes; the rest of a
-/// longer line is skipped, and `text` is left as it was.
-fn read_line(input: &mut impl BufRead, text: &mut Vec<u8>, max: u64) -> io::Result<Line> {
+/// longer line is skipped, and `text` is left as it was. `left` is what
+/// the input holds, when known (a file): once a line is long, `text` is
+/// grown once to hold the rest of it, rather than doubled as it fills
+/// (which may hold the line twice while it is copied, and keeps up to
+/// twice its length).
+fn read_line(input: &mut impl BufRead, left: &mut Option<u64>, text: &mut Vec<u8>, max: u64) -> io::Result<Line> {
     let start = text.len();
     // `read_until` on at most `max + 1` bytes, with a vectorised search for
     // the line break (the standard library's looks a word at a time).
@@ -183,8 +191,16 @@ fn read_line(input: &mut impl BufRead, text: &mut Vec<u8>, max: u64) -> io::Resu
             Some(at) => (&buf[..=at], true),
             None => (buf, false),
         };
-        text.extend_from_slice(part);
         let n = part.len();
+        if let Some(rest) = left.as_mut() {
+            // (A hint that fell short, of a file that grew, leaves the
+            // growing to `extend`.)
+            if read >= LONG_LINE && text.capacity() - text.len() < n && *rest > n as u64 {
+                text.reserve_exact(usize::try_from((*rest).min(limit - read)).unwrap_or(n));
+            }
+            *rest = rest.saturating_sub(n as u64);
+        }
+        text.extend_from_slice(part);
         input.consume(n);
         read += n as u64;
         if line_ends || n == 0 {
@@ -198,38 +214,47 @@ fn read_line(input: &mut impl BufRead, text: &mut Vec<u8>, max: u64) -> io::Resu
         return Ok(Line::Whole);
     }
     if text.last() != Some(&b'\n') {
-        skip_line(input)?;
+        let skipped = skip_line(input)?;
+        if let Some(rest) = left.as_mut() {
+            *rest = rest.saturating_sub(skipped);
+        }
     }
     text.truncate(start);
     Ok(Line::TooLong)
 }
 
-/// Skips input up to and including the next line break.
-fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
+/// Skips input up to and including the next line break; gives the bytes
+/// skipped.
+fn skip_line(input: &mut impl BufRead) -> io::Result<u64> {
+    let mut skipped = 0;
     loop {
         let buf = input.fill_buf()?;
         if buf.is_empty() {
-            return Ok(());
+            return Ok(skipped);
         }
-        match buf.iter().position(|b| *b == b'\n') {
+        match memchr::memchr(b'\n', buf) {
             Some(at) => {
                 input.consume(at + 1);
-                return Ok(());
+                return Ok(skipped + at as u64 + 1);
             }
             None => {
                 let len = buf.len();
                 input.consume(len);
+                skipped += len as u64;
             }
         }
     }
 }
 
-fn open(source: &Source) -> Result<Box<dyn BufRead + Send>, String> {
+/// The input, and its length when known.
+fn open(source: &Source) -> Result<(Box<dyn BufRead + Send>, Option<u64>), String> {
     match source {
-        Source::Stdin => Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin()))),
+        Source::Stdin => Ok((Box::new(BufReader::with_capacity(1 << 16, io::stdin())), None)),
         Source::File(path) => {
             let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", describe(source, CASES)))?;
-            Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
+            // Only a regular file's length is what reading it gives.
+            let len = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+            Ok((Box::new(BufReader::with_capacity(1 << 16, file)), len))
         }
     }
 }
@@ -487,13 +512,35 @@ mod tests {
     }
 
     #[test]
+    fn a_long_line_of_a_file_is_read_into_one_buffer_of_its_size() {
+        let line = format!("{}\n", "x".repeat(3 << 20));
+        let text = format!("{line}short\n");
+        let total = text.len() as u64;
+        let read = |left: Option<u64>| {
+            let mut input = io::BufReader::with_capacity(1 << 16, text.as_bytes());
+            let (mut left, mut buf) = (left, Vec::new());
+            assert_eq!(read_line(&mut input, &mut left, &mut buf, 1 << 30).unwrap(), Line::Whole);
+            assert_eq!(buf, line.as_bytes());
+            let capacity = buf.capacity();
+            assert_eq!(read_line(&mut input, &mut left, &mut buf, 1 << 30).unwrap(), Line::Whole);
+            assert_eq!(&buf[line.len()..], b"short\n");
+            capacity
+        };
+        // Known length: room for the rest of the input, once.
+        assert_eq!(read(Some(total)) as u64, total);
+        // Unknown, or a length that fell short: grown by doubling.
+        assert!(read(None) as u64 > total);
+        assert!(read(Some(1 << 20)) as u64 > total);
+    }
+
+    #[test]
     fn long_lines_are_skipped_without_being_read_whole() {
         let text = format!("{}\nshort\n{}", "x".repeat(100), "y".repeat(50));
         let mut input = io::BufReader::with_capacity(8, text.as_bytes());
         // Lines are read to the end of one buffer; a skipped one leaves it as it was.
         let mut text = b"before\n".to_vec();
         let mut next = || {
-            let kind = read_line(&mut input, &mut text, 10).unwrap();
+            let kind = read_line(&mut input, &mut None, &mut text, 10).unwrap();
             (kind, String::from_utf8(text.clone()).unwrap())
         };
         assert_eq!(next(), (Line::TooLong, "before\n".to_string()));
