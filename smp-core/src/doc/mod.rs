@@ -114,6 +114,15 @@ pub(crate) trait Object<D>: Default + Clone {
     /// A new object of the members `f` keeps, with the values it gives.
     fn filter_map_members(&self, f: impl FnMut(&str, &D) -> Option<D>) -> Self;
 
+    /// A new object of copies of the members named in `keys` (an
+    /// element's merge key, as `$setElementOrder` and deletions name it).
+    fn pick(&self, keys: &[&str]) -> Self
+    where
+        D: Clone,
+    {
+        self.filter_map_members(|k, v| keys.contains(&k).then(|| v.clone()))
+    }
+
     /// The object as a JSON object.
     fn to_json_map(&self) -> Map<String, Value>;
 

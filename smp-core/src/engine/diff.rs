@@ -392,8 +392,7 @@ impl<D: Document> DiffElements for Docs<DiffCx<'_>, D> {
 
     fn entry(&self, e: &D, fields: KeyFields<'_>, _: &crate::lists::key::Key<'_>) -> D::Object {
         // The element's own key members, shared rather than rebuilt.
-        let keys = fields.names();
-        e.as_object().map(|o| o.filter_map_members(|k, v| keys.contains(&k).then(|| v.clone()))).unwrap_or_default()
+        e.as_object().map(|o| o.pick(fields.names())).unwrap_or_default()
     }
 }
 
