@@ -766,3 +766,148 @@ fn equal_values_seen_only_as_json_resend_their_sets_order() {
     check_diff(holder, holder).unwrap();
     assert_eq!(holder.diff(holder).unwrap()["flats"], json!({"$setElementOrder/tags": ["b", "a"]}));
 }
+
+// ---------------------------------------------------------------------------
+// Standard types beyond the common scalars
+// ---------------------------------------------------------------------------
+
+/// A keyed list element keyed by a field of type `K`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct ByKey<K> {
+    id: K,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// Wide and non-zero integers, shared and borrowed strings, unit values,
+/// tuples and arrays, as fields, merge keys and set elements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct StdTypes {
+    count: usize,
+    offset: isize,
+    huge: u128,
+    signed_huge: i128,
+    replicas: std::num::NonZeroU32,
+    title: Box<str>,
+    shared: std::sync::Arc<str>,
+    local: std::rc::Rc<str>,
+    label: std::borrow::Cow<'static, str>,
+    unit: (),
+    marker: std::marker::PhantomData<Port>,
+    pair: (String, u32),
+    octets: [u8; 4],
+    #[serde(default)]
+    pairs: Vec<(String, u32)>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    sizes: Vec<usize>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    names: Vec<Box<str>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    by_box: Vec<ByKey<Box<str>>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    by_cow: Vec<ByKey<std::borrow::Cow<'static, str>>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    by_arc: Vec<ByKey<std::sync::Arc<str>>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    by_non_zero: Vec<ByKey<std::num::NonZeroU32>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    by_wide: Vec<ByKey<u128>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    by_size: Vec<ByKey<usize>>,
+}
+
+impl Zoo for StdTypes {
+    fn seeds() -> Vec<Self> {
+        let nz = |n| std::num::NonZeroU32::new(n).expect("not zero");
+        fn by<K>(id: K, note: Option<&str>) -> ByKey<K> {
+            ByKey { id, note: note.map(String::from) }
+        }
+        vec![
+            StdTypes {
+                count: 1,
+                offset: -1,
+                huge: u64::MAX as u128,
+                signed_huge: i64::MIN as i128,
+                replicas: nz(1),
+                title: "é\"".into(),
+                shared: "$patch".into(),
+                local: "a".into(),
+                label: "l".into(),
+                unit: (),
+                marker: std::marker::PhantomData,
+                pair: ("a".into(), 1),
+                octets: [10, 0, 0, 1],
+                pairs: vec![("a".into(), 1), ("b".into(), 2)],
+                sizes: vec![10, 2],
+                names: vec!["b".into(), "a".into()],
+                by_box: vec![by("a".into(), None), by("$patch".into(), Some("x"))],
+                by_cow: vec![by("a".into(), Some("c"))],
+                by_arc: vec![by("a".into(), None), by("b".into(), None)],
+                by_non_zero: vec![by(nz(1), None), by(nz(2), Some("two"))],
+                by_wide: vec![by(u64::MAX as u128, None), by(1, Some("one"))],
+                by_size: vec![by(0, None)],
+            },
+            StdTypes {
+                count: usize::MAX,
+                offset: isize::MIN,
+                huge: 0,
+                signed_huge: u64::MAX as i128,
+                replicas: nz(u32::MAX),
+                title: "".into(),
+                shared: "b".into(),
+                local: "\u{0}".into(),
+                label: "$retainKeys".into(),
+                unit: (),
+                marker: std::marker::PhantomData,
+                pair: ("b".into(), 0),
+                octets: [0; 4],
+                pairs: vec![],
+                sizes: vec![1],
+                names: vec![],
+                by_box: vec![by("$patch".into(), None)],
+                by_cow: vec![],
+                by_arc: vec![by("b".into(), Some("n")), by("a".into(), Some("m"))],
+                by_non_zero: vec![by(nz(2), None)],
+                by_wide: vec![by(1, None), by(2, None)],
+                by_size: vec![by(usize::MAX, Some("max")), by(0, Some("zero"))],
+            },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"replicas": 0}),
+            json!({"replicas": null}),
+            json!({"unit": null}),
+            json!({"unit": 1, "marker": null}),
+            json!({"marker": {}}),
+            json!({"huge": 18446744073709551615u64, "signed_huge": -1}),
+            json!({"huge": -1}),
+            json!({"huge": 1.5e18}),
+            json!({"count": -1, "offset": 9223372036854775808u64}),
+            json!({"pair": ["c", 3]}),
+            json!({"pair": ["c", 3, 4]}),
+            json!({"octets": [1, 2, 3]}),
+            json!({"octets": [1, 2, 3, 256]}),
+            json!({"pairs": [["z", 0]]}),
+            json!({"sizes": [3, 3], "$deleteFromPrimitiveList/sizes": [10]}),
+            json!({"names": ["c"], "$setElementOrder/names": ["c", "a"]}),
+            json!({"by_box": [{"id": "$patch", "$patch": "delete"}]}),
+            json!({"by_non_zero": [{"id": 0, "note": "z"}]}),
+            json!({"by_wide": [{"id": 18446744073709551615u64, "note": "max"}, {"id": 1.0}]}),
+            json!({"by_cow": [{"id": "a", "note": null}]}),
+        ]
+    }
+}
+
+zoo_tests! {
+    standard_types: StdTypes,
+}

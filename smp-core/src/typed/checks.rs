@@ -58,6 +58,22 @@ macro_rules! scalars {
     ($($ty:ty),*) => { $(impl Scalar for $ty {})* };
 }
 scalars!(bool, String, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, Value, Unchecked);
+scalars!(
+    std::num::NonZeroI8,
+    std::num::NonZeroI16,
+    std::num::NonZeroI32,
+    std::num::NonZeroI64,
+    std::num::NonZeroIsize,
+    std::num::NonZeroU8,
+    std::num::NonZeroU16,
+    std::num::NonZeroU32,
+    std::num::NonZeroU64,
+    std::num::NonZeroUsize,
+    Box<str>,
+    std::rc::Rc<str>,
+    std::sync::Arc<str>,
+    std::borrow::Cow<'static, str>
+);
 impl<T: Scalar> Scalar for Option<T> {}
 impl<T: Scalar> Scalar for Box<T> {}
 impl<T: Scalar> Scalar for std::rc::Rc<T> {}

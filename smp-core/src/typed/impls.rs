@@ -12,7 +12,15 @@ use crate::lists::key::KeyValue;
 use crate::schema::{MergeKey, Shape};
 use crate::value::deep_eq;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::marker::PhantomData;
+use std::num::{
+    NonZeroI8, NonZeroI16, NonZeroI32, NonZeroI64, NonZeroIsize, NonZeroU8, NonZeroU16, NonZeroU32, NonZeroU64,
+    NonZeroUsize,
+};
+use std::rc::Rc;
+use std::sync::Arc;
 
 /// Diff of a scalar-like field: equal values need nothing; otherwise the
 /// new value replaces the old one.
@@ -61,6 +69,14 @@ pub fn apply_scalar<T: StrategicMerge>(
 }
 
 macro_rules! scalar_impl {
+    ($($t:ty => |$s:ident| $key:expr, $key_eq:literal),* $(,)?) => {
+        scalar_impl_maybe_key! { $($t => |$s| Some($key), $key_eq),* }
+    };
+}
+
+/// [`scalar_impl`] for types whose key may be unknown (`None`: only the
+/// serialised form shows it).
+macro_rules! scalar_impl_maybe_key {
     ($($t:ty => |$s:ident| $key:expr, $key_eq:literal),* $(,)?) => {$(
         impl Walk for $t {
             const __SCALAR: bool = true;
@@ -70,7 +86,7 @@ macro_rules! scalar_impl {
             }
             fn __as_key(&self) -> Option<KeyValue<'_>> {
                 let $s = self;
-                Some($key)
+                $key
             }
             fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
                 diff_scalar(old, new, field, patch, opts)
@@ -96,6 +112,84 @@ scalar_impl! {
     // `-0.0 == 0.0`, but the reference prints them `-0` and `0`.
     f32 => |f| KeyValue::Float(*f as f64), false,
     f64 => |f| KeyValue::Float(*f), false,
+    isize => |i| KeyValue::Int(*i as i64), true,
+    usize => |i| KeyValue::Uint(*i as u64), true,
+    NonZeroI8 => |i| KeyValue::Int(i.get() as i64), true,
+    NonZeroI16 => |i| KeyValue::Int(i.get() as i64), true,
+    NonZeroI32 => |i| KeyValue::Int(i.get() as i64), true,
+    NonZeroI64 => |i| KeyValue::Int(i.get()), true,
+    NonZeroIsize => |i| KeyValue::Int(i.get() as i64), true,
+    NonZeroU8 => |i| KeyValue::Int(i.get() as i64), true,
+    NonZeroU16 => |i| KeyValue::Int(i.get() as i64), true,
+    NonZeroU32 => |i| KeyValue::Int(i.get() as i64), true,
+    NonZeroU64 => |i| KeyValue::Uint(i.get()), true,
+    NonZeroUsize => |i| KeyValue::Uint(i.get() as u64), true,
+    Box<str> => |s| KeyValue::Str(s), true,
+    Rc<str> => |s| KeyValue::Str(s), true,
+    Arc<str> => |s| KeyValue::Str(s), true,
+    Cow<'static, str> => |s| KeyValue::Str(s), true,
+}
+
+// Beyond 64 bits serde_json cannot write the number: only the serialised
+// form (an error) shows such a key.
+scalar_impl_maybe_key! {
+    i128 => |i| i64::try_from(*i).map(KeyValue::Int).or_else(|_| u64::try_from(*i).map(KeyValue::Uint)).ok(), true,
+    u128 => |i| u64::try_from(*i).map(KeyValue::Uint).ok(), true,
+}
+
+/// `()` and `PhantomData`: JSON `null`, replaced as a scalar.
+macro_rules! null_impl {
+    ($($t:ty $(, $param:ident)?);* $(;)?) => {$(
+        impl$(<$param: 'static>)? Walk for $t {
+            const __SCALAR: bool = true;
+            fn __shape() -> Shape {
+                Shape::Scalar
+            }
+            fn __is_null(&self) -> bool {
+                true
+            }
+            fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
+                diff_scalar(old, new, field, patch, opts)
+            }
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
+                apply_scalar(slot, patch, field)
+            }
+        }
+    )*};
+}
+
+null_impl! {
+    ();
+    PhantomData<T>, T;
+}
+
+/// Tuples: JSON lists of fixed length, whose elements may differ in type;
+/// replaced whole, as lists without a strategy are.
+macro_rules! tuple_impl {
+    ($(($($t:ident),+)),* $(,)?) => {$(
+        impl<$($t: StrategicMerge),+> Walk for ($($t,)+) {
+            fn __shape() -> Shape {
+                Shape::List(|| Shape::Any)
+            }
+        }
+    )*};
+}
+
+tuple_impl! { (A), (A, B), (A, B, C), (A, B, C, D), (A, B, C, D, E), (A, B, C, D, E, F) }
+
+/// Arrays: JSON lists of fixed length, replaced whole as lists without a
+/// strategy are (serde reads and writes arrays of up to 32 elements).
+impl<T: StrategicMerge, const N: usize> Walk for [T; N]
+where
+    [T; N]: serde::Serialize + serde::de::DeserializeOwned,
+{
+    fn __shape() -> Shape {
+        Shape::List(T::shape)
+    }
+
+    fn __depth_ok(&self, open: usize) -> bool {
+        elements_ok(self.iter(), open)
+    }
 }
 
 impl<T: StrategicMerge> Walk for Option<T> {

@@ -125,8 +125,11 @@ impl Field {
 /// A type whose values can be diffed and patched with strategic merge patch
 /// semantics, exactly as the JSON engine does on their serde JSON form.
 ///
-/// Derive it for structs; it is implemented for strings, numbers, booleans,
-/// `char`, `Option`, `Vec`, `Box`, `Rc`, `Arc`, maps with string, integer,
+/// Derive it for structs; it is implemented for strings (`String`,
+/// `Box<str>`, `Rc<str>`, `Arc<str>`, `Cow<'static, str>`), numbers (the
+/// `NonZero` integers too), booleans, `char`, `()` and `PhantomData` (JSON
+/// `null`), tuples and arrays (lists replaced whole), `Option`, `Vec`,
+/// `Box`, `Rc`, `Arc`, maps with string, integer,
 /// `char` or `bool` keys, sets (`BTreeSet`, `HashSet`: lists in the
 /// reference's order of scalars; a set of scalars merges as with
 /// `#[patch(strategy = "merge")]` unless its field says `strategy =
