@@ -93,15 +93,58 @@ struct RawService {
     finalizers: Vec<String>,
 }
 
-/// Read and written through [`RawService`].
+/// Read and written through [`RawService`]: patched as a `RawService`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 #[serde(from = "RawService", into = "RawService")]
 struct Converted {
     name: String,
-    #[patch(strategy = "merge", merge_key = "port")]
     ports: Vec<Port>,
-    #[patch(strategy = "merge")]
     finalizers: Vec<String>,
+}
+
+/// The serde form of [`Renamed`], whose JSON names are not its fields'.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct RawRenamed {
+    service_name: String,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "port")]
+    service_ports: Vec<Port>,
+}
+
+/// Read and written through [`RawRenamed`] (`into` with `try_from`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(try_from = "RawRenamed", into = "RawRenamed")]
+struct Renamed {
+    name: String,
+    ports: Vec<Port>,
+}
+
+impl TryFrom<RawRenamed> for Renamed {
+    type Error = String;
+
+    fn try_from(r: RawRenamed) -> Result<Self, String> {
+        if r.service_name.is_empty() {
+            return Err("a service needs a name".into());
+        }
+        Ok(Renamed { name: r.service_name, ports: r.service_ports })
+    }
+}
+
+impl From<Renamed> for RawRenamed {
+    fn from(r: Renamed) -> Self {
+        RawRenamed { service_name: r.name, service_ports: r.ports }
+    }
+}
+
+fn renamed(name: &str, ports: Vec<Port>) -> Renamed {
+    Renamed { name: name.into(), ports }
+}
+
+impl Zoo for Renamed {
+    fn seeds() -> Vec<Self> {
+        vec![renamed("a", vec![port(80, None), port(443, None)]), renamed("a", vec![port(443, Some("https"))])]
+    }
 }
 
 impl From<RawService> for Converted {
@@ -153,6 +196,11 @@ struct Conversions {
     services: Vec<Validated>,
     #[serde(default)]
     note: String,
+    renamed: Renamed,
+    /// Keyed by a JSON name of the type the elements are written as.
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "serviceName")]
+    renamed_list: Vec<Renamed>,
 }
 
 impl Zoo for Conversions {
@@ -165,18 +213,24 @@ impl Zoo for Conversions {
                 validated: Some(v("bad", vec![port(1, None)], &["z", "y"])),
                 services: vec![v("a", vec![], &["b", "a"]), v("bad", vec![port(2, None)], &[])],
                 note: "".into(),
+                renamed: renamed("a", vec![port(80, None), port(443, None)]),
+                renamed_list: vec![renamed("a", vec![port(1, None)]), renamed("b", vec![])],
             },
             Conversions {
                 converted: c("a", vec![port(443, None)], &["a"]),
                 validated: None,
                 services: vec![v("b", vec![port(2, Some("two"))], &["a", "b"])],
                 note: "n".into(),
+                renamed: renamed("a", vec![port(443, Some("https"))]),
+                renamed_list: vec![renamed("b", vec![port(2, None), port(1, None)])],
             },
             Conversions {
                 converted: c("b", vec![], &[]),
                 validated: Some(v("ok", vec![], &["q"])),
                 services: vec![],
                 note: "".into(),
+                renamed: renamed("b", vec![]),
+                renamed_list: vec![],
             },
         ]
     }
@@ -190,6 +244,11 @@ impl Zoo for Conversions {
             json!({"converted": {"$patch": "replace", "name": "r"}}),
             json!({"converted": {"extra": 1}}),
             json!({"services": [{"name": "c", "extra": true}]}),
+            json!({"renamed": {"servicePorts": [{"port": 80, "$patch": "delete"}, {"port": 8080}]}}),
+            json!({"renamed": {"serviceName": ""}}),
+            json!({"renamed": {"name": "x", "ports": []}}),
+            json!({"renamed_list": [{"serviceName": "a", "servicePorts": [{"port": 3}]}]}),
+            json!({"renamed_list": [{"serviceName": "b", "$patch": "delete"}]}),
         ]
     }
 }
@@ -765,6 +824,22 @@ fn equal_values_seen_only_as_json_resend_their_sets_order() {
     let holder = &FlatHolder::seeds()[0];
     check_diff(holder, holder).unwrap();
     assert_eq!(holder.diff(holder).unwrap()["flats"], json!({"$setElementOrder/tags": ["b", "a"]}));
+}
+
+/// A container serde writes `into` another type is patched as that type,
+/// with its JSON names and patch metadata (its own fields' names once
+/// made the engine refuse every change to a renamed list).
+#[test]
+fn a_container_written_into_another_type_is_patched_as_that_type() {
+    let live = renamed("a", vec![port(80, None), port(443, None)]);
+    let desired = renamed("a", vec![port(443, Some("https"))]);
+    check_diff(&live, &desired).unwrap();
+    let patch = live.diff(&desired).unwrap();
+    assert_eq!(live.apply(&patch).unwrap(), desired);
+    let added = json!({"servicePorts": [{"port": 8080}]});
+    check_apply(&live, &added).unwrap();
+    let merged = live.apply(&added).unwrap();
+    assert_eq!(merged.ports.len(), 3, "merged by port, not replaced: {merged:?}");
 }
 
 // ---------------------------------------------------------------------------

@@ -17,7 +17,39 @@ pub fn facts(c: &Container, p: &TokenStream) -> TokenStream {
         Body::Fields(fields) | Body::JsonStruct(fields) => witness(c, fields, p),
         Body::Scalar => scalar_impl(c, p, None),
         Body::Transparent(inner) => scalar_impl(c, p, Some(inner)),
+        Body::Into(into) => {
+            let scalar = scalar_impl(c, p, Some(into));
+            let fields = fields_of(c, into, p);
+            quote!(#scalar #fields)
+        }
         Body::Union(_) | Body::Any => quote!(),
+    }
+}
+
+/// The JSON fields of the type serde writes the value as (when it is a
+/// struct deriving `StrategicMerge`), for a merge key.
+fn fields_of(c: &Container, into: &syn::Type, p: &TokenStream) -> TokenStream {
+    let self_ty = self_ty(c);
+    let mut bounded = c.generics.clone();
+    for tp in bounded.type_params_mut() {
+        tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
+    }
+    let (impl_generics, _, where_clause) = bounded.split_for_impl();
+    let mut predicates: Vec<TokenStream> =
+        where_clause.map(|w| w.predicates.iter().map(|p| quote!(#p)).collect()).unwrap_or_default();
+    // The binder keeps the bound from being a trivially false where clause
+    // when the other type is no such struct.
+    predicates.push(quote!(for<'__smp> #into: #p::StructFields));
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::StructFields for #self_ty where #(#predicates,)* {
+            type Fields = <#into as #p::StructFields>::Fields;
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::SerializedOf for #self_ty where #(#predicates,)* {
+            type Serialized = #p::Serialized<Self>;
+        }
     }
 }
 

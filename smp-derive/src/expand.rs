@@ -95,6 +95,8 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
             quote!(#p::Shape::Struct(const { &#p::StructSchema { name: #name, fields: &[#(#entries),*] } }))
         }
         Body::Transparent(ty) => quote!(<#ty as #p::Walk>::__shape()),
+        // Spanned at the `into` attribute: the type there needs the walker.
+        Body::Into(ty) => quote_spanned!(ty.span()=> <#ty as #p::Walk>::__shape()),
         Body::Scalar => quote!(#p::Shape::Scalar),
         Body::Any => quote!(#p::Shape::Any),
         Body::Union(variants) => {

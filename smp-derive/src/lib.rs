@@ -285,8 +285,14 @@ use syn::{DeriveInput, parse_macro_input};
 /// "merge"` on a field that is no list, or on a list of structs without a
 /// `merge_key`; a merge key that is not a scalar field every element
 /// writes (skipped by serde, or `skip_serializing_if`); `#[patch]` on
-/// tuple struct fields, enum variants or the fields of a transparent struct,
-/// where it is never read.
+/// tuple struct fields, enum variants, the fields of a transparent struct
+/// or of one serde writes `into` another type, where it is never read.
+///
+/// # `#[serde(into = "Other")]`
+///
+/// serde writes the value as an `Other`: it is patched as one, with the
+/// schema and `#[patch]` attributes of `Other`, which derives
+/// `StrategicMerge` too (a missing derive is an error at the attribute).
 ///
 /// # Container attribute
 ///

@@ -67,8 +67,9 @@
 //!   absent), and later steps refuse the keyless element with an error the
 //!   JSON route gives as the reference does;
 //! - structs whose serde form is not their fields one by one (`flatten`,
-//!   `from`/`into`, `try_from`, a `tag`, `serialize_with`), enums with
-//!   data and transparent wrappers, as whole values: their merge keys, as
+//!   `from`, `try_from`, a `tag`, `serialize_with`), types serde writes
+//!   `into` another (with that type's schema), enums with data and
+//!   transparent wrappers, as whole values: their merge keys, as
 //!   elements of keyed lists, are read in their JSON, and two equal such
 //!   values are diffed rather than skipped (the sets they hold are seen in
 //!   their JSON only);

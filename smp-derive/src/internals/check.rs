@@ -27,6 +27,22 @@ pub fn check(input: &DeriveInput, container: &Container, errors: &mut Errors) {
         }
         return;
     }
+    if matches!(container.body, Body::Into(_))
+        && let Data::Struct(s) = &input.data
+    {
+        // serde writes the struct as another type: that type's fields are
+        // patched, with that type's attributes.
+        for f in &s.fields {
+            for attr in f.attrs.iter().filter(|a| a.path().is_ident("patch")) {
+                errors.at(
+                    attr.path(),
+                    "`#[patch]` is never read on the fields of a struct that serde writes `into` another type: it is \
+                     patched as that type; put the attribute on that type's field",
+                );
+            }
+        }
+        return;
+    }
     unread_attributes(input, errors);
     if let Body::Fields(fields) | Body::JsonStruct(fields) = &container.body {
         for field in fields.iter().filter(|f| !f.refused) {

@@ -39,6 +39,8 @@ pub enum Body {
     JsonStruct(Vec<Field>),
     /// A transparent struct: the schema of its one field's type.
     Transparent(Box<Type>),
+    /// A type serde writes as another (`into`): that type's schema.
+    Into(Box<Type>),
     /// An enum of unit variants: serialised as a string.
     Scalar,
     /// An externally tagged enum with data: an object with one key.
@@ -122,6 +124,10 @@ fn body(input: &DeriveInput, krate: &Path, skipped: &mut Vec<String>, errors: &m
         return Body::Any;
     };
     let body = match &parsed.data {
+        // Its JSON is the other type's, whatever its own fields.
+        _ if parsed.attrs.type_into().is_some() => {
+            Body::Into(Box::new(parsed.attrs.type_into().cloned().expect("some")))
+        }
         // Named fields too: serde writes the one field alone.
         ast::Data::Struct(_, fields) if parsed.attrs.transparent() => {
             match fields.iter().find(|f| transparent_field(f)) {
@@ -158,7 +164,6 @@ fn struct_body(
     let mut out = Vec::new();
     let mut json_mode = parsed.attrs.type_from().is_some()
         || parsed.attrs.type_try_from().is_some()
-        || parsed.attrs.type_into().is_some()
         || parsed.attrs.remote().is_some()
         || !matches!(parsed.attrs.tag(), serde_attr::TagType::External);
     for f in fields {
