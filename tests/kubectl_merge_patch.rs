@@ -32,19 +32,12 @@ use smp_tests::custom_resource_gen::{merge_patch as random_patch, mutate, widget
 use smp_tests::harness::{env_number, loud};
 use smp_tests::json_cmp::first_difference;
 use smp_tests::kubectl::{self, Kubectl};
+use smp_tests::patch_oracle::{self, Tally};
 use smp_tests::rng::{Rng, case_seed};
 use std::path::PathBuf;
-use std::process::Command;
 
 const DEFAULT_CASES: usize = 120;
 const THREADS: usize = 2;
-
-fn shared_dir() -> PathBuf {
-    match std::env::var_os("SMP_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    }
-}
 
 fn seed() -> u64 {
     env_number("SMP_DIFF_SEED").unwrap_or_else(|| {
@@ -52,56 +45,8 @@ fn seed() -> u64 {
     })
 }
 
-/// Runs the oracle's batch mode on `cases` (JSONL lines); its results in order.
-fn oracle_batch(oracle: &std::path::Path, name: &str, cases: &[Value]) -> Vec<Value> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("merge-patch-oracle");
-    std::fs::create_dir_all(&dir).expect("oracle dir");
-    let input = dir.join(format!("{name}.jsonl"));
-    let output = dir.join(format!("{name}.out.jsonl"));
-    let lines: Vec<String> = cases.iter().map(Value::to_string).collect();
-    std::fs::write(&input, lines.join("\n") + "\n").expect("oracle input");
-    let status = Command::new("python3")
-        .arg(oracle)
-        .args(["--batch"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .args(["-j", &THREADS.to_string()])
-        .status()
-        .expect("running the oracle");
-    assert!(status.success(), "the oracle failed on {}", input.display());
-    let text = std::fs::read_to_string(&output).expect("oracle output");
-    let mut results: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("oracle line")).collect();
-    results.sort_by_key(|r| r["id"].as_u64());
-    assert_eq!(results.len(), cases.len(), "one oracle result per case");
-    results
-}
-
-/// Agreement tally of one check.
-#[derive(Default)]
-struct Tally {
-    agree: usize,
-    bytes: usize,
-    skipped: usize,
-    problems: Vec<String>,
-}
-
-impl Tally {
-    fn report(&self, what: &str, cases: usize) {
-        let bytes = if what == "apply" { String::new() } else { format!(", {} byte for byte", self.bytes) };
-        let skipped = match self.skipped {
-            0 => String::new(),
-            n => format!("; {n} without a change (kubectl edit sends nothing, smp's patch is {{}})"),
-        };
-        loud(&format!(
-            "merge patch {what}: {}/{} agree with kubectl{bytes}{skipped}",
-            self.agree,
-            cases - self.skipped
-        ));
-        for p in self.problems.iter().take(5) {
-            loud(&format!("  {p}"));
-        }
-    }
+fn oracle_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("merge-patch-oracle")
 }
 
 fn check_apply(kubectl: &Kubectl, seed: u64, count: usize) -> Tally {
@@ -132,38 +77,6 @@ fn check_apply(kubectl: &Kubectl, seed: u64, count: usize) -> Tally {
     tally
 }
 
-/// The kubectl patch compared with smp's, by value and by bytes.
-fn compare_patch(tally: &mut Tally, what: &str, i: usize, oracle: &Value, got: smp_core::Result<Value>, inputs: &str) {
-    if oracle["skipped"] == json!(true) {
-        // kubectl edit sends nothing when the object did not change; smp's
-        // patch must then be empty.
-        tally.skipped += 1;
-        if !matches!(&got, Ok(Value::Object(m)) if m.is_empty()) {
-            tally.problems.push(format!("{what} case {i}: kubectl saw no change, smp {got:?}\n    {inputs}"));
-        }
-        return;
-    }
-    let want = match oracle["ok"].as_bool() {
-        Some(true) => oracle["patch"].as_str().map(|p| (p, serde_json::from_str::<Value>(p).expect("patch JSON"))),
-        _ => None,
-    };
-    match (want, got) {
-        (Some((bytes, want)), Ok(got)) => match first_difference(&want, &got) {
-            None => {
-                tally.agree += 1;
-                if to_go_json(&got) == bytes {
-                    tally.bytes += 1;
-                }
-            }
-            Some(d) => tally.problems.push(format!("{what} case {i}: {d}\n    kubectl {bytes}\n    {inputs}")),
-        },
-        (None, Err(_)) => tally.agree += 1,
-        (want, got) => {
-            tally.problems.push(format!("{what} case {i}: kubectl {want:?} vs smp {got:?} ({oracle})\n    {inputs}"))
-        }
-    }
-}
-
 fn check_two_way(oracle: &std::path::Path, seed: u64, count: usize) -> Tally {
     let cases: Vec<(Value, Value)> = (0..count)
         .map(|i| {
@@ -178,11 +91,11 @@ fn check_two_way(oracle: &std::path::Path, seed: u64, count: usize) -> Tally {
         .enumerate()
         .map(|(i, (o, m))| json!({"id": i, "mode": "two-way", "original": o, "modified": m}))
         .collect();
-    let results = oracle_batch(oracle, "two-way", &lines);
+    let results = patch_oracle::run_batch(oracle, &oracle_dir(), "two-way", &lines);
     let mut tally = Tally::default();
     for (i, ((original, modified), result)) in cases.iter().zip(&results).enumerate() {
         let got = merge_patch::create(original, modified);
-        compare_patch(&mut tally, "two-way", i, result, got, &format!("original {original}\n    modified {modified}"));
+        tally.compare("two-way", i, result, got, &format!("original {original}\n    modified {modified}"));
     }
     tally
 }
@@ -202,7 +115,7 @@ fn check_three_way(oracle: &std::path::Path, seed: u64, count: usize) -> Tally {
         .enumerate()
         .map(|(i, (o, m, c))| json!({"id": i, "original": o, "modified": m, "current": c}))
         .collect();
-    let results = oracle_batch(oracle, "three-way", &lines);
+    let results = patch_oracle::run_batch(oracle, &oracle_dir(), "three-way", &lines);
     let mut tally = Tally::default();
     for (i, ((original, modified, current), result)) in cases.iter().zip(&results).enumerate() {
         // What kubectl works on: the live object carries the last applied
@@ -211,7 +124,7 @@ fn check_three_way(oracle: &std::path::Path, seed: u64, count: usize) -> Tally {
         live["metadata"]["annotations"] = json!({ LAST_APPLIED: to_go_json(original) });
         let got = merge_patch::three_way(original, &with_last_applied(modified), &live, &Precondition::KUBECTL);
         let inputs = format!("original {original}\n    modified {modified}\n    current {current}");
-        compare_patch(&mut tally, "three-way", i, result, got, &inputs);
+        tally.compare("three-way", i, result, got, &inputs);
     }
     tally
 }
@@ -222,12 +135,13 @@ fn merge_patch_agrees_with_kubectl() {
         loud("SKIPPED merge_patch_agrees_with_kubectl: kubectl not found (set SMP_KUBECTL or put kubectl on PATH)");
         return;
     };
-    let oracle = shared_dir().join("oracle/smp_threeway.py");
-    let python = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !oracle.is_file() || !python {
-        loud(&format!("SKIPPED merge_patch_agrees_with_kubectl: python3 or {} missing", oracle.display()));
-        return;
-    }
+    let oracle = match patch_oracle::find() {
+        Ok(oracle) => oracle,
+        Err(why) => {
+            loud(&format!("SKIPPED merge_patch_agrees_with_kubectl: {why}"));
+            return;
+        }
+    };
     let seed = seed();
     let count = env_number("SMP_MERGE_CASES").unwrap_or(DEFAULT_CASES);
     loud(&format!("merge patch differential: seed {seed} (SMP_DIFF_SEED), {count} cases per check"));
@@ -235,11 +149,11 @@ fn merge_patch_agrees_with_kubectl() {
     let kubectl = Kubectl::new(binary, &dir).expect("kubectl work dir");
 
     let apply = check_apply(&kubectl, seed, count);
-    apply.report("apply", count);
+    apply.report("merge patch", "apply", count, false);
     let two_way = check_two_way(&oracle, seed, count);
-    two_way.report("two-way", count);
+    two_way.report("merge patch", "two-way", count, true);
     let three_way = check_three_way(&oracle, seed, count);
-    three_way.report("three-way", count);
+    three_way.report("merge patch", "three-way", count, true);
 
     let problems = apply.problems.len() + two_way.problems.len() + three_way.problems.len();
     assert_eq!(problems, 0, "smp and kubectl disagree (seed {seed}); see above");

@@ -12,6 +12,7 @@ pub mod k8s_schema;
 pub mod kubectl;
 pub mod merge_item;
 pub mod openapi_gen;
+pub mod patch_oracle;
 pub mod pod_env;
 pub mod rng;
 pub mod scale;
