@@ -10,7 +10,8 @@
 //!   and the live object, with `--overwrite`, kubectl's default) and
 //!   `smp_core::three_way` on the same inputs: the file carrying its new
 //!   last-applied annotation and the live object its old one, as kubectl
-//!   writes them.
+//!   writes them; and again with a live object without the annotation
+//!   (kubectl then takes the last applied configuration as `{}`).
 //!
 //! The patches are compared by value and byte for byte as Go writes JSON:
 //! both must agree on every case (or both fail). Every object is in the namespace
@@ -96,26 +97,39 @@ fn check_two_way(oracle: &Path, schemas: &K8sSchemas, seed: u64, count: usize) -
     tally
 }
 
-fn check_three_way(oracle: &Path, schemas: &K8sSchemas, seed: u64, count: usize) -> Tally {
-    let cases: Vec<Vec<Value>> = (0..count).map(|i| case(seed ^ 0x3b, i, 2)).collect();
+/// `annotated`: the live object carries the last applied configuration
+/// (else kubectl takes it as `{}`: the first apply of an object made
+/// otherwise).
+fn check_three_way(oracle: &Path, schemas: &K8sSchemas, seed: u64, count: usize, annotated: bool) -> Tally {
+    let salt = if annotated { 0x3b } else { 0x4c };
+    let cases: Vec<Vec<Value>> = (0..count).map(|i| case(seed ^ salt, i, 2)).collect();
     let lines: Vec<Value> = cases
         .iter()
         .enumerate()
-        .map(|(i, c)| json!({"id": i, "original": c[0], "modified": c[1], "current": c[2]}))
+        .map(|(i, c)| {
+            let original = if annotated { c[0].clone() } else { Value::Null };
+            json!({"id": i, "original": original, "modified": c[1], "current": c[2]})
+        })
         .collect();
-    let results = patch_oracle::run_batch(oracle, &oracle_dir(), "three-way", &lines);
+    let name = if annotated { "three-way" } else { "three-way-first" };
+    let results = patch_oracle::run_batch(oracle, &oracle_dir(), name, &lines);
     let mut tally = Tally::default();
     for (i, (c, result)) in cases.iter().zip(&results).enumerate() {
         let (original, modified, current) = (&c[0], &c[1], &c[2]);
         // What kubectl works on: the live object carries the last applied
-        // configuration, the file gets its own.
+        // configuration (or none), the file gets its own.
         let mut live = current.clone();
-        live["metadata"]["annotations"][LAST_APPLIED] = json!(to_go_json(original));
+        let last = if annotated {
+            live["metadata"]["annotations"][LAST_APPLIED] = json!(to_go_json(original));
+            original.clone()
+        } else {
+            json!({})
+        };
         let schema = schemas.schema_of(original).unwrap_or_else(|e| panic!("{e}"));
         let options = ThreeWayOptions { overwrite: true, ..Default::default() };
-        let got = smp_core::three_way(original, &with_last_applied(modified), &live, schema, options);
-        let inputs = format!("original {original}\n    modified {modified}\n    current {current}");
-        tally.compare("three-way", i, result, got, &inputs);
+        let got = smp_core::three_way(&last, &with_last_applied(modified), &live, schema, options);
+        let inputs = format!("original {last}\n    modified {modified}\n    current {current}");
+        tally.compare(name, i, result, got, &inputs);
     }
     tally
 }
@@ -146,12 +160,14 @@ fn strategic_patches_are_the_ones_kubectl_sends() {
 
     let two_way = check_two_way(&oracle, &schemas, seed, count);
     two_way.report("strategic", "two-way", count, true);
-    let three_way = check_three_way(&oracle, &schemas, seed, count);
+    let three_way = check_three_way(&oracle, &schemas, seed, count, true);
     three_way.report("strategic", "three-way", count, true);
+    let first = check_three_way(&oracle, &schemas, seed, count, false);
+    first.report("strategic", "three-way without a last-applied annotation", count, true);
 
-    let problems = two_way.problems.len() + three_way.problems.len();
+    let problems = two_way.problems.len() + three_way.problems.len() + first.problems.len();
     assert_eq!(problems, 0, "smp's patches differ from kubectl's (seed {seed}); see above");
-    for (what, tally) in [("two-way", &two_way), ("three-way", &three_way)] {
+    for (what, tally) in [("two-way", &two_way), ("three-way", &three_way), ("first three-way", &first)] {
         assert_eq!(tally.bytes, tally.patches, "{what}: equal patches must be the same bytes (seed {seed})");
     }
 }
