@@ -197,16 +197,33 @@ struct Conversions {
     #[serde(default)]
     note: String,
     renamed: Renamed,
+    #[patch(strategy = "retainKeys")]
+    retained: Converted,
+    #[patch(strategy = "replace")]
+    replaced: Renamed,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    strict: Vec<StrictMember>,
     /// Keyed by a JSON name of the type the elements are written as.
     #[serde(default)]
     #[patch(strategy = "merge", merge_key = "serviceName")]
     renamed_list: Vec<Renamed>,
 }
 
+/// A keyed list element refusing unknown keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(deny_unknown_fields)]
+struct StrictMember {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    role: Option<String>,
+}
+
 impl Zoo for Conversions {
     fn seeds() -> Vec<Self> {
         let c = |name: &str, ports, fin: &[&str]| Converted { name: name.into(), ports, finalizers: strings(fin) };
         let v = |name: &str, ports, fin: &[&str]| Validated { name: name.into(), ports, finalizers: strings(fin) };
+        let strict = |name: &str, role: Option<&str>| StrictMember { name: name.into(), role: role.map(String::from) };
         vec![
             Conversions {
                 converted: c("a", vec![port(80, None), port(443, Some("x"))], &["b", "a"]),
@@ -214,6 +231,9 @@ impl Zoo for Conversions {
                 services: vec![v("a", vec![], &["b", "a"]), v("bad", vec![port(2, None)], &[])],
                 note: "".into(),
                 renamed: renamed("a", vec![port(80, None), port(443, None)]),
+                retained: c("r", vec![port(1, None)], &["b", "a"]),
+                replaced: renamed("x", vec![port(1, None)]),
+                strict: vec![strict("a", None), strict("b", Some("r"))],
                 renamed_list: vec![renamed("a", vec![port(1, None)]), renamed("b", vec![])],
             },
             Conversions {
@@ -222,6 +242,9 @@ impl Zoo for Conversions {
                 services: vec![v("b", vec![port(2, Some("two"))], &["a", "b"])],
                 note: "n".into(),
                 renamed: renamed("a", vec![port(443, Some("https"))]),
+                retained: c("r", vec![], &[]),
+                replaced: renamed("x", vec![port(1, None)]),
+                strict: vec![strict("b", None)],
                 renamed_list: vec![renamed("b", vec![port(2, None), port(1, None)])],
             },
             Conversions {
@@ -230,6 +253,9 @@ impl Zoo for Conversions {
                 services: vec![],
                 note: "".into(),
                 renamed: renamed("b", vec![]),
+                retained: c("q", vec![port(2, Some("n"))], &["a"]),
+                replaced: renamed("y", vec![]),
+                strict: vec![],
                 renamed_list: vec![],
             },
         ]
@@ -249,6 +275,11 @@ impl Zoo for Conversions {
             json!({"renamed": {"name": "x", "ports": []}}),
             json!({"renamed_list": [{"serviceName": "a", "servicePorts": [{"port": 3}]}]}),
             json!({"renamed_list": [{"serviceName": "b", "$patch": "delete"}]}),
+            json!({"retained": {"$retainKeys": ["name"], "name": "z"}}),
+            json!({"retained": {"$retainKeys": ["name", "ports"], "ports": [{"port": 5}]}}),
+            json!({"replaced": {"serviceName": "z"}}),
+            json!({"strict": [{"name": "a", "zzz": 1}]}),
+            json!({"strict": [{"name": "c", "role": "x"}], "$setElementOrder/strict": [{"name": "c"}]}),
         ]
     }
 }
@@ -462,6 +493,12 @@ struct FlatHolder {
     #[serde(default)]
     #[patch(strategy = "merge", merge_key = "name")]
     items: Vec<Flats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "retainKeys")]
+    retained: Option<Flats>,
+    #[serde(default)]
+    #[patch(strategy = "merge,retainKeys", merge_key = "name")]
+    unions: Vec<Flats>,
 }
 
 fn flats(
@@ -488,9 +525,21 @@ impl Zoo for FlatHolder {
         let f1 = flats("a", None, vec![port(81, Some("n"))], &["a"], &[("$patch", "merge")], &[]);
         let f2 = flats("b", Some(2), vec![], &[], &[], &[("other", "o"), ("$retainKeys", "r")]);
         vec![
-            FlatHolder { flats: f0.clone(), maybe: Some(f1.clone()), items: vec![f0.clone(), f2.clone()] },
-            FlatHolder { flats: f1.clone(), maybe: None, items: vec![f1.clone()] },
-            FlatHolder { flats: f2.clone(), maybe: Some(f2.clone()), items: vec![] },
+            FlatHolder {
+                flats: f0.clone(),
+                maybe: Some(f1.clone()),
+                items: vec![f0.clone(), f2.clone()],
+                retained: Some(f0.clone()),
+                unions: vec![f2.clone()],
+            },
+            FlatHolder {
+                flats: f1.clone(),
+                maybe: None,
+                items: vec![f1.clone()],
+                retained: Some(f1.clone()),
+                unions: vec![f1.clone(), f2.clone()],
+            },
+            FlatHolder { flats: f2.clone(), maybe: Some(f2.clone()), items: vec![], retained: None, unions: vec![] },
         ]
     }
 
@@ -504,6 +553,9 @@ impl Zoo for FlatHolder {
             json!({"flats": {"zzz": 1}}),
             json!({"items": [{"name": "a", "tags": ["c"], "$retainKeys": ["name", "tags"]}]}),
             json!({"maybe": {"$patch": "delete"}}),
+            json!({"retained": {"$retainKeys": ["name", "labels"], "labels": {"z": "1"}}}),
+            json!({"retained": {"$retainKeys": ["name", "extra"]}}),
+            json!({"unions": [{"name": "b", "maxCount": 7, "$retainKeys": ["name", "maxCount"]}]}),
         ]
     }
 }
@@ -774,7 +826,57 @@ impl Zoo for OddText {
     }
 }
 
+/// Keyed lists and sets of a generic element type, whose merge key and
+/// set elements are checked only once instantiated: with elements that
+/// may lack the key (`Port`'s `name`) or are no scalars, both routes fail
+/// alike.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct GenericKeyed<T> {
+    #[serde(default = "Vec::new")]
+    #[patch(strategy = "merge", merge_key = "name")]
+    items: Vec<T>,
+    #[serde(default = "Vec::new")]
+    #[patch(strategy = "merge")]
+    set: Vec<T>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Generics {
+    named: GenericKeyed<Named>,
+    ports: GenericKeyed<Port>,
+}
+
+impl Zoo for Generics {
+    fn seeds() -> Vec<Self> {
+        let named = |n: &str, v: Option<&str>| Named { name: n.into(), value: v.map(String::from) };
+        vec![
+            Generics {
+                named: GenericKeyed { items: vec![named("a", None), named("b", Some("v"))], set: vec![] },
+                ports: GenericKeyed { items: vec![port(1, Some("a")), port(2, Some("b"))], set: vec![port(1, None)] },
+            },
+            Generics {
+                named: GenericKeyed { items: vec![named("b", None)], set: vec![named("s", None)] },
+                ports: GenericKeyed { items: vec![port(2, None)], set: vec![] },
+            },
+            Generics {
+                named: GenericKeyed { items: vec![], set: vec![] },
+                ports: GenericKeyed { items: vec![port(3, Some("c"))], set: vec![port(1, None), port(2, None)] },
+            },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"ports": {"items": [{"port": 9}]}}),
+            json!({"ports": {"items": [{"port": 1, "name": "a", "$patch": "delete"}]}}),
+            json!({"named": {"set": [{"name": "t"}]}}),
+            json!({"named": {"items": [{"name": "a", "value": "x"}]}}),
+        ]
+    }
+}
+
 zoo_tests! {
+    generic_keyed_lists: Generics,
     from_into_and_try_from: Conversions,
     enums_holding_keyed_lists: Sources,
     flatten_shapes: FlatHolder,
@@ -985,4 +1087,35 @@ impl Zoo for StdTypes {
 
 zoo_tests! {
     standard_types: StdTypes,
+}
+
+// ---------------------------------------------------------------------------
+// Edges
+// ---------------------------------------------------------------------------
+
+/// A keyed list behind two options (serde reads `null` as `None`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Edges {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "merge", merge_key = "port")]
+    double: Option<Option<Vec<Port>>>,
+}
+
+impl Zoo for Edges {
+    fn seeds() -> Vec<Self> {
+        vec![
+            Edges { name: "a".into(), double: Some(Some(vec![port(1, None), port(2, None)])) },
+            Edges { name: "a".into(), double: None },
+            Edges { name: "b".into(), double: Some(Some(vec![])) },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![json!({"double": null}), json!({"double": [{"port": 1, "$patch": "delete"}]}), json!({"double": []})]
+    }
+}
+
+zoo_tests! {
+    edges: Edges,
 }

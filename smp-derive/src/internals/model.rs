@@ -181,6 +181,17 @@ fn struct_body(
         if f.attrs.flatten() {
             json_mode = true;
         }
+        let name = f.attrs.name().serialize_name();
+        if is_directive(&name.value) {
+            errors.push(syn::Error::new(
+                name.span,
+                format!(
+                    "`{}` is a directive of strategic merge patch, not a field a patch can set: give the field \
+                     another JSON name",
+                    name.value
+                ),
+            ));
+        }
         let missing = match (f.attrs.default(), parsed.attrs.default()) {
             (serde_attr::Default::Default, _) => Missing::Default,
             (serde_attr::Default::Path(p), _) => Missing::Path(p.clone()),
@@ -203,6 +214,14 @@ fn struct_body(
         });
     }
     if json_mode { Body::JsonStruct(out) } else { Body::Fields(out) }
+}
+
+/// A key that the patch format reads as a directive wherever it is in an
+/// object.
+fn is_directive(json: &str) -> bool {
+    matches!(json, "$patch" | "$retainKeys")
+        || json.starts_with("$setElementOrder/")
+        || json.starts_with("$deleteFromPrimitiveList/")
 }
 
 fn enum_body(parsed: &ast::Container<'_>, variants: &[ast::Variant<'_>]) -> Body {
