@@ -1116,6 +1116,142 @@ impl Zoo for Edges {
     }
 }
 
+/// Transparent wrappers of a struct, a map and a keyed list's elements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(transparent)]
+struct InnerWrapper(Inner);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(transparent)]
+struct Labels(BTreeMap<String, String>);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(transparent)]
+struct Ports(Vec<Port>);
+
+/// A rollout strategy as operators write it: internally tagged, fields
+/// renamed in every variant, unknown kinds read as `Unknown`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(tag = "type", rename_all = "PascalCase", rename_all_fields = "camelCase")]
+enum Rollout {
+    RollingUpdate {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_surge: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_unavailable: Option<u32>,
+    },
+    Recreate,
+    #[serde(other)]
+    Unknown,
+}
+
+/// An externally tagged enum with an alias, a variant serde skips and a
+/// variant holding a map.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+enum Storage {
+    #[serde(alias = "disk")]
+    Volume(Inner),
+    Config(BTreeMap<String, String>),
+    #[serde(skip)]
+    #[allow(dead_code)]
+    Internal(u8),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Wrapped {
+    inner: InnerWrapper,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    maybe: Option<InnerWrapper>,
+    labels: Labels,
+    ports: Ports,
+    #[serde(default)]
+    by_name: BTreeMap<String, InnerWrapper>,
+    #[serde(default)]
+    list: Vec<InnerWrapper>,
+    rollout: Rollout,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    storage: Option<Storage>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    stores: Vec<Store>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Store {
+    name: String,
+    storage: Storage,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rollout: Option<Rollout>,
+}
+
+impl Zoo for Wrapped {
+    fn seeds() -> Vec<Self> {
+        let [i0, i1, i2] = inners();
+        let rolling = |s, u| Rollout::RollingUpdate { max_surge: s, max_unavailable: u };
+        vec![
+            Wrapped {
+                inner: InnerWrapper(i0.clone()),
+                maybe: Some(InnerWrapper(i1.clone())),
+                labels: Labels(labels(&[("a", "1"), ("$patch", "merge")])),
+                ports: Ports(vec![port(1, None), port(2, Some("b"))]),
+                by_name: BTreeMap::from([("x".into(), InnerWrapper(i0.clone()))]),
+                list: vec![InnerWrapper(i2.clone())],
+                rollout: rolling(Some(1), None),
+                storage: Some(Storage::Volume(i0.clone())),
+                stores: vec![
+                    Store { name: "a".into(), storage: Storage::Volume(i1.clone()), rollout: Some(Rollout::Recreate) },
+                    Store { name: "b".into(), storage: Storage::Config(labels(&[("k", "v")])), rollout: None },
+                ],
+            },
+            Wrapped {
+                inner: InnerWrapper(i1.clone()),
+                maybe: None,
+                labels: Labels(labels(&[("a", "2")])),
+                ports: Ports(vec![]),
+                by_name: BTreeMap::new(),
+                list: vec![InnerWrapper(i0.clone()), InnerWrapper(i1.clone())],
+                rollout: Rollout::Recreate,
+                storage: Some(Storage::Config(labels(&[("$retainKeys", "k")]))),
+                stores: vec![Store {
+                    name: "a".into(),
+                    storage: Storage::Config(BTreeMap::new()),
+                    rollout: Some(rolling(None, Some(2))),
+                }],
+            },
+            Wrapped {
+                inner: InnerWrapper(i2.clone()),
+                maybe: Some(InnerWrapper(i2.clone())),
+                labels: Labels(BTreeMap::new()),
+                ports: Ports(vec![port(3, None)]),
+                by_name: BTreeMap::from([("y".into(), InnerWrapper(i1.clone()))]),
+                list: vec![],
+                rollout: Rollout::Unknown,
+                storage: None,
+                stores: vec![],
+            },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"rollout": {"type": "Blue"}}),
+            json!({"rollout": {"maxSurge": null, "maxUnavailable": 3}}),
+            json!({"rollout": {"type": "RollingUpdate", "maxSurge": "1"}}),
+            json!({"storage": {"disk": {"name": "d"}}}),
+            json!({"storage": {"internal": 1}}),
+            json!({"storage": {"volume": {"ports": [{"port": 80, "$patch": "delete"}]}}}),
+            json!({"stores": [{"name": "a", "storage": {"config": {"k": null}}}]}),
+            json!({"stores": [{"name": "b", "rollout": {"type": "Recreate"}}]}),
+            json!({"inner": {"ports": [{"port": 9}], "$setElementOrder/tags": ["a"]}}),
+            json!({"labels": {"$patch": "replace", "z": "1"}}),
+            json!({"ports": [{"port": 4}]}),
+            json!({"by_name": {"x": {"tags": ["n"]}}}),
+        ]
+    }
+}
+
 zoo_tests! {
     edges: Edges,
+    transparent_wrappers_and_rollouts: Wrapped,
 }
