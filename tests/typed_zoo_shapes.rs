@@ -1251,7 +1251,67 @@ impl Zoo for Wrapped {
     }
 }
 
+/// A port identified by its number and protocol (the recommended merge
+/// keys of a container's ports).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct ProtoPort {
+    container_port: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    protocol: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
+/// Keyed lists with several merge keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct MultiKeys {
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "containerPort,protocol")]
+    ports: Vec<ProtoPort>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    named: Vec<Named>,
+}
+
+impl Zoo for MultiKeys {
+    fn seeds() -> Vec<Self> {
+        let p = |port, protocol: Option<&str>, name: Option<&str>| ProtoPort {
+            container_port: port,
+            protocol: protocol.map(String::from),
+            name: name.map(String::from),
+        };
+        let named = |n: &str, v: Option<&str>| Named { name: n.into(), value: v.map(String::from) };
+        vec![
+            MultiKeys {
+                ports: vec![p(53, Some("TCP"), Some("dns")), p(53, Some("UDP"), None), p(80, None, None)],
+                named: vec![named("a", None), named("a", Some("dup"))],
+            },
+            MultiKeys {
+                ports: vec![p(53, Some("UDP"), Some("dns-udp")), p(80, Some("TCP"), None)],
+                named: vec![named("b", Some("v"))],
+            },
+            MultiKeys { ports: vec![], named: vec![named("a", Some("x")), named("b", None)] },
+        ]
+    }
+}
+
+/// `$patchMergeKey` in a three-way patch (for receivers that know it):
+/// the typed three-way writes it as the JSON route does (it was left out).
+#[test]
+fn three_way_patch_merge_keys_are_the_json_routes() {
+    let seeds = MultiKeys::seeds();
+    let opts = smp_core::ThreeWayOptions { overwrite: true, patch_merge_key: true, ..Default::default() };
+    let patch = seeds[0].three_way(&seeds[0], &seeds[1], opts).unwrap();
+    let engine =
+        smp_core::three_way(&to_json(&seeds[0]), &to_json(&seeds[1]), &to_json(&seeds[0]), schema::<MultiKeys>(), opts)
+            .unwrap();
+    assert_eq!(patch, engine);
+    assert!(patch.to_string().contains("$patchMergeKey"), "{patch}");
+}
+
 zoo_tests! {
+    multiple_merge_keys: MultiKeys,
     edges: Edges,
     transparent_wrappers_and_rollouts: Wrapped,
 }

@@ -226,13 +226,13 @@ pub fn check_round_trip<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
 }
 
 pub fn check_three_way<T: Zoo>(original: &T, modified: &T, live: &T) -> Result<(), String> {
-    for overwrite in [false, true] {
-        let opts = ThreeWayOptions { overwrite, ..Default::default() };
+    for (overwrite, patch_merge_key) in [(false, false), (true, false), (true, true)] {
+        let opts = ThreeWayOptions { overwrite, patch_merge_key, ..Default::default() };
         let typed = live.three_way(original, modified, opts);
         let engine = smp_core::three_way(&to_json(original), &to_json(modified), &to_json(live), schema::<T>(), opts);
         if !same_patch(&typed, &engine) {
             return Err(format!(
-                "three-way differs (overwrite: {overwrite})\n  original: {}\n  modified: {}\n  live:     {}\n  typed:    {}\n  engine:   {}",
+                "three-way differs (overwrite: {overwrite}, patch_merge_key: {patch_merge_key})\n  original: {}\n  modified: {}\n  live:     {}\n  typed:    {}\n  engine:   {}",
                 to_json(original),
                 to_json(modified),
                 to_json(live),

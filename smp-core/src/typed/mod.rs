@@ -73,6 +73,9 @@
 //!   elements of keyed lists, are read in their JSON, and two equal such
 //!   values are diffed rather than skipped (the sets they hold are seen in
 //!   their JSON only);
+//! - a three-way patch with `$patchMergeKey`
+//!   ([`ThreeWayOptions::patch_merge_key`]): the typed diff does not write
+//!   the directive, so the whole values go through the engine;
 //! - fields that are arbitrary JSON (`serde_json::Value`,
 //!   `#[patch(with = ...)]`, `#[patch(json)]`) or whose serde form is opaque
 //!   (custom `Serialize` impls, scalars such as `Quantity`): their type
@@ -263,12 +266,18 @@ pub trait StrategicMerge: Walk {
         check_depth(self)?;
         check_depth(last_applied)?;
         check_depth(desired)?;
+        if options.patch_merge_key {
+            // The typed diff does not write `$patchMergeKey`: the engine's
+            // three-way on the serialised values.
+            let json = fallback::to_value::<Self>;
+            let schema = Schema::Static(Self::shape());
+            return crate::three_way(&json(last_applied)?, &json(desired)?, &json(self)?, schema, options);
+        }
         let diff = |pair: Pair, opts: DiffOptions| match pair {
             Pair::CurrentToModified => self.__diff_object(desired, Opts::new(opts)),
             Pair::OriginalToModified => last_applied.__diff_object(desired, Opts::new(opts)),
             Pair::OriginalToCurrent => last_applied.__diff_object(self, Opts::new(opts)),
         };
-        // The typed diff does not write `$patchMergeKey`.
         three_way_with::<Value>(diff, Schema::Static(Self::shape()), options, false).map(Value::Object)
     }
 }
