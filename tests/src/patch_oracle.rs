@@ -32,8 +32,11 @@ pub fn find() -> Result<PathBuf, String> {
 /// `id`), in `dir`; its results in the order of the cases.
 pub fn run_batch(oracle: &Path, dir: &Path, name: &str, cases: &[Value]) -> Vec<Value> {
     std::fs::create_dir_all(dir).expect("oracle dir");
-    let input = dir.join(format!("{name}.jsonl"));
-    let output = dir.join(format!("{name}.out.jsonl"));
+    // Named by the process too: runs of the test side by side (against
+    // several kubectl versions) keep to their own files.
+    let pid = std::process::id();
+    let input = dir.join(format!("{name}.{pid}.jsonl"));
+    let output = dir.join(format!("{name}.{pid}.out.jsonl"));
     let lines: Vec<String> = cases.iter().map(Value::to_string).collect();
     std::fs::write(&input, lines.join("\n") + "\n").expect("oracle input");
     // The oracle reads `SMP_KUBECTL` itself.
@@ -51,6 +54,7 @@ pub fn run_batch(oracle: &Path, dir: &Path, name: &str, cases: &[Value]) -> Vec<
     let mut results: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("oracle line")).collect();
     results.sort_by_key(|r| r["id"].as_u64());
     assert_eq!(results.len(), cases.len(), "one oracle result per case");
+    let _ = (std::fs::remove_file(&input), std::fs::remove_file(&output));
     results
 }
 
