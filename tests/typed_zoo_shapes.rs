@@ -1093,6 +1093,77 @@ zoo_tests! {
 // Edges
 // ---------------------------------------------------------------------------
 
+/// A quantity written as a string (`"512Mi"`), read back through
+/// `try_from`: a scalar, which a merge key and a set may hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(try_from = "String", into = "String")]
+struct Quantity {
+    amount: u32,
+    unit: String,
+}
+
+impl TryFrom<String> for Quantity {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        let amount = s[..digits].parse().map_err(|e| format!("{s:?}: {e}"))?;
+        Ok(Quantity { amount, unit: s[digits..].to_string() })
+    }
+}
+
+impl From<Quantity> for String {
+    fn from(q: Quantity) -> String {
+        format!("{}{}", q.amount, q.unit)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Resources {
+    memory: Quantity,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    sizes: Vec<Quantity>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    by_quantity: Vec<ByKey<Quantity>>,
+    #[serde(default)]
+    limits: BTreeMap<String, Quantity>,
+}
+
+impl Zoo for Resources {
+    fn seeds() -> Vec<Self> {
+        let q = |s: &str| Quantity::try_from(s.to_string()).expect("a quantity");
+        let by = |s: &str, note: Option<&str>| ByKey { id: q(s), note: note.map(String::from) };
+        vec![
+            Resources {
+                memory: q("512Mi"),
+                sizes: vec![q("2Gi"), q("10Gi")],
+                by_quantity: vec![by("1Gi", None), by("2Gi", Some("two"))],
+                limits: BTreeMap::from([("cpu".into(), q("2")), ("$patch".into(), q("1m"))]),
+            },
+            Resources {
+                memory: q("1Gi"),
+                sizes: vec![],
+                by_quantity: vec![by("2Gi", None)],
+                limits: BTreeMap::from([("cpu".into(), q("3"))]),
+            },
+            Resources { memory: q("0"), sizes: vec![q("1Gi")], by_quantity: vec![], limits: BTreeMap::new() },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"memory": "x"}),
+            json!({"memory": 5}),
+            json!({"sizes": ["3Gi"], "$deleteFromPrimitiveList/sizes": ["2Gi"]}),
+            json!({"by_quantity": [{"id": "1Gi", "$patch": "delete"}, {"id": "7", "note": "n"}]}),
+            json!({"by_quantity": [{"id": "bad", "note": "n"}]}),
+            json!({"limits": {"cpu": "4", "memory": "1Gi"}}),
+        ]
+    }
+}
+
 /// A keyed list behind two options (serde reads `null` as `None`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct Edges {
@@ -1311,6 +1382,7 @@ fn three_way_patch_merge_keys_are_the_json_routes() {
 }
 
 zoo_tests! {
+    quantities_written_as_strings: Resources,
     multiple_merge_keys: MultiKeys,
     edges: Edges,
     transparent_wrappers_and_rollouts: Wrapped,

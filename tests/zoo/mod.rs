@@ -275,9 +275,13 @@ pub fn exhaustive<T: Zoo>() -> Vec<String> {
             }
             for c in &seeds {
                 note(check_three_way(a, b, c));
-                let opts = ThreeWayOptions { overwrite: true, ..Default::default() };
-                if let Ok(p) = smp_core::three_way(&to_json(a), &to_json(b), &to_json(c), schema::<T>(), opts) {
-                    note(check_apply(c, &p));
+                // With `$patchMergeKey` too, which a receiver without the
+                // option reads as any other key.
+                for patch_merge_key in [false, true] {
+                    let opts = ThreeWayOptions { overwrite: true, patch_merge_key, ..Default::default() };
+                    if let Ok(p) = smp_core::three_way(&to_json(a), &to_json(b), &to_json(c), schema::<T>(), opts) {
+                        note(check_apply(c, &p));
+                    }
                 }
             }
         }
@@ -494,7 +498,8 @@ pub fn edit_patch(doc: &mut Value, path: &[u8], op: u8, arg: u8) {
 pub fn patch_case<T: Zoo>() -> impl Strategy<Value = (T, Value)> {
     (value::<T>(), value::<T>(), value::<T>(), 0u8..4, vec((vec(any::<u8>(), 0..5), any::<u8>(), any::<u8>()), 0..4))
         .prop_map(|(a, b, c, kind, edits)| {
-            let opts = ThreeWayOptions { overwrite: true, ..Default::default() };
+            // Half of the three-way patches carry `$patchMergeKey`.
+            let opts = ThreeWayOptions { overwrite: true, patch_merge_key: edits.len() % 2 == 1, ..Default::default() };
             let mut patch = match kind {
                 0 => to_json(&b),
                 1 => smp_core::three_way(&to_json(&a), &to_json(&b), &to_json(&c), schema::<T>(), opts)
