@@ -8,10 +8,11 @@
 //! - **three-way**: the patch `kubectl apply` sends
 //!   (`CreateThreeWayMergePatch` of the last-applied annotation, the file
 //!   and the live object, with `--overwrite`, kubectl's default) and
-//!   `smp_core::three_way` on the same inputs: the file carrying its new
-//!   last-applied annotation and the live object its old one, as kubectl
-//!   writes them; and again with a live object without the annotation
-//!   (kubectl then takes the last applied configuration as `{}`).
+//!   `smp_k8s_types::kubectl::apply_patch` (`smp_core::three_way` on the
+//!   same inputs: the file given its new last-applied annotation, as
+//!   kubectl writes it); and again with a live object without the
+//!   annotation (kubectl then takes the last applied configuration as
+//!   `{}`).
 //!
 //! The patches are compared by value and byte for byte as Go writes JSON:
 //! both must agree on every case (or both fail). Every object is in the namespace
@@ -26,9 +27,8 @@
 //! says SKIPPED and passes.
 
 use serde_json::{Value, json};
-use smp_core::ThreeWayOptions;
 use smp_core::value::to_go_json;
-use smp_k8s_types::kubectl::{LAST_APPLIED, with_last_applied};
+use smp_k8s_types::kubectl::{LAST_APPLIED, apply_patch};
 use smp_tests::Gen;
 use smp_tests::harness::{env_number, loud};
 use smp_tests::k8s_schema::{K8sSchemas, openapi_dir};
@@ -116,19 +116,14 @@ fn check_three_way(oracle: &Path, schemas: &K8sSchemas, seed: u64, count: usize,
     let mut tally = Tally::default();
     for (i, (c, result)) in cases.iter().zip(&results).enumerate() {
         let (original, modified, current) = (&c[0], &c[1], &c[2]);
-        // What kubectl works on: the live object carries the last applied
-        // configuration (or none), the file gets its own.
+        // The live object carries the last applied configuration (or none).
         let mut live = current.clone();
-        let last = if annotated {
+        if annotated {
             live["metadata"]["annotations"][LAST_APPLIED] = json!(to_go_json(original));
-            original.clone()
-        } else {
-            json!({})
-        };
+        }
         let schema = schemas.schema_of(original).unwrap_or_else(|e| panic!("{e}"));
-        let options = ThreeWayOptions { overwrite: true, ..Default::default() };
-        let got = smp_core::three_way(&last, &with_last_applied(modified), &live, schema, options);
-        let inputs = format!("original {last}\n    modified {modified}\n    current {current}");
+        let got = apply_patch(&live, modified, schema, true);
+        let inputs = format!("original {original}\n    modified {modified}\n    current {current}");
         tally.compare(name, i, result, got, &inputs);
     }
     tally
