@@ -9,9 +9,10 @@
 //!   and `merge_patch::create`;
 //! - **three-way**: the patch `kubectl apply` sends
 //!   (`jsonmergepatch.CreateThreeWayJSONMergePatch` from the last-applied
-//!   annotation, the file and the live object) and `merge_patch::three_way`
-//!   with kubectl's preconditions, on the same inputs (the desired object
-//!   carrying its last-applied annotation, as kubectl writes it).
+//!   annotation, the file and the live object) and
+//!   `smp_k8s_types::kubectl::merge_apply_patch` (`merge_patch::three_way`
+//!   with kubectl's preconditions, on the same inputs: the desired object
+//!   given its last-applied annotation, as kubectl writes it).
 //!
 //! Results are compared by value (kubectl prints `1.0` as `1`), and the
 //! two-way and three-way patches also byte for byte as Go writes JSON.
@@ -24,10 +25,9 @@
 //! Without kubectl, python3 or the oracle the test says SKIPPED and passes.
 
 use serde_json::{Value, json};
-use smp_core::Precondition;
 use smp_core::merge_patch;
 use smp_core::value::to_go_json;
-use smp_k8s_types::kubectl::{LAST_APPLIED, with_last_applied};
+use smp_k8s_types::kubectl::{LAST_APPLIED, merge_apply_patch};
 use smp_tests::custom_resource_gen::{merge_patch as random_patch, mutate, widget};
 use smp_tests::harness::{env_number, loud};
 use smp_tests::json_cmp::first_difference;
@@ -118,11 +118,10 @@ fn check_three_way(oracle: &std::path::Path, seed: u64, count: usize) -> Tally {
     let results = patch_oracle::run_batch(oracle, &oracle_dir(), "three-way", &lines);
     let mut tally = Tally::default();
     for (i, ((original, modified, current), result)) in cases.iter().zip(&results).enumerate() {
-        // What kubectl works on: the live object carries the last applied
-        // configuration, the file gets its own.
+        // The live object carries the last applied configuration.
         let mut live = current.clone();
         live["metadata"]["annotations"] = json!({ LAST_APPLIED: to_go_json(original) });
-        let got = merge_patch::three_way(original, &with_last_applied(modified), &live, &Precondition::KUBECTL);
+        let got = merge_apply_patch(&live, modified);
         let inputs = format!("original {original}\n    modified {modified}\n    current {current}");
         tally.compare("three-way", i, result, got, &inputs);
     }
