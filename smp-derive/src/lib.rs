@@ -286,7 +286,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// `merge_key`; a merge key that is not a scalar field every element
 /// writes (skipped by serde, or `skip_serializing_if`); `#[patch]` on
 /// tuple struct fields, enum variants, the fields of a transparent struct
-/// or of one serde writes `into` another type, where it is never read; a
+/// or of one serde writes `into` another type, and a strategy or merge key
+/// on a flattened field, where they are never read; a
 /// field whose JSON name is a directive of the patch format (`$patch`,
 /// `$retainKeys`, `$setElementOrder/...`, `$deleteFromPrimitiveList/...`),
 /// which no patch can set.

@@ -180,6 +180,16 @@ fn struct_body(
         }
         if f.attrs.flatten() {
             json_mode = true;
+            // Its schema (`with`, `scalar`, `json`) is read: the engine looks
+            // its keys up there.
+            let unread = pattrs.strategy.map(|s| s.span).or_else(|| pattrs.merge_key.as_ref().map(LitStr::span));
+            if let Some(span) = unread {
+                errors.push(syn::Error::new(
+                    span,
+                    "a flattened field's strategy and merge key are never read: its keys sit in this struct's \
+                     object; put them on the flattened type's fields",
+                ));
+            }
         }
         let name = f.attrs.name().serialize_name();
         if is_directive(&name.value) {
