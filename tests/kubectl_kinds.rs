@@ -39,11 +39,11 @@ use serde_json::{Value, json};
 use smp_core::{Schema, ThreeWayOptions};
 use smp_tests::harness::{env_number, loud};
 use smp_tests::json_cmp::first_difference;
-use smp_tests::k8s_kinds::{KINDS, Kind, TypedError, TypedOutcome, kind_of};
+use smp_tests::k8s_kinds::{KINDS, Kind, TypedError, TypedOutcome, fields_unknown_to_kubectl, kind_of};
 use smp_tests::k8s_schema::{K8sSchemas, openapi_dir};
 use smp_tests::kubectl::{self, Kubectl, Outcome};
 use smp_tests::openapi_gen::{
-    DefField, Defs, FieldId, Gen, not_applied, probe_tree, strategy_fields, touched_strategy_fields, two_way_result,
+    DefField, Defs, Gen, not_applied, strategy_fields, touched_strategy_fields, two_way_result,
 };
 use smp_tests::rng::case_seed;
 use std::collections::{BTreeMap, BTreeSet};
@@ -52,8 +52,6 @@ use std::time::Instant;
 
 const DEFAULT_CASES_PER_KIND: usize = 25;
 const KUBECTL_THREADS: usize = 2;
-/// More rounds than kubectl can have unknown fields in these kinds.
-const MAX_PROBE_ROUNDS: usize = 60;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Check {
@@ -122,52 +120,6 @@ fn typed_text(o: &TypedOutcome) -> String {
         Err(TypedError::Smp(e)) => format!("error: {e}"),
         Err(TypedError::Decode(e)) => format!("not a valid object of the type: {e}"),
     }
-}
-
-/// The fields of the generated kinds that kubectl's Go types lack: probes
-/// every kind, drops the field kubectl names in its error, and again until
-/// kubectl knows every field left.
-fn fields_unknown_to_kubectl(kubectl: &Kubectl, defs: &mut Defs) -> BTreeSet<FieldId> {
-    let mut pending: Vec<&Kind> = KINDS.iter().collect();
-    let mut unknown = BTreeSet::new();
-    for _ in 0..MAX_PROBE_ROUNDS {
-        let probes: Vec<Value> = pending
-            .iter()
-            .map(|k| {
-                let def = defs.kind_definition(k.api_version, k.name).unwrap_or_else(|e| panic!("{e}"));
-                let mut probe = probe_tree(defs, def);
-                probe["apiVersion"] = json!(k.api_version);
-                probe["kind"] = json!(k.name);
-                probe["metadata"]["name"] = json!("probe");
-                probe
-            })
-            .collect();
-        let pairs: Vec<(&Value, &Value)> = probes.iter().map(|p| (p, p)).collect();
-        let mut still = Vec::new();
-        let mut found = Vec::new();
-        for (kind, outcome) in pending.iter().zip(kubectl.patch_all(&pairs, KUBECTL_THREADS)) {
-            let Err(e) = outcome else { continue };
-            let field = unknown_field(&e).unwrap_or_else(|| panic!("probing {} with kubectl: {e}", kind.name));
-            found.push(field);
-            still.push(*kind);
-        }
-        if still.is_empty() {
-            return unknown;
-        }
-        unknown.extend(found.iter().cloned());
-        defs.exclude(found);
-        pending = still;
-    }
-    panic!("kubectl still refuses fields after {MAX_PROBE_ROUNDS} probes: {unknown:?}");
-}
-
-/// (`Container`, `restartPolicyRules`) from kubectl's
-/// `unable to find api field in struct Container for the json field "restartPolicyRules"`.
-fn unknown_field(error: &str) -> Option<FieldId> {
-    let rest = error.split_once("unable to find api field in struct ")?.1;
-    let (name, rest) = rest.split_once(' ')?;
-    let field = rest.strip_prefix("for the json field \"")?.split('"').next()?;
-    Some((name.to_string(), field.to_string()))
 }
 
 fn generate(defs: &Defs, schemas: &K8sSchemas, seed: u64, per_kind: usize) -> Vec<Case> {

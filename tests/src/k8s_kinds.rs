@@ -1,11 +1,14 @@
 //! The built-in kinds of the kinds differential, with their static smp
 //! schemas and the typed layer on their k8s-openapi types.
 
+use crate::kubectl::Kubectl;
+use crate::openapi_gen::{Defs, FieldId, probe_tree};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Node, Pod, Secret, Service, ServiceAccount};
-use serde_json::Value;
+use serde_json::{Value, json};
 use smp_core::{Schema, StrategicMerge, ThreeWayOptions};
+use std::collections::BTreeSet;
 
 /// A failure of the typed layer: the JSON did not fit the k8s-openapi
 /// type, or smp failed.
@@ -101,4 +104,55 @@ fn diff<T: StrategicMerge>(original: &Value, modified: &Value) -> TypedOutcome {
 fn three_way<T: StrategicMerge>(original: &Value, modified: &Value, current: &Value) -> TypedOutcome {
     let (original, modified, current) = (decode::<T>(original)?, decode::<T>(modified)?, decode::<T>(current)?);
     smp(current.three_way(&original, &modified, ThreeWayOptions { overwrite: true, ..Default::default() }))
+}
+
+/// More rounds than kubectl can have unknown fields in these kinds.
+const MAX_PROBE_ROUNDS: usize = 60;
+/// Parallel kubectl runs of the probe.
+const PROBE_THREADS: usize = 2;
+
+/// The fields of the generated kinds that kubectl's Go types lack: probes
+/// every kind, drops the field kubectl names in its error, and again until
+/// kubectl knows every field left.
+pub fn fields_unknown_to_kubectl(kubectl: &Kubectl, defs: &mut Defs) -> BTreeSet<FieldId> {
+    let mut pending: Vec<&Kind> = KINDS.iter().collect();
+    let mut unknown = BTreeSet::new();
+    for _ in 0..MAX_PROBE_ROUNDS {
+        let probes: Vec<Value> = pending
+            .iter()
+            .map(|k| {
+                let def = defs.kind_definition(k.api_version, k.name).unwrap_or_else(|e| panic!("{e}"));
+                let mut probe = probe_tree(defs, def);
+                probe["apiVersion"] = json!(k.api_version);
+                probe["kind"] = json!(k.name);
+                probe["metadata"]["name"] = json!("probe");
+                probe
+            })
+            .collect();
+        let pairs: Vec<(&Value, &Value)> = probes.iter().map(|p| (p, p)).collect();
+        let mut still = Vec::new();
+        let mut found = Vec::new();
+        for (kind, outcome) in pending.iter().zip(kubectl.patch_all(&pairs, PROBE_THREADS)) {
+            let Err(e) = outcome else { continue };
+            let field = unknown_field(&e).unwrap_or_else(|| panic!("probing {} with kubectl: {e}", kind.name));
+            found.push(field);
+            still.push(*kind);
+        }
+        if still.is_empty() {
+            return unknown;
+        }
+        unknown.extend(found.iter().cloned());
+        defs.exclude(found);
+        pending = still;
+    }
+    panic!("kubectl still refuses fields after {MAX_PROBE_ROUNDS} probes: {unknown:?}");
+}
+
+/// (`Container`, `restartPolicyRules`) from kubectl's
+/// `unable to find api field in struct Container for the json field "restartPolicyRules"`.
+fn unknown_field(error: &str) -> Option<FieldId> {
+    let rest = error.split_once("unable to find api field in struct ")?.1;
+    let (name, rest) = rest.split_once(' ')?;
+    let field = rest.strip_prefix("for the json field \"")?.split('"').next()?;
+    Some((name.to_string(), field.to_string()))
 }
