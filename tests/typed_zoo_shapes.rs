@@ -1164,6 +1164,52 @@ impl Zoo for Resources {
     }
 }
 
+/// A generic envelope flattening its payload beside its name, as
+/// operators wrap specs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Envelope<T> {
+    #[serde(rename = "envelopeName")]
+    envelope_name: String,
+    #[serde(flatten)]
+    payload: T,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Envelopes {
+    spec: Envelope<Inner>,
+    extra: Envelope<BTreeMap<String, String>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "envelopeName")]
+    items: Vec<Envelope<Inner>>,
+}
+
+impl Zoo for Envelopes {
+    fn seeds() -> Vec<Self> {
+        let [i0, i1, i2] = inners();
+        fn env<T>(name: &str, payload: T) -> Envelope<T> {
+            Envelope { envelope_name: name.into(), payload }
+        }
+        vec![
+            Envelopes {
+                spec: env("a", i0.clone()),
+                extra: env("x", labels(&[("k", "v"), ("$retainKeys", "k")])),
+                items: vec![env("a", i1.clone()), env("b", i0.clone())],
+            },
+            Envelopes { spec: env("a", i1.clone()), extra: env("x", labels(&[])), items: vec![env("b", i2.clone())] },
+            Envelopes { spec: env("b", i2.clone()), extra: env("y", labels(&[("k", "w")])), items: vec![] },
+        ]
+    }
+
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"spec": {"ports": [{"port": 80, "$patch": "delete"}], "tags": ["z"]}}),
+            json!({"extra": {"k": null, "n": "1"}}),
+            json!({"items": [{"envelopeName": "b", "ports": [{"port": 5}]}]}),
+            json!({"items": [{"envelopeName": "c", "name": "c"}]}),
+        ]
+    }
+}
+
 /// A keyed list behind two options (serde reads `null` as `None`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct Edges {
@@ -1382,6 +1428,7 @@ fn three_way_patch_merge_keys_are_the_json_routes() {
 }
 
 zoo_tests! {
+    generic_flattened_envelopes: Envelopes,
     quantities_written_as_strings: Resources,
     multiple_merge_keys: MultiKeys,
     edges: Edges,
