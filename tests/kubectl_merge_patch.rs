@@ -29,7 +29,7 @@ use smp_core::merge_patch;
 use smp_core::value::to_go_json;
 use smp_k8s_types::kubectl::{LAST_APPLIED, merge_apply_patch};
 use smp_tests::custom_resource_gen::{merge_patch as random_patch, mutate, widget};
-use smp_tests::harness::{env_number, loud};
+use smp_tests::harness::{diff_seed, env_number, loud};
 use smp_tests::json_cmp::first_difference;
 use smp_tests::kubectl::{self, Kubectl};
 use smp_tests::patch_oracle::{self, Tally};
@@ -38,12 +38,6 @@ use std::path::PathBuf;
 
 const DEFAULT_CASES: usize = 120;
 const THREADS: usize = 2;
-
-fn seed() -> u64 {
-    env_number("SMP_DIFF_SEED").unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs())
-    })
-}
 
 fn oracle_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("merge-patch-oracle")
@@ -141,7 +135,7 @@ fn merge_patch_agrees_with_kubectl() {
             return;
         }
     };
-    let seed = seed();
+    let seed = diff_seed();
     let count = env_number("SMP_MERGE_CASES").unwrap_or(DEFAULT_CASES);
     loud(&format!("merge patch differential: seed {seed} (SMP_DIFF_SEED), {count} cases per check"));
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("merge-patch-kubectl");

@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use smp_core::value::to_go_json;
 use smp_k8s_types::kubectl::{LAST_APPLIED, apply_patch};
 use smp_tests::Gen;
-use smp_tests::harness::{env_number, loud};
+use smp_tests::harness::{diff_seed, env_number, loud};
 use smp_tests::k8s_kinds::{KINDS, fields_unknown_to_kubectl};
 use smp_tests::k8s_schema::{K8sSchemas, openapi_dir};
 use smp_tests::kubectl::{self, Kubectl};
@@ -41,12 +41,6 @@ use std::path::{Path, PathBuf};
 
 const DEFAULT_CASES: usize = 120;
 const DEFAULT_CASES_PER_KIND: usize = 10;
-
-fn seed() -> u64 {
-    env_number("SMP_DIFF_SEED").unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs())
-    })
-}
 
 fn oracle_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("strategic-patch-oracle")
@@ -175,7 +169,7 @@ fn setup(test: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
 fn strategic_patches_are_the_ones_kubectl_sends() {
     let Some((_, oracle, openapi)) = setup("strategic_patches_are_the_ones_kubectl_sends") else { return };
     let schemas = K8sSchemas::load(&openapi).unwrap_or_else(|e| panic!("loading the OpenAPI documents: {e}"));
-    let seed = seed();
+    let seed = diff_seed();
     let count = env_number("SMP_PATCH_CASES").unwrap_or(DEFAULT_CASES);
     loud(&format!("strategic patch differential: seed {seed} (SMP_DIFF_SEED), {count} cases per check"));
     let cases: Vec<Vec<Value>> = (0..count).map(|i| case(seed, i, 2)).collect();
@@ -215,7 +209,7 @@ fn strategic_patches_of_twelve_kinds_are_the_ones_kubectl_sends() {
     let kubectl = Kubectl::new(binary, &oracle_dir()).expect("kubectl work dir");
     // Fields the kubectl at hand does not know are never generated.
     fields_unknown_to_kubectl(&kubectl, &mut defs);
-    let seed = seed();
+    let seed = diff_seed();
     let per_kind = env_number("SMP_PATCH_KIND_CASES").unwrap_or(DEFAULT_CASES_PER_KIND);
     loud(&format!(
         "strategic patch differential of {} kinds: seed {seed} (SMP_DIFF_SEED), {per_kind} cases per kind and check",
