@@ -269,7 +269,7 @@ impl<'a> Parser<'a> {
                     out.push(byte);
                 }
                 _ => {
-                    let c = self.escape()?;
+                    let c = self.unicode_escape()?;
                     out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                 }
             }
@@ -282,38 +282,27 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// One escape, after its backslash: the character it stands for.
-    fn escape(&mut self) -> Parsed<char> {
-        let b = self.peek().ok_or(Invalid)?;
+    /// A `\u` escape, after its backslash: the character it stands for (the
+    /// escapes of one ASCII byte are read with [`SIMPLE_ESCAPES`]).
+    fn unicode_escape(&mut self) -> Parsed<char> {
+        if self.peek() != Some(b'u') {
+            return Err(Invalid);
+        }
         self.pos += 1;
-        let c = match b {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let n = self.hex4()?;
-                match n {
-                    0xD800..=0xDBFF => match self.trailing_surrogate() {
-                        Some(n2) => {
-                            let c = 0x10000 + ((u32::from(n) - 0xD800) << 10) + (u32::from(n2) - 0xDC00);
-                            char::from_u32(c).ok_or(Invalid)?
-                        }
-                        // The reference reads an unpaired half as U+FFFD
-                        // and the escape after it on its own.
-                        None => '\u{FFFD}',
-                    },
-                    0xDC00..=0xDFFF => '\u{FFFD}',
-                    n => char::from_u32(u32::from(n)).ok_or(Invalid)?,
+        let n = self.hex4()?;
+        match n {
+            0xD800..=0xDBFF => match self.trailing_surrogate() {
+                Some(n2) => {
+                    let c = 0x10000 + ((u32::from(n) - 0xD800) << 10) + (u32::from(n2) - 0xDC00);
+                    char::from_u32(c).ok_or(Invalid)
                 }
-            }
-            _ => return Err(Invalid),
-        };
-        Ok(c)
+                // The reference reads an unpaired half as U+FFFD and the
+                // escape after it on its own.
+                None => Ok('\u{FFFD}'),
+            },
+            0xDC00..=0xDFFF => Ok('\u{FFFD}'),
+            n => char::from_u32(u32::from(n)).ok_or(Invalid),
+        }
     }
 
     /// The trailing half of a surrogate pair, when an escape of one comes
@@ -393,7 +382,8 @@ impl<'a> Parser<'a> {
 }
 
 /// The byte each escape of one ASCII byte stands for (`\n` for `n`...),
-/// by the byte after the backslash; 0 for the others (`\u`, errors).
+/// by the byte after the backslash; 0 for the others (`\u`, errors): the
+/// reader's one list of these escapes.
 const SIMPLE_ESCAPES: [u8; 256] = {
     let mut table = [0; 256];
     table[b'"' as usize] = b'"';
