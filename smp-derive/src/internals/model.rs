@@ -123,21 +123,19 @@ fn body(input: &DeriveInput, krate: &Path, skipped: &mut Vec<String>, errors: &m
         let _ = cx.check();
         return Body::Any;
     };
-    let body = match &parsed.data {
+    let body = match (&parsed.data, parsed.attrs.type_into()) {
         // Its JSON is the other type's, whatever its own fields.
-        _ if parsed.attrs.type_into().is_some() => {
-            Body::Into(Box::new(parsed.attrs.type_into().cloned().expect("some")))
-        }
+        (_, Some(into)) => Body::Into(Box::new(into.clone())),
         // Named fields too: serde writes the one field alone.
-        ast::Data::Struct(_, fields) if parsed.attrs.transparent() => {
+        (ast::Data::Struct(_, fields), None) if parsed.attrs.transparent() => {
             match fields.iter().find(|f| transparent_field(f)) {
                 Some(f) => Body::Transparent(Box::new(f.ty.clone())),
                 None => Body::Any,
             }
         }
-        ast::Data::Struct(ast::Style::Struct, fields) => struct_body(&parsed, fields, krate, skipped, errors),
-        ast::Data::Enum(variants) => enum_body(&parsed, variants),
-        ast::Data::Struct(..) => Body::Any,
+        (ast::Data::Struct(ast::Style::Struct, fields), None) => struct_body(&parsed, fields, krate, skipped, errors),
+        (ast::Data::Enum(variants), None) => enum_body(&parsed, variants),
+        (ast::Data::Struct(..), None) => Body::Any,
     };
     // serde reports its own attribute errors; ours are independent.
     let _ = cx.check();
