@@ -47,10 +47,15 @@ impl Kubectl {
     /// [`patch`](Self::patch) with another `--type`: `merge` (RFC 7386)
     /// or `json` (RFC 6902).
     pub fn patch_as(&self, object: &Value, patch: &Value, patch_type: &str) -> Outcome {
+        self.patch_text(object, &patch.to_string(), patch_type)
+    }
+
+    /// [`patch_as`](Self::patch_as) with the patch given as text, sent as
+    /// it is (kubectl passes text starting with `{` through unchanged).
+    pub fn patch_text(&self, object: &Value, patch_text: &str, patch_type: &str) -> Outcome {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         let file = self.dir.join(format!("object-{n}.json"));
         std::fs::write(&file, object.to_string()).map_err(|e| format!("harness: writing {}: {e}", file.display()))?;
-        let patch_text = patch.to_string();
         let mut cmd = Command::new(&self.binary);
         cmd.args(["patch", "--local", "-f"]).arg(&file).args([
             "--type",
@@ -62,10 +67,10 @@ impl Kubectl {
         // Linux limits one argument to 128 KiB.
         let patch_file = self.dir.join(format!("patch-{n}.json"));
         if patch_text.len() > 100_000 {
-            std::fs::write(&patch_file, &patch_text).map_err(|e| format!("harness: writing patch: {e}"))?;
+            std::fs::write(&patch_file, patch_text).map_err(|e| format!("harness: writing patch: {e}"))?;
             cmd.arg("--patch-file").arg(&patch_file);
         } else {
-            cmd.arg("-p").arg(&patch_text);
+            cmd.arg("-p").arg(patch_text);
         }
         cmd.env("KUBECONFIG", &self.kubeconfig)
             .env("GOGC", "off")
@@ -94,6 +99,12 @@ impl Kubectl {
 
     /// [`patch_all`](Self::patch_all) with another `--type`.
     pub fn patch_all_as(&self, cases: &[(&Value, &Value)], threads: usize, patch_type: &str) -> Vec<Outcome> {
+        let texts: Vec<(&Value, String)> = cases.iter().map(|(o, p)| (*o, p.to_string())).collect();
+        self.patch_all_texts(&texts, threads, patch_type)
+    }
+
+    /// [`patch_all_as`](Self::patch_all_as) with the patches given as text.
+    pub fn patch_all_texts(&self, cases: &[(&Value, String)], threads: usize, patch_type: &str) -> Vec<Outcome> {
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; cases.len()]);
         std::thread::scope(|s| {
@@ -102,7 +113,7 @@ impl Kubectl {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some((object, patch)) = cases.get(i) else { break };
-                        let outcome = self.patch_as(object, patch, patch_type);
+                        let outcome = self.patch_text(object, patch, patch_type);
                         results.lock().unwrap()[i] = Some(outcome);
                     }
                 });

@@ -11,6 +11,7 @@ pub mod k8s_kinds;
 pub mod k8s_schema;
 pub mod kubectl;
 pub mod merge_item;
+pub mod odd_shapes;
 pub mod openapi_gen;
 pub mod patch_oracle;
 pub mod pod_env;
