@@ -156,10 +156,13 @@ pub fn check_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(), String> {
     let engine = engine_apply(a, patch);
     let same = match (&typed, &engine) {
         // One of the readings, or (numbers compared by value: `-0.0` read
-        // into an integer field beside a float `-0.0` elsewhere) the JSON.
+        // into an integer field beside a float `-0.0` elsewhere) the JSON,
+        // when that JSON reads back as the typed value (a key serde writes
+        // but never reads is lost in the reading).
         (Ok(t), Ok((out, e))) => {
             e.iter().flatten().any(|e| t == e && strict_eq_unordered(&to_json(t), &to_json(e)))
-                || smp_tests::json_cmp::same_value(&to_json(t), out)
+                || (smp_tests::json_cmp::same_value(&to_json(t), out)
+                    && serde_json::from_value::<T>(to_json(t)).is_ok_and(|back| &back == t))
                 || e.iter().flatten().any(|e| t == e && smp_tests::json_cmp::same_value(&to_json(t), &to_json(e)))
         }
         (Err(t), Err(_)) => {

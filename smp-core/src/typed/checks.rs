@@ -34,6 +34,20 @@ pub trait SerializedOf {
     type Serialized;
 }
 
+/// Pointers are serialised as what they point to: a list of boxed or
+/// shared structs is keyed by the structs' fields.
+macro_rules! pointer_facts {
+    ($($ptr:ty),*) => {$(
+        impl<T: SerializedOf> SerializedOf for $ptr {
+            type Serialized = T::Serialized;
+        }
+        impl<T: StructFields> StructFields for $ptr {
+            type Fields = T::Fields;
+        }
+    )*};
+}
+pointer_facts!(Box<T>, std::rc::Rc<T>, std::sync::Arc<T>);
+
 /// A JSON field that serde always writes, holding a `T`.
 pub struct Always<T: ?Sized>(PhantomData<T>);
 

@@ -67,9 +67,10 @@
 //!   absent), and later steps refuse the keyless element with an error the
 //!   JSON route gives as the reference does;
 //! - structs whose serde form is not their fields one by one (`flatten`,
-//!   `from`, `try_from`, a `tag`, `serialize_with`), types serde writes
-//!   `into` another (with that type's schema), enums with data and
-//!   transparent wrappers, as whole values: their merge keys, as
+//!   `from`, `try_from`, a `tag`, `serialize_with`, a field serde writes
+//!   under one name and reads under another, which the reading resets),
+//!   types serde writes `into` another (with that type's schema), enums
+//!   with data and transparent wrappers, as whole values: their merge keys, as
 //!   elements of keyed lists, are read in their JSON, and two equal such
 //!   values are diffed rather than skipped (the sets they hold are seen in
 //!   their JSON only);
@@ -315,6 +316,12 @@ impl<T: ListField> ListField for Option<T> {
     type Elem = T::Elem;
 }
 impl<T: ListField> ListField for Box<T> {
+    type Elem = T::Elem;
+}
+impl<T: ListField> ListField for std::rc::Rc<T> {
+    type Elem = T::Elem;
+}
+impl<T: ListField> ListField for std::sync::Arc<T> {
     type Elem = T::Elem;
 }
 

@@ -173,7 +173,14 @@ fn struct_body(
             skipped.push(f.attrs.name().serialize_name().value.clone());
             continue;
         }
-        if f.attrs.serialize_with().is_some() || f.attrs.deserialize_with().is_some() || f.attrs.getter().is_some() {
+        // A name serde writes but reads as another is never read back: the
+        // JSON route resets the field, which only the JSON route can do.
+        let names = f.attrs.name();
+        if f.attrs.serialize_with().is_some()
+            || f.attrs.deserialize_with().is_some()
+            || f.attrs.getter().is_some()
+            || names.serialize_name().value != names.deserialize_name().value
+        {
             json_mode = true;
         }
         if f.attrs.flatten() {

@@ -1,0 +1,855 @@
+//! A third part of the zoo (`typed_zoo.rs`, `typed_zoo_shapes.rs`): serde
+//! attributes and field types the other two leave out, against the same
+//! oracle (`zoo/mod.rs`): every typed operation equals the JSON engine on
+//! the serialised values with the type's schema.
+//!
+//! Each type exercises: names serde writes and reads differently
+//! (`rename(serialize, deserialize)`, `rename_all(serialize,
+//! deserialize)`), merge keys read under an `alias`; `rename_all_fields` of
+//! enums and `#[serde(other)]` unit variants as merge keys; keyed lists,
+//! `retainKeys` unions and sets inside the values of maps; maps of
+//! optional structs, of sets and with integer keys holding structs; keyed
+//! lists of boxed elements; keyed list elements with container defaults,
+//! with fields left out when zero, with unit, tuple and marker fields, and
+//! keyed by floats and by transparent integers; sets holding duplicates
+//! and non-ASCII text; `serialize_with` alone beside patch strategies;
+//! `deny_unknown_fields` on a struct holding keyed lists and maps; a
+//! generic struct with a `bound`.
+//!
+//! Cases per property: `PROPTEST_CASES`, else 64 (the test must stay
+//! fast in CI).
+
+mod zoo;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use smp_core::StrategicMerge;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use zoo::*;
+
+// ---------------------------------------------------------------------------
+// Building blocks
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Item {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
+}
+
+fn item(name: &str, value: Option<&str>) -> Item {
+    Item { name: name.into(), value: value.map(String::from) }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+// ---------------------------------------------------------------------------
+// Names serde writes and reads differently
+// ---------------------------------------------------------------------------
+
+/// Fields whose written name is not the name serde reads: a patch that
+/// names the written key leaves the value serde reads back at its
+/// default, and one that names the read key adds a key serde then reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Asymmetric {
+    name: String,
+    #[serde(rename(serialize = "outCount", deserialize = "inCount"), default)]
+    count: u32,
+    #[serde(rename(serialize = "outItems", deserialize = "inItems"), default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    items: Vec<Item>,
+    #[serde(rename(serialize = "label"), default)]
+    label_text: String,
+}
+
+impl Zoo for Asymmetric {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"outCount": 3}),
+            json!({"inCount": 3}),
+            json!({"outItems": [{"name": "a", "value": "v"}]}),
+            json!({"inItems": [{"name": "a"}]}),
+            json!({"label": "x"}),
+            json!({"label_text": "x"}),
+            json!({"$retainKeys": ["name"]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        // Only defaults round trip through JSON: the written names are
+        // never read.
+        vec![
+            Asymmetric { name: "a".into(), count: 0, items: vec![], label_text: String::new() },
+            Asymmetric { name: "b".into(), count: 0, items: vec![], label_text: String::new() },
+        ]
+    }
+}
+
+/// `rename_all` with different case styles for writing and reading: the
+/// two-word fields do not round trip, the one-word ones do.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all(serialize = "camelCase", deserialize = "snake_case"))]
+struct AsymmetricAll {
+    name: String,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    items: Vec<Item>,
+    #[serde(default)]
+    max_count: u32,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    extra_tags: Vec<String>,
+}
+
+impl Zoo for AsymmetricAll {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"maxCount": 2}),
+            json!({"max_count": 2}),
+            json!({"extraTags": ["a"]}),
+            json!({"extra_tags": ["a"], "$deleteFromPrimitiveList/extra_tags": ["b"]}),
+            json!({"items": [{"name": "z"}]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        vec![
+            AsymmetricAll { name: "a".into(), items: vec![item("a", None)], max_count: 0, extra_tags: vec![] },
+            AsymmetricAll {
+                name: "b".into(),
+                items: vec![item("b", Some("x")), item("a", Some("y"))],
+                max_count: 0,
+                extra_tags: vec![],
+            },
+            AsymmetricAll { name: "a".into(), items: vec![], max_count: 0, extra_tags: vec![] },
+        ]
+    }
+}
+
+/// A keyed list element whose merge key serde also reads under an alias:
+/// a patch element naming the alias has no merge key for the engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Aliased {
+    #[serde(alias = "id")]
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "val")]
+    value: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct AliasedKeys {
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    items: Vec<Aliased>,
+    #[serde(default, alias = "others")]
+    #[patch(strategy = "merge", merge_key = "name")]
+    more: Vec<Aliased>,
+}
+
+fn aliased(name: &str, value: Option<&str>) -> Aliased {
+    Aliased { name: name.into(), value: value.map(String::from) }
+}
+
+impl Zoo for AliasedKeys {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"items": [{"id": "a", "value": "x"}]}),
+            json!({"items": [{"name": "a", "val": "x"}]}),
+            json!({"items": [{"name": "a", "id": "b"}]}),
+            json!({"others": [{"name": "c"}]}),
+            json!({"others": [{"name": "c"}], "more": [{"name": "d"}]}),
+            json!({"$setElementOrder/items": [{"id": "a"}], "items": [{"id": "a"}]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        vec![
+            AliasedKeys { items: vec![aliased("a", None), aliased("b", Some("v"))], more: vec![aliased("c", None)] },
+            AliasedKeys { items: vec![aliased("b", Some("w"))], more: vec![] },
+            AliasedKeys { items: vec![], more: vec![aliased("d", Some("v")), aliased("c", None)] },
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Enums
+// ---------------------------------------------------------------------------
+
+/// A unit enum with an unknown variant read as `Other`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "kebab-case")]
+enum Phase {
+    Pending,
+    InProgress,
+    #[serde(other)]
+    Other,
+}
+
+/// A keyed list element keyed by [`Phase`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct ByPhase {
+    phase: Phase,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// An internally tagged enum whose struct variants' fields are renamed by
+/// `rename_all_fields`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(tag = "type", rename_all = "PascalCase", rename_all_fields = "camelCase")]
+enum Update {
+    Rolling { max_surge: u32, max_unavailable: Option<u32> },
+    Recreate { grace_seconds: u32, extra_items: Vec<Item> },
+}
+
+/// An externally tagged enum with `rename_all_fields`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all_fields = "SCREAMING_SNAKE_CASE")]
+enum Backend {
+    Disk { size_gb: u32, mount_path: String },
+    Bucket { bucket_name: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct EnumShapes {
+    phase: Phase,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    phases: Vec<Phase>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "phase")]
+    by_phase: Vec<ByPhase>,
+    update: Update,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    backend: Option<Backend>,
+    #[serde(default)]
+    backends: BTreeMap<String, Backend>,
+}
+
+impl Zoo for EnumShapes {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"phase": "done"}),
+            json!({"phases": ["done", "pending"]}),
+            json!({"by_phase": [{"phase": "archived", "note": "n"}]}),
+            json!({"by_phase": [{"phase": "pending", "$patch": "delete"}, {"phase": "weird"}]}),
+            json!({"update": {"type": "Recreate", "graceSeconds": 3, "extraItems": []}}),
+            json!({"update": {"maxSurge": 4}}),
+            json!({"backend": {"Bucket": {"BUCKET_NAME": "b"}}}),
+            json!({"backend": {"Disk": {"SIZE_GB": 2}}}),
+            json!({"backends": {"x": {"Disk": {"MOUNT_PATH": "/y"}}}}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        let disk = |size_gb, path: &str| Backend::Disk { size_gb, mount_path: path.into() };
+        vec![
+            EnumShapes {
+                phase: Phase::Pending,
+                phases: vec![Phase::Pending, Phase::InProgress],
+                by_phase: vec![
+                    ByPhase { phase: Phase::Pending, note: None },
+                    ByPhase { phase: Phase::InProgress, note: Some("a".into()) },
+                ],
+                update: Update::Rolling { max_surge: 1, max_unavailable: None },
+                backend: Some(disk(1, "/a")),
+                backends: BTreeMap::from([("x".into(), disk(1, "/x"))]),
+            },
+            EnumShapes {
+                phase: Phase::InProgress,
+                phases: vec![Phase::InProgress],
+                by_phase: vec![ByPhase { phase: Phase::InProgress, note: Some("b".into()) }],
+                update: Update::Recreate { grace_seconds: 5, extra_items: vec![item("a", None)] },
+                backend: Some(Backend::Bucket { bucket_name: "b".into() }),
+                backends: BTreeMap::from([
+                    ("x".into(), Backend::Bucket { bucket_name: "b".into() }),
+                    ("y".into(), disk(2, "/y")),
+                ]),
+            },
+            EnumShapes {
+                phase: Phase::Pending,
+                phases: vec![],
+                by_phase: vec![],
+                update: Update::Rolling { max_surge: 2, max_unavailable: Some(1) },
+                backend: None,
+                backends: BTreeMap::new(),
+            },
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Patch metadata inside the values of maps
+// ---------------------------------------------------------------------------
+
+/// A union, patched with `retainKeys`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct Source {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    host_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    claim: Option<Item>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge")]
+    options: Vec<String>,
+}
+
+/// A volume: a keyed list element holding a union.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Volume {
+    name: String,
+    #[patch(strategy = "retainKeys")]
+    source: Source,
+}
+
+/// A pool of volumes, the value of a map.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Pool {
+    #[serde(default)]
+    #[patch(strategy = "merge,retainKeys", merge_key = "name")]
+    volumes: Vec<VolumeUnion>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    mounts: Vec<Volume>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "retainKeys")]
+    default_source: Option<Source>,
+}
+
+/// A volume whose sources sit beside its name (`volumes` of a pod).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct VolumeUnion {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    host_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    claim: Option<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct MapValues {
+    #[serde(default)]
+    pools: BTreeMap<String, Pool>,
+    #[serde(default)]
+    #[patch(strategy = "retainKeys")]
+    retained_pools: HashMap<String, Pool>,
+    #[serde(default)]
+    optional: BTreeMap<String, Option<Item>>,
+    #[serde(default)]
+    sets: BTreeMap<String, BTreeSet<String>>,
+    #[serde(default)]
+    by_number: BTreeMap<i64, Item>,
+    #[serde(default)]
+    by_unsigned: HashMap<u16, Vec<Item>>,
+    #[serde(default)]
+    #[patch(strategy = "replace")]
+    replaced: BTreeMap<String, Pool>,
+}
+
+fn pool(volumes: &[(&str, Option<&str>, Option<&str>)], mounts: Vec<Volume>, default_path: Option<&str>) -> Pool {
+    Pool {
+        volumes: volumes
+            .iter()
+            .map(|(n, h, c)| VolumeUnion { name: (*n).into(), host_path: h.map(String::from), claim: c.map(|c| item(c, None)) })
+            .collect(),
+        mounts,
+        default_source: default_path.map(|p| Source { host_path: Some(p.into()), claim: None, options: vec![] }),
+    }
+}
+
+fn volume(name: &str, host_path: Option<&str>, claim: Option<&str>, options: &[&str]) -> Volume {
+    Volume {
+        name: name.into(),
+        source: Source {
+            host_path: host_path.map(String::from),
+            claim: claim.map(|c| item(c, Some("v"))),
+            options: strings(options),
+        },
+    }
+}
+
+impl Zoo for MapValues {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"pools": {"p": {"volumes": [{"name": "a", "claim": {"name": "c"}, "$retainKeys": ["name", "claim"]}]}}}),
+            json!({"pools": {"p": {"mounts": [{"name": "m", "source": {"$retainKeys": ["claim"], "claim": {"name": "z"}}}]}}}),
+            json!({"pools": {"p": {"default_source": {"$retainKeys": [], "options": ["x"]}}}}),
+            json!({"retained_pools": {"$retainKeys": ["q"], "q": {"volumes": []}}}),
+            json!({"optional": {"a": null, "b": {"name": "x"}}}),
+            json!({"sets": {"a": ["z", "z"], "$deleteFromPrimitiveList/a": ["x"]}}),
+            json!({"sets": {"$deleteFromPrimitiveList/a": ["x"]}}),
+            json!({"by_number": {"-1": {"name": "n"}, "7": null}}),
+            json!({"by_unsigned": {"65536": []}}),
+            json!({"replaced": {"r": {"mounts": [{"name": "z", "source": {}}]}}}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        vec![
+            MapValues {
+                pools: BTreeMap::from([(
+                    "p".into(),
+                    pool(
+                        &[("a", Some("/a"), None), ("b", None, Some("c"))],
+                        vec![volume("m", Some("/m"), None, &["ro", "a"])],
+                        Some("/d"),
+                    ),
+                )]),
+                retained_pools: HashMap::from([("q".into(), pool(&[("a", None, Some("c"))], vec![], None))]),
+                optional: BTreeMap::from([("a".into(), Some(item("a", None))), ("b".into(), None)]),
+                sets: BTreeMap::from([("a".into(), BTreeSet::from(["x".into(), "y".into()]))]),
+                by_number: BTreeMap::from([(-1, item("n", None)), (7, item("s", Some("v")))]),
+                by_unsigned: HashMap::from([(1, vec![item("a", None)])]),
+                replaced: BTreeMap::from([("r".into(), pool(&[], vec![volume("z", None, Some("c"), &[])], None))]),
+            },
+            MapValues {
+                pools: BTreeMap::from([
+                    (
+                        "p".into(),
+                        pool(
+                            &[("b", Some("/b"), None), ("a", None, Some("d"))],
+                            vec![volume("m", None, Some("k"), &["rw"]), volume("n", None, None, &[])],
+                            None,
+                        ),
+                    ),
+                    ("q".into(), pool(&[], vec![], Some("/q"))),
+                ]),
+                retained_pools: HashMap::from([("q".into(), pool(&[("a", Some("/h"), None)], vec![], Some("/x")))]),
+                optional: BTreeMap::from([("a".into(), None)]),
+                sets: BTreeMap::from([
+                    ("a".into(), BTreeSet::from(["y".into()])),
+                    ("b".into(), BTreeSet::from(["é".into(), "e".into()])),
+                ]),
+                by_number: BTreeMap::from([(7, item("s", None))]),
+                by_unsigned: HashMap::from([(1, vec![item("b", None), item("a", Some("v"))])]),
+                replaced: BTreeMap::new(),
+            },
+            MapValues {
+                pools: BTreeMap::new(),
+                retained_pools: HashMap::new(),
+                optional: BTreeMap::new(),
+                sets: BTreeMap::new(),
+                by_number: BTreeMap::new(),
+                by_unsigned: HashMap::new(),
+                replaced: BTreeMap::from([("r".into(), pool(&[("a", None, None)], vec![], Some("/r")))]),
+            },
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Keyed list elements
+// ---------------------------------------------------------------------------
+
+/// A keyed list element read with the container's defaults: a patch
+/// element without its merge key is read with the default key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(default)]
+struct Defaulted {
+    name: String,
+    #[serde(skip_serializing_if = "is_zero")]
+    weight: u32,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    note: String,
+}
+
+impl Default for Defaulted {
+    fn default() -> Self {
+        Defaulted { name: "default".into(), weight: 0, note: String::new() }
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A keyed list element with fields that write `null`, a list and nothing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Marked {
+    id: u32,
+    unit: (),
+    pair: (String, i8),
+    marker: std::marker::PhantomData<Item>,
+    #[serde(default)]
+    empty: Empty,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Empty {}
+
+/// A transparent integer, as a merge key.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(transparent)]
+struct Port(u16);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct ByPort {
+    port: Port,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct ByFloat {
+    weight: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Elements {
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    defaulted: Vec<Defaulted>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "id")]
+    marked: Vec<Marked>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "port")]
+    by_port: Vec<ByPort>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "weight")]
+    by_float: Vec<ByFloat>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    boxed: Vec<Box<Item>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    shared: Option<Vec<std::rc::Rc<Item>>>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    arc_list: std::sync::Arc<Vec<Item>>,
+    #[serde(default)]
+    #[patch(strategy = "merge,retainKeys", merge_key = "name")]
+    boxed_unions: Vec<Box<VolumeUnion>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "retainKeys")]
+    boxed_source: Option<Box<Source>>,
+}
+
+fn defaulted(name: &str, weight: u32, note: &str) -> Defaulted {
+    Defaulted { name: name.into(), weight, note: note.into() }
+}
+
+fn marked(id: u32, first: &str, second: i8) -> Marked {
+    Marked { id, unit: (), pair: (first.into(), second), marker: std::marker::PhantomData, empty: Empty {} }
+}
+
+impl Zoo for Elements {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"defaulted": [{"weight": 3}]}),
+            json!({"defaulted": [{"name": "a", "weight": null, "note": null}]}),
+            json!({"marked": [{"id": 1, "unit": 1}]}),
+            json!({"marked": [{"id": 1, "pair": ["x"]}]}),
+            json!({"marked": [{"id": 1, "marker": {}, "empty": {"x": 1}}]}),
+            json!({"by_port": [{"port": 80.0, "note": "n"}]}),
+            json!({"by_port": [{"port": "80"}]}),
+            json!({"by_float": [{"weight": 1, "note": "n"}]}),
+            json!({"by_float": [{"weight": 0.5, "$patch": "delete"}]}),
+            json!({"boxed": [{"name": "a", "$patch": "replace"}]}),
+            json!({"shared": [{"name": "z"}], "$setElementOrder/shared": [{"name": "z"}, {"name": "a"}]}),
+            json!({"arc_list": [{"name": "a", "$patch": "delete"}, {"name": "c"}]}),
+            json!({"boxed_unions": [{"name": "a", "claim": {"name": "c"}, "$retainKeys": ["name", "claim"]}]}),
+            json!({"boxed_source": {"$retainKeys": ["hostPath"], "hostPath": "/h"}}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        let rc = |n: &str, v: Option<&str>| std::rc::Rc::new(item(n, v));
+        let union = |n: &str, h: Option<&str>, c: Option<&str>| {
+            Box::new(VolumeUnion { name: n.into(), host_path: h.map(String::from), claim: c.map(|c| item(c, None)) })
+        };
+        let source = |h: Option<&str>, o: &[&str]| {
+            Some(Box::new(Source { host_path: h.map(String::from), claim: None, options: strings(o) }))
+        };
+        vec![
+            Elements {
+                defaulted: vec![defaulted("a", 1, ""), defaulted("default", 0, "n")],
+                marked: vec![marked(1, "a", -1), marked(2, "", 0)],
+                by_port: vec![ByPort { port: Port(80), note: None }, ByPort { port: Port(443), note: Some("s".into()) }],
+                by_float: vec![ByFloat { weight: 0.5, note: None }, ByFloat { weight: 1.0, note: Some("a".into()) }],
+                boxed: vec![Box::new(item("a", Some("v"))), Box::new(item("b", None))],
+                shared: Some(vec![rc("a", None)]),
+                arc_list: std::sync::Arc::new(vec![item("a", None), item("b", Some("v"))]),
+                boxed_unions: vec![union("a", Some("/a"), None), union("b", None, Some("c"))],
+                boxed_source: source(Some("/s"), &["ro"]),
+            },
+            Elements {
+                defaulted: vec![defaulted("a", 0, "x")],
+                marked: vec![marked(2, "b", 127)],
+                by_port: vec![ByPort { port: Port(443), note: None }],
+                by_float: vec![ByFloat { weight: 1.0, note: None }, ByFloat { weight: -2.25, note: None }],
+                boxed: vec![Box::new(item("b", Some("w")))],
+                shared: Some(vec![rc("b", Some("x")), rc("a", Some("y"))]),
+                arc_list: std::sync::Arc::new(vec![item("b", None)]),
+                boxed_unions: vec![union("a", None, Some("d"))],
+                boxed_source: source(None, &["rw", "ro"]),
+            },
+            Elements {
+                defaulted: vec![],
+                marked: vec![],
+                by_port: vec![],
+                by_float: vec![],
+                boxed: vec![],
+                shared: None,
+                arc_list: Default::default(),
+                boxed_unions: vec![],
+                boxed_source: None,
+            },
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Sets and serialisers
+// ---------------------------------------------------------------------------
+
+mod as_strings {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(items: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(items.iter().map(|i| i.to_string()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        let items = Vec::<String>::deserialize(d)?;
+        items.iter().map(|i| i.parse().map_err(serde::de::Error::custom)).collect()
+    }
+}
+
+fn upper<S: serde::Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&text.to_uppercase())
+}
+
+/// Sets holding duplicates and text in several normal forms.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Sets {
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    texts: Vec<String>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    numbers: Vec<i64>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    floats: Vec<f64>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    optional: Option<Vec<String>>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    cows: Vec<std::borrow::Cow<'static, str>>,
+}
+
+impl Zoo for Sets {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"texts": ["é", "é", "e\u{301}"], "$deleteFromPrimitiveList/texts": ["a"]}),
+            json!({"$setElementOrder/texts": ["b", "a", "a"], "texts": ["a"]}),
+            json!({"numbers": [1, 1.0, 2], "$deleteFromPrimitiveList/numbers": [3]}),
+            json!({"floats": [1, 1.0, -0.0, 0]}),
+            json!({"optional": ["x"], "$deleteFromPrimitiveList/optional": ["y"]}),
+            json!({"$deleteFromPrimitiveList/optional": ["x"]}),
+            json!({"cows": ["\u{1F600}", "z"]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        vec![
+            Sets {
+                texts: strings(&["b", "a", "b", "é"]),
+                numbers: vec![3, 1, 3],
+                floats: vec![1.0, 0.5, 1.0],
+                optional: Some(strings(&["x", "x"])),
+                cows: vec!["ü".into(), "a".into()],
+            },
+            Sets {
+                texts: strings(&["e\u{301}", "é", "a"]),
+                numbers: vec![2],
+                floats: vec![-0.0, 0.0],
+                optional: None,
+                cows: vec![],
+            },
+            Sets {
+                texts: vec![],
+                numbers: vec![1, 2, 1, 3],
+                floats: vec![],
+                optional: Some(vec![]),
+                cows: vec!["a".into(), "a".into(), "\u{1F600}".into()],
+            },
+        ]
+    }
+}
+
+/// Fields written through functions beside fields walked one by one:
+/// `serialize_with` alone (on a field that serde reads as it is), and a
+/// module for a set of numbers written as strings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Serializers {
+    #[serde(serialize_with = "upper")]
+    name: String,
+    #[serde(default, with = "as_strings")]
+    #[patch(strategy = "merge")]
+    ids: Vec<u32>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    items: Vec<Item>,
+}
+
+impl Zoo for Serializers {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"name": "lower"}),
+            json!({"ids": ["7"], "$deleteFromPrimitiveList/ids": ["1"]}),
+            json!({"ids": [7]}),
+            json!({"items": [{"name": "a", "value": "z"}]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        vec![
+            Serializers { name: "A".into(), ids: vec![1, 2], items: vec![item("a", None)] },
+            Serializers { name: "B".into(), ids: vec![10, 1], items: vec![item("b", Some("v")), item("a", None)] },
+            Serializers { name: "A".into(), ids: vec![], items: vec![] },
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Strict and generic containers
+// ---------------------------------------------------------------------------
+
+/// A struct refusing unknown keys, holding keyed lists, maps and an
+/// optional struct: a patch naming a key serde does not know fails on both
+/// routes, however deep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct StrictSpec {
+    name: String,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    items: Vec<StrictItem>,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "retainKeys")]
+    source: Option<StrictSource>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(deny_unknown_fields)]
+struct StrictItem {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(deny_unknown_fields)]
+struct StrictSource {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    disk: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    claim: Option<String>,
+}
+
+impl Zoo for StrictSpec {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"items": [{"name": "a", "other": 1}]}),
+            json!({"items": [{"name": "a", "other": null}]}),
+            json!({"source": {"other": "x"}}),
+            json!({"source": {"$retainKeys": ["claim"], "claim": "c"}}),
+            json!({"labels": {"x": null}, "other": null}),
+            json!({"other": 1}),
+            json!({"$patch": "replace", "name": "r"}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        let strict = |name: &str, value: Option<&str>| StrictItem { name: name.into(), value: value.map(String::from) };
+        vec![
+            StrictSpec {
+                name: "a".into(),
+                items: vec![strict("a", None), strict("b", Some("v"))],
+                labels: BTreeMap::from([("x".into(), "1".into())]),
+                source: Some(StrictSource { disk: Some("d".into()), claim: None }),
+            },
+            StrictSpec {
+                name: "b".into(),
+                items: vec![strict("b", None)],
+                labels: BTreeMap::new(),
+                source: Some(StrictSource { disk: None, claim: Some("c".into()) }),
+            },
+            StrictSpec { name: "a".into(), items: vec![], labels: BTreeMap::new(), source: None },
+        ]
+    }
+}
+
+/// A generic struct whose serde bounds are written by hand.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(bound(serialize = "T: Serialize", deserialize = "T: serde::de::DeserializeOwned"))]
+struct Bounded<T> {
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    items: Vec<Item>,
+    payload: Option<T>,
+    #[serde(default)]
+    by_name: BTreeMap<String, T>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Generic {
+    items: Bounded<Item>,
+    numbers: Bounded<Vec<u8>>,
+}
+
+impl Zoo for Generic {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"items": {"payload": {"name": "p"}, "by_name": {"a": {"value": "v"}}}}),
+            json!({"numbers": {"payload": [1], "by_name": {"a": null}}}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        vec![
+            Generic {
+                items: Bounded {
+                    items: vec![item("a", None)],
+                    payload: Some(item("p", Some("v"))),
+                    by_name: BTreeMap::from([("a".into(), item("a", None))]),
+                },
+                numbers: Bounded { items: vec![], payload: Some(vec![1, 2]), by_name: BTreeMap::new() },
+            },
+            Generic {
+                items: Bounded { items: vec![item("b", None), item("a", Some("x"))], payload: None, by_name: BTreeMap::new() },
+                numbers: Bounded {
+                    items: vec![item("a", None)],
+                    payload: None,
+                    by_name: BTreeMap::from([("a".into(), vec![3])]),
+                },
+            },
+        ]
+    }
+}
+
+zoo_tests! {
+    asymmetric_renames: Asymmetric,
+    asymmetric_rename_all: AsymmetricAll,
+    aliased_merge_keys: AliasedKeys,
+    enum_shapes: EnumShapes,
+    patch_metadata_in_map_values: MapValues,
+    keyed_list_elements: Elements,
+    sets_with_duplicates: Sets,
+    serializers: Serializers,
+    strict_spec: StrictSpec,
+    bounded_generic: Generic,
+}
+
