@@ -355,7 +355,11 @@ fn pool(volumes: &[(&str, Option<&str>, Option<&str>)], mounts: Vec<Volume>, def
     Pool {
         volumes: volumes
             .iter()
-            .map(|(n, h, c)| VolumeUnion { name: (*n).into(), host_path: h.map(String::from), claim: c.map(|c| item(c, None)) })
+            .map(|(n, h, c)| VolumeUnion {
+                name: (*n).into(),
+                host_path: h.map(String::from),
+                claim: c.map(|c| item(c, None)),
+            })
             .collect(),
         mounts,
         default_source: default_path.map(|p| Source { host_path: Some(p.into()), claim: None, options: vec![] }),
@@ -572,7 +576,10 @@ impl Zoo for Elements {
             Elements {
                 defaulted: vec![defaulted("a", 1, ""), defaulted("default", 0, "n")],
                 marked: vec![marked(1, "a", -1), marked(2, "", 0)],
-                by_port: vec![ByPort { port: Port(80), note: None }, ByPort { port: Port(443), note: Some("s".into()) }],
+                by_port: vec![
+                    ByPort { port: Port(80), note: None },
+                    ByPort { port: Port(443), note: Some("s".into()) },
+                ],
                 by_float: vec![ByFloat { weight: 0.5, note: None }, ByFloat { weight: 1.0, note: Some("a".into()) }],
                 boxed: vec![Box::new(item("a", Some("v"))), Box::new(item("b", None))],
                 shared: Some(vec![rc("a", None)]),
@@ -829,7 +836,11 @@ impl Zoo for Generic {
                 numbers: Bounded { items: vec![], payload: Some(vec![1, 2]), by_name: BTreeMap::new() },
             },
             Generic {
-                items: Bounded { items: vec![item("b", None), item("a", Some("x"))], payload: None, by_name: BTreeMap::new() },
+                items: Bounded {
+                    items: vec![item("b", None), item("a", Some("x"))],
+                    payload: None,
+                    by_name: BTreeMap::new(),
+                },
                 numbers: Bounded {
                     items: vec![item("a", None)],
                     payload: None,
@@ -852,4 +863,3 @@ zoo_tests! {
     strict_spec: StrictSpec,
     bounded_generic: Generic,
 }
-
