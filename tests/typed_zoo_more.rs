@@ -521,6 +521,8 @@ struct Elements {
     by_float: Vec<ByFloat>,
     #[serde(default)]
     #[patch(strategy = "merge", merge_key = "name")]
+    /// As users write it for large elements.
+    #[allow(clippy::vec_box)]
     boxed: Vec<Box<Item>>,
     #[serde(default)]
     #[patch(strategy = "merge", merge_key = "name")]
@@ -530,6 +532,7 @@ struct Elements {
     arc_list: std::sync::Arc<Vec<Item>>,
     #[serde(default)]
     #[patch(strategy = "merge,retainKeys", merge_key = "name")]
+    #[allow(clippy::vec_box)]
     boxed_unions: Vec<Box<VolumeUnion>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[patch(strategy = "retainKeys")]
