@@ -38,9 +38,11 @@ pub trait SerializedOf {
 /// shared structs is keyed by the structs' fields.
 macro_rules! pointer_facts {
     ($($ptr:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
         impl<T: SerializedOf> SerializedOf for $ptr {
             type Serialized = T::Serialized;
         }
+        #[diagnostic::do_not_recommend]
         impl<T: StructFields> StructFields for $ptr {
             type Fields = T::Fields;
         }
