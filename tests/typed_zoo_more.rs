@@ -178,14 +178,16 @@ impl Zoo for AliasedKeys {
 // Enums
 // ---------------------------------------------------------------------------
 
-/// A unit enum with an unknown variant read as `Other`.
+/// A unit enum with an unknown variant read as `Unknown`. Its variants are
+/// in the order of their names: the typed layer writes a set in the
+/// reference's order of scalars, and serde a `BTreeSet` in `Ord`'s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]
 #[serde(rename_all = "kebab-case")]
 enum Phase {
-    Pending,
     InProgress,
+    Pending,
     #[serde(other)]
-    Other,
+    Unknown,
 }
 
 /// A keyed list element keyed by [`Phase`].
@@ -854,6 +856,181 @@ impl Zoo for Generic {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Names and defaults
+// ---------------------------------------------------------------------------
+
+/// A keyed list element whose merge key is a Rust keyword.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Typed {
+    r#type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    r#ref: Option<String>,
+}
+
+/// JSON names that are Rust keywords, hold path separators or are empty,
+/// beside defaults serde reads when the key is gone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Names {
+    r#type: String,
+    #[serde(rename = "self", default)]
+    me: Option<String>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "type")]
+    by_type: Vec<Typed>,
+    #[serde(rename = "a/b", default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    slashed: Vec<Item>,
+    #[serde(rename = "p~q/r", default)]
+    #[patch(strategy = "merge")]
+    slashed_set: Vec<String>,
+    #[serde(rename = "", default)]
+    empty: String,
+    #[serde(default = "default_mode")]
+    mode: Option<String>,
+    #[serde(default = "default_items")]
+    #[patch(strategy = "merge", merge_key = "name")]
+    defaulted: Vec<Item>,
+    #[serde(default = "default_tags")]
+    #[patch(strategy = "merge")]
+    tags: Vec<String>,
+}
+
+fn default_mode() -> Option<String> {
+    Some("auto".into())
+}
+
+fn default_items() -> Vec<Item> {
+    vec![item("default", Some("d"))]
+}
+
+fn default_tags() -> Vec<String> {
+    strings(&["t"])
+}
+
+impl Zoo for Names {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"mode": null, "defaulted": null, "tags": null}),
+            json!({"$retainKeys": ["type"]}),
+            json!({"by_type": [{"type": "a", "ref": "r"}], "$setElementOrder/by_type": [{"type": "b"}, {"type": "a"}]}),
+            json!({"a/b": [{"name": "z"}], "$setElementOrder/a/b": [{"name": "z"}]}),
+            json!({"$deleteFromPrimitiveList/p~q/r": ["x"], "p~q/r": ["y"]}),
+            json!({"": null, "self": null}),
+            json!({"defaulted": [{"name": "default", "$patch": "delete"}]}),
+            json!({"$deleteFromPrimitiveList/tags": ["t"]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        let typed = |t: &str, r: Option<&str>| Typed { r#type: t.into(), r#ref: r.map(String::from) };
+        vec![
+            Names {
+                r#type: "a".into(),
+                me: Some("m".into()),
+                by_type: vec![typed("a", None), typed("b", Some("r"))],
+                slashed: vec![item("a", None)],
+                slashed_set: strings(&["x", "y"]),
+                empty: "e".into(),
+                mode: None,
+                defaulted: vec![],
+                tags: vec![],
+            },
+            Names {
+                r#type: "b".into(),
+                me: None,
+                by_type: vec![typed("b", None)],
+                slashed: vec![item("b", Some("v")), item("a", None)],
+                slashed_set: vec![],
+                empty: String::new(),
+                mode: Some("manual".into()),
+                defaulted: default_items(),
+                tags: strings(&["t", "u"]),
+            },
+            Names {
+                r#type: "a".into(),
+                me: None,
+                by_type: vec![],
+                slashed: vec![],
+                slashed_set: strings(&["y"]),
+                empty: "e".into(),
+                mode: Some("auto".into()),
+                defaulted: vec![item("x", None)],
+                tags: strings(&["u"]),
+            },
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Optional maps, enum keys, fixed sizes
+// ---------------------------------------------------------------------------
+
+/// Sets of a unit enum, optional maps, maps of lists replaced whole, a
+/// keyed list behind `Option<Box<_>>`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Containers {
+    #[serde(default)]
+    phase_set: BTreeSet<Phase>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    phase_list: Vec<Phase>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    labels: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "retainKeys")]
+    retained: Option<HashMap<String, Item>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[patch(strategy = "replace")]
+    replaced: BTreeMap<String, Vec<Item>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[patch(strategy = "merge", merge_key = "name")]
+    #[allow(clippy::box_collection)]
+    boxed: Option<Box<Vec<Item>>>,
+}
+
+impl Zoo for Containers {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"phase_set": ["pending", "zzz"], "$deleteFromPrimitiveList/phase_set": ["in-progress"]}),
+            json!({"phase_list": ["in-progress", "pending", "in-progress"]}),
+            json!({"labels": {"a": null}, "retained": {"$retainKeys": [], "x": {"name": "x"}}}),
+            json!({"labels": null, "retained": null, "replaced": null}),
+            json!({"replaced": {"b": [{"name": "b"}]}}),
+            json!({"boxed": [{"name": "b", "value": "v"}]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        vec![
+            Containers {
+                phase_set: BTreeSet::from([Phase::Pending, Phase::InProgress]),
+                phase_list: vec![Phase::InProgress, Phase::Pending],
+                labels: Some(BTreeMap::from([("a".into(), "1".into())])),
+                retained: Some(HashMap::from([("x".into(), item("x", Some("v")))])),
+                replaced: BTreeMap::from([("a".into(), vec![item("a", None)])]),
+                boxed: Some(Box::new(vec![item("a", None)])),
+            },
+            Containers {
+                phase_set: BTreeSet::from([Phase::InProgress]),
+                phase_list: vec![],
+                labels: None,
+                retained: Some(HashMap::new()),
+                replaced: BTreeMap::new(),
+                boxed: None,
+            },
+            Containers {
+                phase_set: BTreeSet::new(),
+                phase_list: vec![Phase::Pending],
+                labels: Some(BTreeMap::new()),
+                retained: None,
+                replaced: BTreeMap::from([("a".into(), vec![item("b", None), item("a", Some("x"))])]),
+                boxed: Some(Box::new(vec![item("b", None), item("a", Some("v"))])),
+            },
+        ]
+    }
+}
+
 zoo_tests! {
     asymmetric_renames: Asymmetric,
     asymmetric_rename_all: AsymmetricAll,
@@ -865,4 +1042,6 @@ zoo_tests! {
     serializers: Serializers,
     strict_spec: StrictSpec,
     bounded_generic: Generic,
+    names_and_defaults: Names,
+    optional_maps_and_enum_sets: Containers,
 }
