@@ -293,11 +293,7 @@ impl OddGen {
 
     /// A `$patch` value: mostly `replace` or `delete`.
     fn patch_value(&mut self) -> &'static str {
-        if self.rng.chance(0.6) {
-            self.word(&["\"replace\"", "\"delete\""])
-        } else {
-            self.word(ODD_PATCH_VALUES)
-        }
+        if self.rng.chance(0.6) { self.word(&["\"replace\"", "\"delete\""]) } else { self.word(ODD_PATCH_VALUES) }
     }
 
     fn pick_of(&mut self, values: &[Value]) -> Value {
