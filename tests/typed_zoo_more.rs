@@ -288,7 +288,7 @@ impl Zoo for EnumShapes {
 // ---------------------------------------------------------------------------
 
 /// A union, patched with `retainKeys`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, StrategicMerge)]
 #[serde(rename_all = "camelCase")]
 struct Source {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -987,6 +987,16 @@ struct Containers {
     #[patch(strategy = "merge", merge_key = "name")]
     #[allow(clippy::box_collection)]
     boxed: Option<Box<Vec<Item>>>,
+    #[serde(default)]
+    config: serde_json::Map<String, Value>,
+    #[serde(default)]
+    #[patch(strategy = "retainKeys")]
+    retained_config: serde_json::Map<String, Value>,
+    /// serde writes it as `{"secs": .., "nanos": ..}`, merged as JSON.
+    #[patch(json)]
+    timeout: std::time::Duration,
+    #[serde(default)]
+    source: Source,
 }
 
 impl Zoo for Containers {
@@ -998,6 +1008,13 @@ impl Zoo for Containers {
             json!({"labels": null, "retained": null, "replaced": null}),
             json!({"replaced": {"b": [{"name": "b"}]}}),
             json!({"boxed": [{"name": "b", "value": "v"}]}),
+            json!({"config": {"a": {"b": null, "c": [1]}, "d": null}}),
+            json!({"config": {"$patch": "replace", "x": 1}, "retained_config": {"$retainKeys": ["a"], "b": 2}}),
+            json!({"retained_config": {"a": {"$patch": "delete"}}}),
+            json!({"timeout": {"secs": 5}}),
+            json!({"timeout": {"nanos": null}}),
+            json!({"source": null}),
+            json!({"source": {"claim": {"name": "c"}, "$retainKeys": ["claim"]}}),
         ]
     }
 
@@ -1010,6 +1027,10 @@ impl Zoo for Containers {
                 retained: Some(HashMap::from([("x".into(), item("x", Some("v")))])),
                 replaced: BTreeMap::from([("a".into(), vec![item("a", None)])]),
                 boxed: Some(Box::new(vec![item("a", None)])),
+                config: json!({"a": {"b": 1}, "list": [1, 2]}).as_object().cloned().unwrap(),
+                retained_config: json!({"a": 1, "b": {"c": "d"}}).as_object().cloned().unwrap(),
+                timeout: std::time::Duration::from_millis(1500),
+                source: Source { host_path: Some("/h".into()), claim: None, options: strings(&["a", "b"]) },
             },
             Containers {
                 phase_set: BTreeSet::from([Phase::InProgress]),
@@ -1018,6 +1039,10 @@ impl Zoo for Containers {
                 retained: Some(HashMap::new()),
                 replaced: BTreeMap::new(),
                 boxed: None,
+                config: json!({"a": {"c": [3]}, "e": null}).as_object().cloned().unwrap(),
+                retained_config: serde_json::Map::new(),
+                timeout: std::time::Duration::from_secs(2),
+                source: Source::default(),
             },
             Containers {
                 phase_set: BTreeSet::new(),
@@ -1026,6 +1051,10 @@ impl Zoo for Containers {
                 retained: None,
                 replaced: BTreeMap::from([("a".into(), vec![item("b", None), item("a", Some("x"))])]),
                 boxed: Some(Box::new(vec![item("b", None), item("a", Some("v"))])),
+                config: serde_json::Map::new(),
+                retained_config: json!({"b": {"c": "e", "f": 1.5}}).as_object().cloned().unwrap(),
+                timeout: std::time::Duration::ZERO,
+                source: Source { host_path: None, claim: Some(item("c", None)), options: vec![] },
             },
         ]
     }

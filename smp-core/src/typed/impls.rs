@@ -475,10 +475,10 @@ fn diff_scalar_maps<'m, T: StrategicMerge>(
 
 /// Maps with string keys: JSON objects whose keys carry no metadata.
 macro_rules! map_impl {
-    ($map:ident $(, $bound:path)?) => {
-        impl<T: StrategicMerge $(+ $bound)?> Walk for $map<String, T> {
+    ([$($generics:tt)*] $map:ty, $t:ty) => {
+        impl<$($generics)*> Walk for $map {
             fn __shape() -> Shape {
-                Shape::Map(T::shape)
+                Shape::Map(<$t>::shape)
             }
 
             fn __depth_ok(&self, open: usize) -> bool {
@@ -497,7 +497,7 @@ macro_rules! map_impl {
                     if a == b && !strategy.replace && !a.contains_key(PATCH) {
                         return Ok(());
                     }
-                    if T::__SCALAR && !a.contains_key(PATCH) && !b.contains_key(PATCH) {
+                    if <$t>::__SCALAR && !a.contains_key(PATCH) && !b.contains_key(PATCH) {
                         if diff_scalar_maps(a.iter(), |k| a.get(k), b.iter(), |k| b.get(k), field, patch, opts)? {
                             return Ok(());
                         }
@@ -529,8 +529,9 @@ macro_rules! map_impl {
     };
 }
 
-map_impl!(BTreeMap);
-map_impl!(HashMap);
+map_impl!([T: StrategicMerge] BTreeMap<String, T>, T);
+map_impl!([T: StrategicMerge] HashMap<String, T>, T);
+map_impl!([] Map<String, Value>, Value);
 
 impl Walk for Value {
     fn __shape() -> Shape {

@@ -135,7 +135,7 @@ impl Field {
 /// `NonZero` integers too), booleans, `char`, `()` and `PhantomData` (JSON
 /// `null`), tuples and arrays (lists replaced whole), `Option`, `Vec`,
 /// `Box`, `Rc`, `Arc`, maps with string, integer,
-/// `char` or `bool` keys, sets (`BTreeSet`, `HashSet`: lists in the
+/// `char` or `bool` keys (and `serde_json::Map`), sets (`BTreeSet`, `HashSet`: lists in the
 /// reference's order of scalars; a set of scalars merges as with
 /// `#[patch(strategy = "merge")]` unless its field says `strategy =
 /// "replace"`),
@@ -338,6 +338,7 @@ impl<T: StructFields> RetainKeysField for Vec<T> {}
 impl<T: RetainKeysField> RetainKeysField for Option<T> {}
 impl<T: StrategicMerge> RetainKeysField for std::collections::BTreeMap<String, T> {}
 impl<T: StrategicMerge> RetainKeysField for std::collections::HashMap<String, T> {}
+impl RetainKeysField for Map<String, Value> {}
 impl RetainKeysField for Value {}
 
 /// Helpers for generated code; not a stable API.

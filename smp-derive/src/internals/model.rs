@@ -164,6 +164,7 @@ fn struct_body(
         || parsed.attrs.type_try_from().is_some()
         || parsed.attrs.remote().is_some()
         || !matches!(parsed.attrs.tag(), serde_attr::TagType::External);
+    let mut written: Vec<String> = Vec::new();
     for f in fields {
         let pattrs = attr::field_attrs(&f.original.attrs, errors);
         if f.attrs.skip_serializing() {
@@ -197,6 +198,17 @@ fn struct_body(
             }
         }
         let name = f.attrs.name().serialize_name();
+        if !f.attrs.flatten() && written.contains(&name.value) {
+            errors.push(syn::Error::new(
+                name.span,
+                format!(
+                    "another field is written as `{}` too: serde writes the key twice, and cannot read the value \
+                     back",
+                    name.value
+                ),
+            ));
+        }
+        written.push(name.value.clone());
         if is_directive(&name.value) {
             errors.push(syn::Error::new(
                 name.span,
