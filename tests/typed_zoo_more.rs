@@ -14,7 +14,11 @@
 //! keyed by floats and by transparent integers; sets holding duplicates
 //! and non-ASCII text; `serialize_with` alone beside patch strategies;
 //! `deny_unknown_fields` on a struct holding keyed lists and maps; a
-//! generic struct with a `bound`.
+//! generic struct with a `bound`; JSON names that are Rust keywords, hold
+//! `/` and `~` or are empty; defaults from functions on options, keyed
+//! lists and sets; sets of a unit enum; optional maps and
+//! `serde_json::Map`, under `retainKeys` too; a `Duration` merged as JSON;
+//! a defaulted struct removed by `null`.
 //!
 //! Cases per property: `PROPTEST_CASES`, else 64 (the test must stay
 //! fast in CI).

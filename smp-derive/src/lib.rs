@@ -287,8 +287,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// writes (skipped by serde, or `skip_serializing_if`); `#[patch]` on
 /// tuple struct fields, enum variants, the fields of a transparent struct
 /// or of one serde writes `into` another type, and a strategy or merge key
-/// on a flattened field, where they are never read; a
-/// field whose JSON name is a directive of the patch format (`$patch`,
+/// on a flattened field, where they are never read; two fields serde
+/// writes under the same JSON name (it writes the key twice and cannot
+/// read the value back); a field whose JSON name is a directive of the patch format (`$patch`,
 /// `$retainKeys`, `$setElementOrder/...`, `$deleteFromPrimitiveList/...`),
 /// which no patch can set.
 ///
