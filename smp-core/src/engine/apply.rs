@@ -8,7 +8,7 @@ use crate::error::bad_arg;
 use crate::lists::element::MergeElements;
 use crate::lists::key::{Key, KeyFields, KeyValue, ValueIndex, uncomparable};
 use crate::lists::keyed_merge;
-use crate::lists::order::{normalize_scalar_order, validate_patch_with_order};
+use crate::lists::order::{check_merge_key, normalize_scalar_order, validate_patch_with_order};
 use crate::lists::patch_merge_key;
 use crate::lists::sets::merge_scalar_sets;
 use crate::schema::{PatchMeta, Schema};
@@ -464,7 +464,12 @@ impl Merger {
         for e in &merged {
             in_order.push(set.contains_key(&Key::One(e.as_member()))?);
         }
-        kind?;
+        // A list of objects without a merge key (no object got this far):
+        // the reference's ordering still reads every item, order entry and
+        // server-order item as an object carrying the empty merge key "".
+        if kind? == GoKind::Object {
+            merged.iter().chain(order).chain(&view).try_for_each(|e| check_merge_key(e, ""))?;
+        }
         let (patch_items, server_only): (Vec<_>, Vec<_>) =
             merged.into_iter().zip(in_order).partition(|(_, found)| *found);
         let patch_items = patch_items.into_iter().map(|(v, _)| v).collect();

@@ -59,6 +59,11 @@ enum Identity<'a> {
 }
 
 impl<'a> KeyValue<'a> {
+    /// Whether the value is `null`, however it is held.
+    pub fn is_null(self) -> bool {
+        matches!(self.identity(), Identity::Scalar(ScalarKey::Null))
+    }
+
     fn identity(self) -> Identity<'a> {
         let float = |f: f64| ScalarKey::Float(if f == 0.0 { 0 } else { f.to_bits() });
         Identity::Scalar(match self {

@@ -213,6 +213,15 @@ fn merge_ordered_in<L: MergeElements>(
         (_, p) => p.unwrap_or(&[]).iter().collect(),
     };
     let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), entries, order);
+    // `normalizeSliceOrder` checks the server order's elements for the key
+    // too. The merge keeps each live element or deletes it (by its key), so
+    // every live element must be an object carrying the key; the merged
+    // list's check below finds most of those first, not those of a list
+    // the schema replaces (or a `$patch: replace` list).
+    let live_keys: Result<()> = match &list {
+        Some(o) => keys.live.iter().zip(o).try_for_each(|(k, e)| key_or_error(l, fields, k, e).map(drop)),
+        None => Ok(()),
+    };
     let built = |keys: &Keys<'_, L::Patch>| -> Result<Items<L::Elem>> {
         let mut items = Items::with_capacity(keys.patch.len());
         for e in &keys.patch {
@@ -247,6 +256,9 @@ fn merge_ordered_in<L: MergeElements>(
         found.push(named.find(tag)?.is_some());
     }
     let objects = kind? == GoKind::Object;
+    if objects {
+        live_keys?;
+    }
     let (patch_items, server_only): (Vec<usize>, Vec<usize>) = (0..merged.len()).partition(|&i| found[i]);
     let order: Vec<&L::Patch> = order.iter().collect();
     let sorted =
@@ -303,6 +315,15 @@ fn in_place_targets<'p, L: MergeElements>(
             return None;
         }
         let Field::Value(key) = fields.key_of(|n| p.field(n)) else { return None };
+        // A null key can lose the key in the merge (`lost_key`), which fails
+        // in the general steps.
+        let values = match &key {
+            Key::One(v) => std::slice::from_ref(v),
+            Key::Several(vs) => vs.as_slice(),
+        };
+        if values.iter().any(|v| v.is_null()) {
+            return None;
+        }
         let at = next + keys[next..].iter().position(|k| k.go_eq(&key) == Some(true))?;
         targets.push((at, m));
         next = at + 1;
@@ -350,11 +371,31 @@ fn live_items<L: MergeElements>(l: &L, keys: &Keys<'_, L::Patch>, list: Vec<L::E
 
 /// The key of the merged element at `i`, which must be an object carrying it.
 fn checked_key<L: Elements>(l: &L, fields: KeyFields<'_>, items: &Items<L::Elem>, i: usize) -> Result<Tag> {
-    match &items.meta[i].key {
+    key_or_error(l, fields, &items.meta[i].key, &items.elems[i])
+}
+
+/// `key`, the key of `elem`, or why `elem` has none.
+fn key_or_error<L: Elements>(l: &L, fields: KeyFields<'_>, key: &Field<Tag>, elem: &L::Elem) -> Result<Tag> {
+    match key {
         Field::Value(t) => Ok(*t),
-        Field::NotObject => Err(bad_arg(GoKind::Object, &l.to_json(&items.elems[i])?)),
-        Field::Missing => Err(missing_key(l, fields, &items.elems[i])),
+        Field::NotObject => Err(bad_arg(GoKind::Object, &l.to_json(elem)?)),
+        Field::Missing => Err(missing_key(l, fields, elem)),
     }
+}
+
+/// Whether a merge took the key away from `elem`, whose key was `before`:
+/// merging a null for a null key deletes the key (the only change a merge
+/// makes to a key, as the patch element's key equals the element's), and
+/// the reference then finds no key in the merged list.
+fn lost_key<L: Elements, P>(
+    l: &L,
+    fields: KeyFields<'_>,
+    keys: &Keys<'_, P>,
+    before: &Field<Tag>,
+    elem: &L::Elem,
+) -> bool {
+    matches!(before, Field::Value(t) if *t == keys.null)
+        && matches!(fields.key_of(|n| l.field(elem, n)), Field::Missing)
 }
 
 /// `mergeSlice` on a list merged by key.
@@ -504,13 +545,18 @@ fn merge_plain<L: MergeElements>(
         if let Some(&first) = patches.first() {
             let maps: Vec<&PatchObject<L>> = patches.iter().map(|&i| object_of(i)).collect();
             l.merge(elem, &maps).map_err(|err| err.at_element(mk, &patch_of(first).to_json(), first))?;
+            if lost_key(l, fields, keys, &work.meta[pos].key, elem) {
+                work.meta[pos].key = Field::Missing;
+            }
         }
     }
     for (n, &first) in appended.iter().enumerate() {
         let then: Vec<&PatchObject<L>> = group(live_len + n).iter().map(|&i| object_of(i)).collect();
         let e = &keys.patch[plain[first]];
         let elem = l.build(e.value, &then).map_err(|err| err.at_element(mk, &e.value.to_json(), first))?;
-        work.push(elem, e.key.clone(), false);
+        let key =
+            if !then.is_empty() && lost_key(l, fields, keys, &e.key, &elem) { Field::Missing } else { e.key.clone() };
+        work.push(elem, key, false);
     }
     Ok(())
 }

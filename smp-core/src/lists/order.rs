@@ -382,6 +382,15 @@ pub(crate) fn merge_key_value_equal<P: Document>(left: &P, right: &P, mk: &str) 
     go_eq(lv, rv).ok_or_else(uncomparable)
 }
 
+/// `validateMergeKeyInLists` for one item: an object carrying `mk`.
+pub(crate) fn check_merge_key<P: Document>(item: &P, mk: &str) -> Result<()> {
+    let m = item.as_object().ok_or_else(|| bad_arg(GoKind::Object, &item.to_json()))?;
+    match m.get(mk) {
+        Some(_) => Ok(()),
+        None => Err(no_merge_key(&m.as_json_map(), mk)),
+    }
+}
+
 /// `normalizeElementOrder` for a list of scalars: patch items sorted by
 /// the patch order, the server's own by the server order, interleaved.
 pub(crate) fn normalize_scalar_order<D: Document>(
