@@ -17,7 +17,7 @@
 
 use serde_json::Value;
 use smp_core::bytes::to_json_vec;
-use smp_core::{Schema, apply, apply_slice, decode};
+use smp_core::{Schema, ThreeWayOptions, apply, apply_slice, decode, diff, diff_slice, three_way, three_way_slice};
 use smp_tests::harness::{diff_seed, env_number, loud};
 use smp_tests::json_cmp::first_difference;
 use smp_tests::kubectl::{self, Kubectl, Outcome};
@@ -40,19 +40,44 @@ fn shown(r: &smp_core::Result<Vec<u8>>) -> String {
     }
 }
 
-/// `apply_slice`'s answer, after checking that the `Value` entry point
-/// gives the same bytes.
+/// The bytes entry point against the `Value` one on the same texts, byte
+/// for byte, errors included; `op` names the operation.
+fn same_both_ways(
+    op: &str,
+    bytes: smp_core::Result<Vec<u8>>,
+    values: impl FnOnce() -> smp_core::Result<Value>,
+) -> Result<smp_core::Result<Vec<u8>>, String> {
+    let values = values().and_then(|v| to_json_vec(&v));
+    if shown(&bytes) != shown(&values) {
+        return Err(format!("{op}: bytes entry point: {}\n{op}: Value entry point: {}", shown(&bytes), shown(&values)));
+    }
+    Ok(bytes)
+}
+
+/// `apply_slice`'s answer, after checking that the `Value` entry points
+/// give the same bytes; on the same texts (the patch read as a document),
+/// the two-way and three-way patches both ways too.
 fn run_smp(case: &OddCase) -> Result<Outcome, String> {
     let object = serde_json::to_vec(&case.object).expect("an object");
-    let bytes = apply_slice(&object, case.patch.as_bytes(), pod_schema());
-    let values = (|| {
-        let out = apply(&decode(&object)?, &decode(case.patch.as_bytes())?, pod_schema())?;
-        to_json_vec(&out)
-    })();
-    if shown(&bytes) != shown(&values) {
-        return Err(format!("bytes entry point: {}\nValue entry point: {}", shown(&bytes), shown(&values)));
+    let patch = case.patch.as_bytes();
+    let schema = pod_schema();
+    let applied = same_both_ways("apply", apply_slice(&object, patch, schema), || {
+        apply(&decode(&object)?, &decode(patch)?, schema)
+    })?;
+    let _ = same_both_ways("two-way", diff_slice(&object, patch, schema), || {
+        diff(&decode(&object)?, &decode(patch)?, schema)
+    })?;
+    for overwrite in [false, true] {
+        let options = || ThreeWayOptions { overwrite, ..Default::default() };
+        let name = if overwrite { "three-way (overwrite)" } else { "three-way" };
+        let _ = same_both_ways(name, three_way_slice(&object, patch, &object, schema, options()), || {
+            three_way(&decode(&object)?, &decode(patch)?, &decode(&object)?, schema, options())
+        })?;
+        let _ = same_both_ways(name, three_way_slice(patch, &object, patch, schema, options()), || {
+            three_way(&decode(patch)?, &decode(&object)?, &decode(patch)?, schema, options())
+        })?;
     }
-    Ok(match bytes {
+    Ok(match applied {
         Ok(b) => serde_json::from_slice(&b).map_err(|e| format!("smp wrote no JSON ({e})")),
         Err(e) => Err(e.to_string()),
     })
