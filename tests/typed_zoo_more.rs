@@ -16,9 +16,10 @@
 //! `deny_unknown_fields` on a struct holding keyed lists and maps; a
 //! generic struct with a `bound`; JSON names that are Rust keywords, hold
 //! `/` and `~` or are empty; defaults from functions on options, keyed
-//! lists and sets; sets of a unit enum; optional maps and
+//! lists and sets; sets and maps keyed by a unit enum; optional maps and
 //! `serde_json::Map`, under `retainKeys` too; a `Duration` merged as JSON;
-//! a defaulted struct removed by `null`.
+//! a defaulted struct removed by `null`; recursion through the values of
+//! maps, keyed lists and an untagged enum.
 //!
 //! Cases per property: `PROPTEST_CASES`, else 64 (the test must stay
 //! fast in CI).
@@ -185,7 +186,7 @@ impl Zoo for AliasedKeys {
 /// A unit enum with an unknown variant read as `Unknown`. Its variants are
 /// in the order of their names: the typed layer writes a set in the
 /// reference's order of scalars, and serde a `BTreeSet` in `Ord`'s.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]
 #[serde(rename_all = "kebab-case")]
 enum Phase {
     InProgress,
@@ -970,12 +971,17 @@ impl Zoo for Names {
 // Optional maps, enum keys, fixed sizes
 // ---------------------------------------------------------------------------
 
-/// Sets of a unit enum, optional maps, maps of lists replaced whole, a
+/// Sets and maps keyed by a unit enum, optional maps, maps of lists replaced whole, a
 /// keyed list behind `Option<Box<_>>`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct Containers {
     #[serde(default)]
     phase_set: BTreeSet<Phase>,
+    #[serde(default)]
+    by_phase: BTreeMap<Phase, Item>,
+    #[serde(default)]
+    #[patch(strategy = "retainKeys")]
+    counts: HashMap<Phase, u32>,
     #[serde(default)]
     #[patch(strategy = "merge")]
     phase_list: Vec<Phase>,
@@ -1008,6 +1014,8 @@ impl Zoo for Containers {
         vec![
             json!({"phase_set": ["pending", "zzz"], "$deleteFromPrimitiveList/phase_set": ["in-progress"]}),
             json!({"phase_list": ["in-progress", "pending", "in-progress"]}),
+            json!({"by_phase": {"pending": {"name": "p"}, "gone": {"name": "g"}}, "counts": {"in-progress": null}}),
+            json!({"by_phase": {"in-progress": null}, "counts": {"$retainKeys": ["pending"], "pending": 1.0}}),
             json!({"labels": {"a": null}, "retained": {"$retainKeys": [], "x": {"name": "x"}}}),
             json!({"labels": null, "retained": null, "replaced": null}),
             json!({"replaced": {"b": [{"name": "b"}]}}),
@@ -1026,6 +1034,11 @@ impl Zoo for Containers {
         vec![
             Containers {
                 phase_set: BTreeSet::from([Phase::Pending, Phase::InProgress]),
+                by_phase: BTreeMap::from([
+                    (Phase::Pending, item("p", None)),
+                    (Phase::InProgress, item("i", Some("v"))),
+                ]),
+                counts: HashMap::from([(Phase::Pending, 1)]),
                 phase_list: vec![Phase::InProgress, Phase::Pending],
                 labels: Some(BTreeMap::from([("a".into(), "1".into())])),
                 retained: Some(HashMap::from([("x".into(), item("x", Some("v")))])),
@@ -1038,6 +1051,8 @@ impl Zoo for Containers {
             },
             Containers {
                 phase_set: BTreeSet::from([Phase::InProgress]),
+                by_phase: BTreeMap::from([(Phase::Pending, item("q", None))]),
+                counts: HashMap::new(),
                 phase_list: vec![],
                 labels: None,
                 retained: Some(HashMap::new()),
@@ -1050,6 +1065,8 @@ impl Zoo for Containers {
             },
             Containers {
                 phase_set: BTreeSet::new(),
+                by_phase: BTreeMap::new(),
+                counts: HashMap::from([(Phase::InProgress, 3)]),
                 phase_list: vec![Phase::Pending],
                 labels: Some(BTreeMap::new()),
                 retained: None,
@@ -1059,6 +1076,89 @@ impl Zoo for Containers {
                 retained_config: json!({"b": {"c": "e", "f": 1.5}}).as_object().cloned().unwrap(),
                 timeout: std::time::Duration::ZERO,
                 source: Source { host_path: None, claim: Some(item("c", None)), options: vec![] },
+            },
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Recursion through maps and between types
+// ---------------------------------------------------------------------------
+
+/// A tree whose children are the values of a map, and whose rules point
+/// back to trees through a keyed list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Tree {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<i32>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    children: BTreeMap<String, Tree>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge", merge_key = "name")]
+    rules: Vec<Rule>,
+}
+
+/// A keyed list element holding a tree, and a value of an untagged enum
+/// that holds trees or keyed lists.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+struct Rule {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    then: Option<Box<Tree>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    action: Option<Action>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(untagged)]
+enum Action {
+    Items { items: Vec<Item> },
+    Tree(Box<Tree>),
+    Name(String),
+}
+
+fn leaf(value: i32) -> Tree {
+    Tree { value: Some(value), children: BTreeMap::new(), rules: vec![] }
+}
+
+fn rule(name: &str, then: Option<Tree>, action: Option<Action>) -> Rule {
+    Rule { name: name.into(), then: then.map(Box::new), action }
+}
+
+impl Zoo for Tree {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"children": {"a": {"children": {"b": {"value": 9}}}}}),
+            json!({"children": {"a": null, "z": {"rules": [{"name": "r"}]}}}),
+            json!({"rules": [{"name": "r", "then": {"children": {"x": {}}}}]}),
+            json!({"rules": [{"name": "r", "action": {"items": [{"name": "i"}]}}]}),
+            json!({"rules": [{"name": "r", "action": {"value": 1}}]}),
+            json!({"rules": [{"name": "r", "action": "n"}, {"name": "s", "$patch": "delete"}]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        let mut deep = leaf(1);
+        deep.children.insert("a".into(), leaf(2));
+        deep.children.get_mut("a").unwrap().children.insert("b".into(), leaf(3));
+        vec![
+            Tree {
+                value: None,
+                children: BTreeMap::from([("a".into(), deep.clone()), ("c".into(), leaf(4))]),
+                rules: vec![
+                    rule("r", Some(leaf(5)), Some(Action::Items { items: vec![item("a", None)] })),
+                    rule("s", None, Some(Action::Name("x".into()))),
+                ],
+            },
+            Tree {
+                value: Some(7),
+                children: BTreeMap::from([("a".into(), leaf(2))]),
+                rules: vec![rule("r", Some(deep), Some(Action::Tree(Box::new(leaf(8)))))],
+            },
+            Tree {
+                value: None,
+                children: BTreeMap::new(),
+                rules: vec![rule("s", None, None), rule("r", None, Some(Action::Items { items: vec![] }))],
             },
         ]
     }
@@ -1077,4 +1177,5 @@ zoo_tests! {
     bounded_generic: Generic,
     names_and_defaults: Names,
     optional_maps_and_enum_sets: Containers,
+    recursion_through_maps: Tree,
 }

@@ -11,11 +11,22 @@ use syn::LitStr;
 
 /// Type-level facts the checks of other types need about this one: its
 /// JSON fields (a struct), or that it is a scalar (an enum of unit
-/// variants, or a transparent wrapper of a scalar).
+/// variants, which may key a map too, or a transparent wrapper of a
+/// scalar).
 pub fn facts(c: &Container, p: &TokenStream) -> TokenStream {
     match &c.body {
         Body::Fields(fields) | Body::JsonStruct(fields) => witness(c, fields, p),
-        Body::Scalar => scalar_impl(c, p, None),
+        Body::Scalar => {
+            let scalar = scalar_impl(c, p, None);
+            let self_ty = self_ty(c);
+            let (impl_generics, _, where_clause) = c.generics.split_for_impl();
+            // serde_json writes a unit variant as a map key too.
+            quote! {
+                #scalar
+                #[automatically_derived]
+                impl #impl_generics #p::ScalarMapKey for #self_ty #where_clause {}
+            }
+        }
         Body::Transparent(inner) => scalar_impl(c, p, Some(inner)),
         Body::Into(into) => {
             let scalar = scalar_impl(c, p, Some(into));

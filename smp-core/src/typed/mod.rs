@@ -135,7 +135,7 @@ impl Field {
 /// `NonZero` integers too), booleans, `char`, `()` and `PhantomData` (JSON
 /// `null`), tuples and arrays (lists replaced whole), `Option`, `Vec`,
 /// `Box`, `Rc`, `Arc`, maps with string, integer,
-/// `char` or `bool` keys (and `serde_json::Map`), sets (`BTreeSet`, `HashSet`: lists in the
+/// `char`, `bool` or unit enum keys (and `serde_json::Map`), sets (`BTreeSet`, `HashSet`: lists in the
 /// reference's order of scalars; a set of scalars merges as with
 /// `#[patch(strategy = "merge")]` unless its field says `strategy =
 /// "replace"`),
@@ -350,6 +350,7 @@ pub mod __private {
         to_value,
     };
     pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
+    pub use super::sets::ScalarMapKey;
     pub use super::walk::{FieldOps, FieldTable, FieldValue, Json, Missing, Skip, field_value, field_value_mut};
     pub use super::{
         Field, FieldKey, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields, Walk,

@@ -114,7 +114,8 @@ set_impl!(BTreeSet, Ord);
 set_impl!(HashSet, Eq, Hash);
 
 /// Map keys that serde_json writes as the text of a scalar: integers,
-/// `char` and `bool`. (`String` keys have their own impl.)
+/// `char`, `bool` and (implemented by the derive) enums of unit variants.
+/// (`String` keys have their own impl.)
 #[doc(hidden)]
 pub trait ScalarMapKey: Serialize + DeserializeOwned + Clone + PartialEq + 'static {}
 
