@@ -301,13 +301,15 @@ impl OddGen {
     }
 
     /// A Pod with lists that are sometimes empty, null, duplicated or hold
-    /// elements without their merge key.
+    /// elements without their merge key, with a null one, or null elements.
     fn pod(&mut self) -> Value {
         let finalizers = self.pick_of(&[json!(["f/a", "f/b"]), json!(["f/b", "f/a", "f/a"]), json!([]), Value::Null]);
         let env = self.pick_of(&[
             json!([{"name": "E1", "value": "1"}, {"name": "E2", "value": "2"}]),
             json!([{"name": "E1", "value": "1"}, {"name": "E2"}, {"name": "E1", "value": "dup"}]),
             json!([{"name": "E2"}, {"value": "no key"}]),
+            json!([{"name": null, "value": "null key"}, {"name": "E1"}]),
+            json!([null, {"name": "E1"}]),
             json!([]),
         ]);
         let ports = self.pick_of(&[
@@ -317,6 +319,8 @@ impl OddGen {
         ]);
         let groups = self.pick_of(&[json!([1, 2, 3]), json!([3, 1, 1, 2]), json!([]), Value::Null]);
         let extra = self.pick_of(&[json!({"k": "v", "l": [1, 2]}), json!(["l1", "l2"]), json!(7), json!({})]);
+        let tolerations =
+            self.pick_of(&[json!([{"key": "k", "operator": "Exists"}]), json!([{"": "k"}, {"": "j"}]), json!([])]);
         let mut pod = json!({
             "apiVersion": "v1",
             "kind": "Pod",
@@ -328,7 +332,7 @@ impl OddGen {
                     {"name": "c2", "image": "i2"}
                 ],
                 "securityContext": {"runAsUser": 5, "supplementalGroups": groups, "seLinuxOptions": {"user": "u"}},
-                "tolerations": [{"key": "k", "operator": "Exists"}],
+                "tolerations": tolerations,
                 "volumes": [{"name": "v1", "emptyDir": {}}, {"name": "v2", "hostPath": {"path": "/x"}}],
                 "zzExtra": extra
             }
@@ -337,8 +341,13 @@ impl OddGen {
             pod["metadata"]["finalizers"] = finalizers;
         }
         if self.rng.chance(0.2) {
-            let odd =
-                self.pick_of(&[json!({"name": 1, "image": "n"}), json!("x"), json!({"name": "c1", "image": "d"})]);
+            let odd = self.pick_of(&[
+                json!({"name": 1, "image": "n"}),
+                json!({"name": null, "image": "n"}),
+                json!({"image": "no key"}),
+                json!("x"),
+                json!({"name": "c1", "image": "d"}),
+            ]);
             pod["spec"]["containers"].as_array_mut().expect("a list").push(odd);
         }
         pod
