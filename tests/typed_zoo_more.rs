@@ -19,7 +19,9 @@
 //! lists and sets; sets and maps keyed by a unit enum; optional maps and
 //! `serde_json::Map`, under `retainKeys` too; a `Duration` merged as JSON;
 //! a defaulted struct removed by `null`; recursion through the values of
-//! maps, keyed lists and an untagged enum.
+//! maps, keyed lists and an untagged enum; an operator's resource with
+//! conditions keyed by an enum, ports keyed by number and protocol, and
+//! environment variables whose sources are an enum.
 //!
 //! Cases per property: `PROPTEST_CASES`, else 64 (the test must stay
 //! fast in CI).
@@ -1164,6 +1166,175 @@ impl Zoo for Tree {
     }
 }
 
+// ---------------------------------------------------------------------------
+// An operator's resource
+// ---------------------------------------------------------------------------
+
+/// The status condition types of [`Operated`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]
+enum ConditionType {
+    Available,
+    Degraded,
+    Progressing,
+}
+
+/// A condition, keyed by its type (a unit enum under a keyword name).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct Condition {
+    r#type: ConditionType,
+    status: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_transition_time: Option<String>,
+}
+
+/// A port identified by its number and protocol.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct ContainerPort {
+    container_port: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    protocol: Option<Protocol>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "UPPERCASE")]
+enum Protocol {
+    Sctp,
+    Tcp,
+    Udp,
+}
+
+/// Where an environment variable's value comes from: one of two sources.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+enum EnvSource {
+    SecretKey { name: String, key: String },
+    Field(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct EnvVar {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value_from: Option<EnvSource>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct Container {
+    name: String,
+    image: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge", merge_key = "containerPort,protocol")]
+    ports: Vec<ContainerPort>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[patch(strategy = "merge", merge_key = "name")]
+    env: Vec<EnvVar>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    limits: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    args: Vec<String>,
+}
+
+/// A custom resource as an operator writes it: spec and status with keyed
+/// lists keyed by enums and by two keys, unions in enums, and a protocol
+/// map.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+#[serde(rename_all = "camelCase")]
+struct Operated {
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "name")]
+    containers: Vec<Container>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replicas: Option<u32>,
+    #[serde(default)]
+    #[patch(strategy = "merge", merge_key = "type")]
+    conditions: Vec<Condition>,
+    #[serde(default)]
+    exposed: BTreeMap<Protocol, BTreeSet<u16>>,
+    #[serde(default)]
+    #[patch(strategy = "merge")]
+    finalizers: Vec<String>,
+}
+
+fn container(name: &str, image: &str, ports: &[(u16, Option<Protocol>)], env: Vec<EnvVar>) -> Container {
+    Container {
+        name: name.into(),
+        image: image.into(),
+        ports: ports.iter().map(|&(container_port, protocol)| ContainerPort { container_port, protocol }).collect(),
+        env,
+        limits: BTreeMap::from([("cpu".into(), "1".into())]),
+        args: strings(&["--v"]),
+    }
+}
+
+fn env(name: &str, value: Option<&str>, from: Option<EnvSource>) -> EnvVar {
+    EnvVar { name: name.into(), value: value.map(String::from), value_from: from }
+}
+
+fn condition(t: ConditionType, status: bool, at: Option<&str>) -> Condition {
+    Condition { r#type: t, status, last_transition_time: at.map(String::from) }
+}
+
+impl Zoo for Operated {
+    fn patches() -> Vec<Value> {
+        vec![
+            json!({"containers": [{"name": "web", "ports": [{"containerPort": 80, "protocol": "UDP"}]}]}),
+            json!({"containers": [{"name": "web", "env": [{"name": "A", "valueFrom": {"field": "x"}}]}]}),
+            json!({"containers": [{"name": "web", "env": [{"name": "A", "valueFrom": {"secretKey": {"key": "k"}}}]}]}),
+            json!({"conditions": [{"type": "Degraded", "status": true}, {"type": "Available", "$patch": "delete"}]}),
+            json!({"conditions": [{"type": "Unknown", "status": false}]}),
+            json!({"exposed": {"TCP": [1], "SCTP": null}}),
+            json!({"$setElementOrder/conditions": [{"type": "Progressing"}, {"type": "Available"}]}),
+        ]
+    }
+
+    fn seeds() -> Vec<Self> {
+        use ConditionType::*;
+        let secret = |n: &str| Some(EnvSource::SecretKey { name: n.into(), key: "k".into() });
+        vec![
+            Operated {
+                containers: vec![
+                    container(
+                        "web",
+                        "web:1",
+                        &[(80, Some(Protocol::Tcp)), (80, Some(Protocol::Udp))],
+                        vec![env("A", Some("1"), None), env("B", None, secret("s"))],
+                    ),
+                    container("side", "side:1", &[], vec![]),
+                ],
+                replicas: Some(1),
+                conditions: vec![condition(Available, true, Some("t1")), condition(Progressing, false, None)],
+                exposed: BTreeMap::from([(Protocol::Tcp, BTreeSet::from([80, 443]))]),
+                finalizers: strings(&["a"]),
+            },
+            Operated {
+                containers: vec![container(
+                    "web",
+                    "web:2",
+                    &[(80, Some(Protocol::Tcp)), (8080, None)],
+                    vec![env("B", None, Some(EnvSource::Field("f".into()))), env("A", Some("2"), None)],
+                )],
+                replicas: None,
+                conditions: vec![condition(Progressing, true, Some("t2")), condition(Degraded, false, None)],
+                exposed: BTreeMap::from([(Protocol::Udp, BTreeSet::from([53])), (Protocol::Tcp, BTreeSet::from([80]))]),
+                finalizers: strings(&["b", "a"]),
+            },
+            Operated {
+                containers: vec![],
+                replicas: Some(3),
+                conditions: vec![],
+                exposed: BTreeMap::new(),
+                finalizers: vec![],
+            },
+        ]
+    }
+}
+
 zoo_tests! {
     asymmetric_renames: Asymmetric,
     asymmetric_rename_all: AsymmetricAll,
@@ -1178,4 +1349,5 @@ zoo_tests! {
     names_and_defaults: Names,
     optional_maps_and_enum_sets: Containers,
     recursion_through_maps: Tree,
+    operator_resource: Operated,
 }
