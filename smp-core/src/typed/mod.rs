@@ -54,6 +54,9 @@
 //!   only, a patch value of another type), and lists of lists: the engine
 //!   recurses into such values with the schema below them, which the
 //!   typed walk does not yet do on the values themselves;
+//! - changed maps keyed by integers, `char`, `bool` or a unit enum, and
+//!   their patches: their JSON keys are the keys' text, which only the
+//!   serialised map shows;
 //! - keyed lists whose merge key's type does not expose its JSON scalar (a
 //!   `#[patch(with = ...)]` field, a unit enum, `char`, addresses, dates):
 //!   only the serialised key can be compared;
