@@ -646,7 +646,8 @@ fn upper<S: serde::Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&text.to_uppercase())
 }
 
-/// Sets holding duplicates and text in several normal forms.
+/// Sets holding duplicates and text in several normal forms; free-form
+/// JSON lists merged by name and as a set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct Sets {
     #[serde(default)]
@@ -664,6 +665,14 @@ struct Sets {
     #[serde(default)]
     #[patch(strategy = "merge")]
     cows: Vec<std::borrow::Cow<'static, str>>,
+    /// Free-form objects merged by name, as JSON.
+    #[serde(default)]
+    #[patch(json, strategy = "merge", merge_key = "name")]
+    free: Vec<Value>,
+    /// Free-form scalars merged as a set, as JSON.
+    #[serde(default)]
+    #[patch(json, strategy = "merge")]
+    free_set: Vec<Value>,
 }
 
 impl Zoo for Sets {
@@ -676,6 +685,9 @@ impl Zoo for Sets {
             json!({"optional": ["x"], "$deleteFromPrimitiveList/optional": ["y"]}),
             json!({"$deleteFromPrimitiveList/optional": ["x"]}),
             json!({"cows": ["\u{1F600}", "z"]}),
+            json!({"free": [{"name": "a", "x": {"y": 1}}, {"name": "b", "$patch": "delete"}]}),
+            json!({"free": [{"x": 1}]}),
+            json!({"free_set": [1, "1", null], "$deleteFromPrimitiveList/free_set": [true]}),
         ]
     }
 
@@ -687,6 +699,8 @@ impl Zoo for Sets {
                 floats: vec![1.0, 0.5, 1.0],
                 optional: Some(strings(&["x", "x"])),
                 cows: vec!["ü".into(), "a".into()],
+                free: vec![json!({"name": "a", "x": {"z": 2}}), json!({"name": "b"})],
+                free_set: vec![json!(1), json!(true)],
             },
             Sets {
                 texts: strings(&["e\u{301}", "é", "a"]),
@@ -694,6 +708,8 @@ impl Zoo for Sets {
                 floats: vec![-0.0, 0.0],
                 optional: None,
                 cows: vec![],
+                free: vec![json!({"name": "b", "x": [1]})],
+                free_set: vec![json!("a"), json!(1.5), json!(1)],
             },
             Sets {
                 texts: vec![],
@@ -701,6 +717,8 @@ impl Zoo for Sets {
                 floats: vec![],
                 optional: Some(vec![]),
                 cows: vec!["a".into(), "a".into(), "\u{1F600}".into()],
+                free: vec![],
+                free_set: vec![],
             },
         ]
     }
