@@ -276,57 +276,68 @@ fn option_json<T: StrategicMerge>(v: Option<&Option<T>>) -> Result<Option<Value>
     })
 }
 
-impl<T: StrategicMerge> Walk for Box<T> {
-    const __SCALAR: bool = T::__SCALAR;
-    const __KEY_EQ: bool = T::__KEY_EQ;
-    const __MERGED_SET: bool = T::__MERGED_SET;
-    fn __shape() -> Shape {
-        T::shape()
-    }
-    fn __as_key(&self) -> Option<KeyValue<'_>> {
-        (**self).__as_key()
-    }
-    fn __field_key(&self, name: &str) -> FieldKey<'_> {
-        (**self).__field_key(name)
-    }
-    fn __is_null(&self) -> bool {
-        (**self).__is_null()
-    }
-    fn __by_field() -> bool {
-        T::__by_field()
-    }
-    fn __depth_ok(&self, open: usize) -> bool {
-        (**self).__depth_ok(open)
-    }
-    fn __quiet_if_equal(&self, field: &Field) -> bool {
-        (**self).__quiet_if_equal(field)
-    }
-    fn __missing(key: &str) -> Result<Self> {
-        T::__missing(key).map(Box::new)
-    }
-    fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
-        (**self).__diff_object(desired, opts)
-    }
-    fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        (**self).__apply_object(patch)
-    }
-    fn __diff_field(
-        old: Option<&Self>,
-        new: Option<&Self>,
-        field: &Field,
-        patch: &mut Map<String, Value>,
-        opts: Opts,
-    ) -> Result<()> {
-        T::__diff_field(old.map(|b| &**b), new.map(|b| &**b), field, patch, opts)
-    }
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-        Ok(match T::__apply_field(slot.map(|b| &mut **b), patch, field)? {
-            Outcome::Kept => Outcome::Kept,
-            Outcome::Set(v) => Outcome::Set(Box::new(v)),
-            Outcome::Absent => Outcome::Absent,
-        })
-    }
+/// `Box`, `Rc` and `Arc`: the value they point to. Apply writes through
+/// `$mut` (`make_mut` for a shared pointer, which clones a value that is
+/// shared).
+macro_rules! pointer_impl {
+    ($ptr:ident, $mut:expr) => {
+        impl<T: StrategicMerge> Walk for $ptr<T> {
+            const __SCALAR: bool = T::__SCALAR;
+            const __KEY_EQ: bool = T::__KEY_EQ;
+            const __MERGED_SET: bool = T::__MERGED_SET;
+            fn __shape() -> Shape {
+                T::shape()
+            }
+            fn __as_key(&self) -> Option<KeyValue<'_>> {
+                (**self).__as_key()
+            }
+            fn __field_key(&self, name: &str) -> FieldKey<'_> {
+                (**self).__field_key(name)
+            }
+            fn __is_null(&self) -> bool {
+                (**self).__is_null()
+            }
+            fn __by_field() -> bool {
+                T::__by_field()
+            }
+            fn __depth_ok(&self, open: usize) -> bool {
+                (**self).__depth_ok(open)
+            }
+            fn __quiet_if_equal(&self, field: &Field) -> bool {
+                (**self).__quiet_if_equal(field)
+            }
+            fn __missing(key: &str) -> Result<Self> {
+                T::__missing(key).map($ptr::new)
+            }
+            fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
+                (**self).__diff_object(desired, opts)
+            }
+            fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
+                $mut(self).__apply_object(patch)
+            }
+            fn __diff_field(
+                old: Option<&Self>,
+                new: Option<&Self>,
+                field: &Field,
+                patch: &mut Map<String, Value>,
+                opts: Opts,
+            ) -> Result<()> {
+                T::__diff_field(old.map(|p| &**p), new.map(|p| &**p), field, patch, opts)
+            }
+            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
+                Ok(match T::__apply_field(slot.map($mut), patch, field)? {
+                    Outcome::Kept => Outcome::Kept,
+                    Outcome::Set(v) => Outcome::Set($ptr::new(v)),
+                    Outcome::Absent => Outcome::Absent,
+                })
+            }
+        }
+    };
 }
+
+pointer_impl!(Box, Box::as_mut);
+pointer_impl!(Rc, Rc::make_mut);
+pointer_impl!(Arc, Arc::make_mut);
 
 impl<T: StrategicMerge> Walk for Vec<T> {
     fn __shape() -> Shape {

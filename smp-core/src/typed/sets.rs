@@ -1,5 +1,4 @@
-//! `StrategicMerge` for sets, maps with non-string keys and shared
-//! pointers.
+//! `StrategicMerge` for sets and maps with non-string keys.
 //!
 //! A set (`BTreeSet`, `HashSet`) is a JSON list whose order means nothing.
 //! Its JSON form, as the engine sees it, is in the order the reference
@@ -17,10 +16,9 @@
 
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, Outcome, from_value, to_value};
-use super::{Field, FieldKey, StrategicMerge, Walk};
+use super::{Field, StrategicMerge, Walk};
 use crate::engine::diff::Opts;
 use crate::error::Result;
-use crate::lists::key::KeyValue;
 use crate::schema::Shape;
 use crate::value::fmt_v;
 use serde::Serialize;
@@ -28,8 +26,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;
-use std::rc::Rc;
-use std::sync::Arc;
 
 /// The elements as a JSON list in the reference's order of scalars.
 fn in_reference_order<'a, T: Serialize + 'a>(set: impl Iterator<Item = &'a T>) -> Result<Value> {
@@ -161,64 +157,3 @@ macro_rules! scalar_key_map_impl {
 
 scalar_key_map_impl!(BTreeMap, Ord);
 scalar_key_map_impl!(HashMap, Eq, Hash);
-
-/// `Rc` and `Arc`: the value they point to; apply writes through
-/// `make_mut`, which clones a value that is shared.
-macro_rules! shared_impl {
-    ($ptr:ident) => {
-        impl<T: StrategicMerge> Walk for $ptr<T> {
-            const __SCALAR: bool = T::__SCALAR;
-            const __KEY_EQ: bool = T::__KEY_EQ;
-            const __MERGED_SET: bool = T::__MERGED_SET;
-            fn __shape() -> Shape {
-                T::shape()
-            }
-            fn __as_key(&self) -> Option<KeyValue<'_>> {
-                (**self).__as_key()
-            }
-            fn __field_key(&self, name: &str) -> FieldKey<'_> {
-                (**self).__field_key(name)
-            }
-            fn __is_null(&self) -> bool {
-                (**self).__is_null()
-            }
-            fn __by_field() -> bool {
-                T::__by_field()
-            }
-            fn __depth_ok(&self, open: usize) -> bool {
-                (**self).__depth_ok(open)
-            }
-            fn __quiet_if_equal(&self, field: &Field) -> bool {
-                (**self).__quiet_if_equal(field)
-            }
-            fn __missing(key: &str) -> Result<Self> {
-                T::__missing(key).map($ptr::new)
-            }
-            fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
-                (**self).__diff_object(desired, opts)
-            }
-            fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-                $ptr::make_mut(self).__apply_object(patch)
-            }
-            fn __diff_field(
-                old: Option<&Self>,
-                new: Option<&Self>,
-                field: &Field,
-                patch: &mut Map<String, Value>,
-                opts: Opts,
-            ) -> Result<()> {
-                T::__diff_field(old.map(|p| &**p), new.map(|p| &**p), field, patch, opts)
-            }
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-                Ok(match T::__apply_field(slot.map($ptr::make_mut), patch, field)? {
-                    Outcome::Kept => Outcome::Kept,
-                    Outcome::Set(v) => Outcome::Set($ptr::new(v)),
-                    Outcome::Absent => Outcome::Absent,
-                })
-            }
-        }
-    };
-}
-
-shared_impl!(Rc);
-shared_impl!(Arc);
