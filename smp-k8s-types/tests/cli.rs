@@ -673,3 +673,48 @@ fn jsonl_answers_from_the_text_as_from_the_parsed_line() {
         assert!(answers[i]["error"].as_str().unwrap().starts_with(start), "{i}: {}", answers[i]);
     }
 }
+
+/// Long case lines (64 KiB and more) have their original read with the
+/// patch as guide, the parts the patch does not reach kept as text: the
+/// answers are those of the single-case route, whichever field comes
+/// first, in compact or spaced text, whatever the patch reaches.
+#[test]
+fn long_jsonl_lines_answer_as_single_cases() {
+    let names: Vec<(String, String)> = (0..3000).map(|i| (format!("E{i:05}"), format!("v{i}"))).collect();
+    let long = pod(env(&names.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect::<Vec<_>>()));
+    let patches = [
+        json!({"metadata": {"labels": {"release": "r2"}}}),
+        env_patch(),
+        json!({"spec": {"containers": [{"name": "nginx", "$setElementOrder/env": [{"name": "E00002"}, {"name": "E00001"}]}]}}),
+        json!({"spec": {"$patch": "replace", "containers": []}}),
+        json!({"metadata": {"$retainKeys": ["name"], "name": "web"}}),
+        bad_env_patch(),
+    ];
+    let original = json_file("long.json", &long);
+    for patch in patches {
+        let single = smp(&["apply", "--kind", "Pod", &original, &json_file("patch.json", &patch)], "");
+        let want = match single.status.code() {
+            Some(0) => json!({"result": assert_ok(&single)}),
+            _ => json!({"error": stderr(&single).trim().trim_start_matches("error: ")}),
+        };
+        let (o, p) = (long.to_string(), patch.to_string());
+        let spaced = serde_json::to_string_pretty(&long).unwrap().replace('\n', " ");
+        let lines = [
+            format!(r#"{{"original":{o},"patch":{p}}}"#),
+            format!(r#"{{"patch":{p},"original":{o}}}"#),
+            format!(r#"{{"original":{spaced},"patch":{p}}}"#),
+        ];
+        assert!(lines[0].len() >= 64 * 1024);
+        let out = smp(&["apply", "--kind", "Pod", "--jsonl"], &(lines.join("\n") + "\n"));
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+        let answers = self::lines(&out);
+        assert_eq!(answers.len(), 3);
+        for (line, answer) in lines.iter().zip(&answers) {
+            if want.get("error").is_some() {
+                assert!(answer.get("error").is_some(), "{patch}: {answer:.200}");
+            } else {
+                assert_eq!(answer, &want, "{patch}, line {:.100}", line);
+            }
+        }
+    }
+}

@@ -37,9 +37,10 @@ use crate::value::GoKind;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
+use std::cell::Cell;
 
 /// A JSON value borrowing its strings from the text it was decoded from.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub enum Node<'a> {
     /// `null`.
     #[default]
@@ -57,6 +58,130 @@ pub enum Node<'a> {
     Array(Vec<Node<'a>>),
     /// An object.
     Object(Object<'a>),
+    /// A list or an object still as its text: what the original of an
+    /// apply holds where the patch does not reach.
+    Raw(Lazy<'a>),
+}
+
+/// A list or an object kept as its text, which is canonical: what the
+/// writer writes for the value it decodes to (so it is written as it is),
+/// decoded the first time anything looks into it. The original of an apply
+/// keeps the parts its patch does not touch so: they cost neither decoding
+/// nor memory beyond the text.
+pub struct Lazy<'a> {
+    text: &'a str,
+    /// The decoded value, once something looked into it: a `Box<Node<'a>>`
+    /// turned into a pointer without its type. (A cell of the box would
+    /// make `Node` invariant in `'a`, and documents of two texts could no
+    /// longer meet in one operation.)
+    decoded: Cell<*const ()>,
+}
+
+impl<'a> Lazy<'a> {
+    /// `text` must be canonical JSON of a list or an object
+    /// (`Parser::skip_canonical` says so).
+    pub(super) fn new(text: &'a str) -> Self {
+        Lazy { text, decoded: Cell::new(std::ptr::null()) }
+    }
+
+    /// The text, as the writer would write the value.
+    pub(super) fn text(&self) -> &'a str {
+        self.text
+    }
+
+    fn decode(&self) -> Node<'a> {
+        // Canonical text always reads back (it was checked to be valid
+        // JSON within the nesting limit when it was kept).
+        super::parse::parse(self.text).unwrap_or_default()
+    }
+
+    #[cold]
+    fn decoded(&self) -> &Node<'a> {
+        let mut node = self.decoded.get().cast::<Node<'a>>();
+        if node.is_null() {
+            node = Box::into_raw(Box::new(self.decode()));
+            self.decoded.set(node.cast());
+        }
+        // SAFETY: the pointer is a box this value owns, set once and freed
+        // only when the value is dropped or given away (`into_decoded`),
+        // which no shared borrow outlives. The node is decoded from
+        // `self.text` alone, so whatever `'a` this value is seen with
+        // (`Lazy` is covariant), what the node borrows lives as long as the
+        // text does.
+        unsafe { &*node }
+    }
+
+    /// [`Document::field`] of the decoded value.
+    #[cold]
+    fn field(&self, name: &str) -> Field<KeyValue<'_>> {
+        match self.decoded() {
+            Node::Object(o) => o.get(name).map_or(Field::Missing, |v| Field::Value(v.as_member())),
+            _ => Field::NotObject,
+        }
+    }
+
+    #[cold]
+    fn into_decoded(self) -> Node<'a> {
+        let node = self.decoded.replace(std::ptr::null()).cast::<Node<'a>>().cast_mut();
+        if node.is_null() {
+            self.decode()
+        } else {
+            // SAFETY: a box this value owned (see `decoded`), taken out of
+            // it above, so that dropping the value does not free it.
+            *unsafe { Box::from_raw(node) }
+        }
+    }
+}
+
+impl Drop for Lazy<'_> {
+    fn drop(&mut self) {
+        let node = self.decoded.get().cast::<Node<'_>>().cast_mut();
+        if !node.is_null() {
+            // SAFETY: a box this value owns (see `decoded`).
+            drop(unsafe { Box::from_raw(node) });
+        }
+    }
+}
+
+impl Clone for Lazy<'_> {
+    fn clone(&self) -> Self {
+        Lazy::new(self.text)
+    }
+}
+
+impl std::fmt::Debug for Lazy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Lazy").field(&self.text).finish()
+    }
+}
+
+// SAFETY: the value owns what its pointer points to, as a `Box` would
+// (`Node` is `Send`); the pointer is not shared with any other value.
+unsafe impl Send for Lazy<'_> {}
+
+impl<'a> Node<'a> {
+    /// The value, decoded if it was kept as text.
+    fn decoded(&self) -> &Node<'a> {
+        match self {
+            Node::Raw(lazy) => lazy.decoded(),
+            other => other,
+        }
+    }
+}
+
+impl PartialEq for Node<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.decoded(), other.decoded()) {
+            (Node::Null, Node::Null) => true,
+            (Node::Bool(a), Node::Bool(b)) => a == b,
+            (Node::Int(a), Node::Int(b)) => a == b,
+            (Node::Float(a), Node::Float(b)) => a == b,
+            (Node::Str(a), Node::Str(b)) => a == b,
+            (Node::Array(a), Node::Array(b)) => a == b,
+            (Node::Object(a), Node::Object(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// An object: members sorted by key, in two sorted runs (the decoded
@@ -277,6 +402,8 @@ impl<'a> Document for Node<'a> {
 
     fn kind(&self) -> GoKind {
         match self {
+            Node::Raw(lazy) if lazy.text.starts_with('[') => GoKind::Array,
+            Node::Raw(_) => GoKind::Object,
             Node::Null => GoKind::Null,
             Node::Bool(_) => GoKind::Bool,
             Node::Int(_) => GoKind::Int,
@@ -311,12 +438,14 @@ impl<'a> Document for Node<'a> {
             Node::Str(s) => Value::String(s.to_string()),
             Node::Array(a) => Value::Array(a.iter().map(Node::to_json).collect()),
             Node::Object(o) => Value::Object(o.to_json_map()),
+            Node::Raw(lazy) => lazy.decoded().to_json(),
         }
     }
 
     fn into_json(self) -> Value {
         match self {
             Node::Str(s) => Value::String(s.into_owned()),
+            Node::Raw(lazy) => lazy.into_decoded().into_json(),
             Node::Array(a) => Value::Array(a.into_iter().map(Node::into_json).collect()),
             other => other.to_json(),
         }
@@ -325,6 +454,10 @@ impl<'a> Document for Node<'a> {
     fn into_object(self) -> Result<Object<'a>, Self> {
         match self {
             Node::Object(o) => Ok(o),
+            Node::Raw(lazy) => match lazy.into_decoded() {
+                Node::Object(o) => Ok(o),
+                other => Err(other),
+            },
             other => Err(other),
         }
     }
@@ -332,6 +465,10 @@ impl<'a> Document for Node<'a> {
     fn into_array(self) -> Result<Vec<Self>, Self> {
         match self {
             Node::Array(a) => Ok(a),
+            Node::Raw(lazy) => match lazy.into_decoded() {
+                Node::Array(a) => Ok(a),
+                other => Err(other),
+            },
             other => Err(other),
         }
     }
@@ -347,6 +484,7 @@ impl<'a> Document for Node<'a> {
     fn field<'e>(&'e self, name: &str) -> Field<KeyValue<'e>> {
         match self {
             Node::Object(o) => o.get(name).map_or(Field::Missing, |v| Field::Value(v.as_member())),
+            Node::Raw(lazy) => lazy.field(name),
             _ => Field::NotObject,
         }
     }
@@ -359,12 +497,18 @@ impl<'a> Document for Node<'a> {
             Node::Float(f) => KeyValue::Float(*f),
             Node::Str(s) => KeyValue::Str(s),
             Node::Array(_) | Node::Object(_) => KeyValue::Compact(self),
+            // Decoded: a key is told from its node's kind.
+            Node::Raw(lazy) => KeyValue::Compact(lazy.decoded()),
         }
     }
 
     fn as_object(&self) -> Option<&Object<'a>> {
         match self {
             Node::Object(o) => Some(o),
+            Node::Raw(lazy) => match lazy.decoded() {
+                Node::Object(o) => Some(o),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -372,6 +516,10 @@ impl<'a> Document for Node<'a> {
     fn as_array(&self) -> Option<&[Self]> {
         match self {
             Node::Array(a) => Some(a),
+            Node::Raw(lazy) => match lazy.decoded() {
+                Node::Array(a) => Some(a),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -387,13 +535,27 @@ impl<'a> Document for Node<'a> {
         match (self, other) {
             (Node::Object(a), Node::Object(b)) => objects_deep_eq::<Self>(a, b),
             (Node::Array(a), Node::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(v, w)| v.deep_eq(w)),
-            (Node::Object(_) | Node::Array(_), _) | (_, Node::Object(_) | Node::Array(_)) => false,
             // The common scalars, as Go's `==` compares them, without
             // building their keys.
             (Node::Str(a), Node::Str(b)) => same_text(a, b),
             (Node::Int(a), Node::Int(b)) => a == b,
             (Node::Bool(a), Node::Bool(b)) => a == b,
             (Node::Null, Node::Null) => true,
+            _ => self.deep_eq_other(other),
+        }
+    }
+}
+
+impl Node<'_> {
+    /// [`Document::deep_eq`] of the pairs that are neither of the same
+    /// common kind nor the same list or object.
+    #[inline(never)]
+    fn deep_eq_other(&self, other: &Self) -> bool {
+        match (self, other) {
+            // Canonical texts are equal exactly when their values are.
+            (Node::Raw(a), Node::Raw(b)) => a.text == b.text,
+            (Node::Raw(_), _) | (_, Node::Raw(_)) => self.decoded().deep_eq(other.decoded()),
+            (Node::Object(_) | Node::Array(_), _) | (_, Node::Object(_) | Node::Array(_)) => false,
             // Scalars compare as Go's `==` on what the reference decoded.
             (a, b) => Key::One(a.as_member()).go_eq(&Key::One(b.as_member())) == Some(true),
         }
@@ -415,13 +577,24 @@ fn number<'a>(n: &Number) -> Node<'a> {
 /// document`), nested no deeper than serde_json allows (127 levels, below
 /// [`MAX_DEPTH`](crate::MAX_DEPTH)).
 pub fn decode(text: &[u8]) -> Result<Object<'_>> {
+    decode_guided(text, None)
+}
+
+/// [`decode`] of the original of an apply, with its patch as `guide`: the
+/// lists and objects the patch does not reach are kept as their text
+/// ([`Node::Raw`]) where that text is canonical.
+pub fn decode_guided<'t>(text: &'t [u8], guide: Option<&Object<'_>>) -> Result<Object<'t>> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return Ok(Object::default());
     }
     // UTF-8 is checked once for the whole text (invalid bytes anywhere are
     // an error either way), then the parser needs not check each string.
     let text = std::str::from_utf8(text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
-    match super::parse::parse(text) {
+    let parsed = match guide {
+        Some(guide) => super::parse::parse_guided(text, guide),
+        None => super::parse::parse(text),
+    };
+    match parsed {
         Ok(Node::Object(o)) => Ok(o),
         Ok(Node::Null) => Ok(Object::default()),
         _ => Err(ErrorKind::InvalidJsonDocument.into()),
@@ -447,6 +620,7 @@ impl Serialize for Node<'_> {
                 seq.end()
             }
             Node::Object(o) => o.serialize(s),
+            Node::Raw(lazy) => lazy.decoded().serialize(s),
         }
     }
 }

@@ -20,9 +20,13 @@
 //! visitor's indirections; the profile of the bytes path had serde's parser
 //! at about 40% of an apply.
 
+mod guided;
+
 use super::compact::{Member, Node, Object};
 use std::borrow::Cow;
 use std::ops::Range;
+
+pub(super) use guided::parse_guided;
 
 /// Nested lists and objects a text may open, as serde_json counts them.
 const NESTING_LIMIT: usize = 127;
@@ -51,9 +55,23 @@ pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
 /// that holds several documents under names, each read as [`parse`] reads
 /// a text of its own (the object itself does not count towards the nesting
 /// limit). With `zero_is_int`, a `-0` integer literal is the integer 0.
-pub(crate) fn parse_members(text: &str, zero_is_int: bool) -> Parsed<Vec<SpannedMember<'_>>> {
+///
+/// With `apply` (the names of an apply's original and patch), each
+/// original is read with the last patch as its guide ([`guided`]): when it
+/// comes after a patch, at once; when before, its text is first only
+/// checked to be canonical (and read as it comes otherwise), and read once
+/// the patch is known, if the text is at least `GUIDED_AFTER` long (below
+/// that, checking costs more than the guide saves).
+pub(crate) fn parse_members<'t>(
+    text: &'t str,
+    zero_is_int: bool,
+    apply: Option<(&str, &str)>,
+) -> Parsed<Vec<SpannedMember<'t>>> {
     let mut p = Parser::new(text, zero_is_int);
-    let mut members = Vec::new();
+    let mut members: Vec<SpannedMember<'t>> = Vec::new();
+    // Where the last patch is, and the originals to read once it is known.
+    let mut patch_at: Option<usize> = None;
+    let mut later = Vec::new();
     if p.next_token()? != b'{' {
         return Err(Invalid);
     }
@@ -65,7 +83,28 @@ pub(crate) fn parse_members(text: &str, zero_is_int: bool) -> Parsed<Vec<Spanned
             let key = p.member_key()?;
             p.skip_ws();
             let start = p.pos;
-            let v = p.value()?;
+            let original = apply.is_some_and(|(original, _)| key == original) && p.peek() == Some(b'{');
+            let v = match patch_at {
+                Some(g) if original => {
+                    // The guide is out of the list while the original is read.
+                    let guide = std::mem::take(&mut members[g].1);
+                    p.pos += 1;
+                    let v = match &guide {
+                        Node::Object(guide) => p.object_guided(guide),
+                        _ => p.object(),
+                    };
+                    members[g].1 = guide;
+                    Node::Object(v?)
+                }
+                None if original && text.len() >= GUIDED_AFTER && p.skip_canonical() => {
+                    later.push(members.len());
+                    Node::Null
+                }
+                _ => p.value()?,
+            };
+            if apply.is_some_and(|(_, patch)| key == patch) {
+                patch_at = Some(members.len());
+            }
             members.push((key, v, start..p.pos));
             match p.next_token()? {
                 b',' => {}
@@ -75,8 +114,26 @@ pub(crate) fn parse_members(text: &str, zero_is_int: bool) -> Parsed<Vec<Spanned
         }
     }
     p.end()?;
+    if !later.is_empty() {
+        let guide = patch_at.map(|g| std::mem::take(&mut members[g].1));
+        for i in later {
+            let mut p = Parser::new(text, zero_is_int);
+            p.pos = members[i].2.start + 1;
+            members[i].1 = Node::Object(match &guide {
+                Some(Node::Object(guide)) => p.object_guided(guide)?,
+                _ => p.object()?,
+            });
+        }
+        if let (Some(g), Some(guide)) = (patch_at, guide) {
+            members[g].1 = guide;
+        }
+    }
     Ok(members)
 }
+
+/// The length of a case from which an apply's original that comes before
+/// its patch is read with the patch as guide.
+const GUIDED_AFTER: usize = 64 * 1024;
 
 struct Parser<'a> {
     text: &'a str,

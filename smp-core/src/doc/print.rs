@@ -14,7 +14,7 @@ use super::compact::{Node, Object};
 use crate::bytes::go_float;
 use std::borrow::Cow;
 
-fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
+pub(super) fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
     match n {
         Node::Null => out.extend_from_slice(b"null"),
         Node::Bool(b) => write_bool(out, *b),
@@ -32,6 +32,8 @@ fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
             out.push(b']');
         }
         Node::Object(o) => write_object(out, o),
+        // Canonical text: what this writer writes for it.
+        Node::Raw(lazy) => out.extend_from_slice(lazy.text().as_bytes()),
     }
 }
 

@@ -142,21 +142,27 @@ pub(crate) fn diff_objects<D: Document>(
             }
             continue;
         }
-        if o.kind() != m.kind() {
+        let kind = m.kind();
+        if o.kind() != kind {
             if opts.additions() {
                 patch.insert(key, m.clone());
             }
             continue;
         }
-        let result = match (o.as_object(), m.as_object(), o.as_array(), m.as_array()) {
-            (Some(o), Some(m), _, _) => diff_object_field::<D>(key, o, m, &mut patch, schema, opts, depth),
-            (_, _, Some(o), Some(m)) => diff_list_field(key, o, m, &mut patch, schema, opts, depth),
-            _ => {
-                if opts.additions() && !o.deep_eq(m) {
-                    patch.insert(key, m.clone());
-                }
-                Ok(())
+        // The kind first: a scalar (most members) is then compared at once.
+        let result = if kind == GoKind::Object
+            && let (Some(o), Some(m)) = (o.as_object(), m.as_object())
+        {
+            diff_object_field::<D>(key, o, m, &mut patch, schema, opts, depth)
+        } else if kind == GoKind::Array
+            && let (Some(o), Some(m)) = (o.as_array(), m.as_array())
+        {
+            diff_list_field(key, o, m, &mut patch, schema, opts, depth)
+        } else {
+            if opts.additions() && !o.deep_eq(m) {
+                patch.insert(key, m.clone());
             }
+            Ok(())
         };
         result.map_err(|e| e.at_key(key))?;
     }

@@ -299,7 +299,11 @@ fn answer_bytes(
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let mut fixed = None;
     // The reference (YAML's reader) takes a `-0` integer for 0.
-    let mut fields = smp_core::bytes::read_members(line, &mut fixed, true).ok()?;
+    let mut fields = match batch.op {
+        Op::Apply => smp_core::bytes::read_apply_members(line, &mut fixed, true, "original", "patch"),
+        _ => smp_core::bytes::read_members(line, &mut fixed, true),
+    }
+    .ok()?;
     // The last of duplicate fields counts, as in JSON.
     let last = |name: &str| fields.iter().rposition(|f| f.key == name);
     let names = batch.op.inputs();

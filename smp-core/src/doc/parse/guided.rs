@@ -1,0 +1,375 @@
+//! Reading the original of an apply with its patch at hand: the lists and
+//! objects that the patch does not reach are kept as their text
+//! ([`Node::Raw`]) when that text is canonical, what the writer would write
+//! for it. An apply then costs what its patch touches, in time and in
+//! memory, rather than what the whole document holds: a patch of one label
+//! on a document of a million list elements decodes none of them.
+//!
+//! The guide only says what is worth decoding; it never changes a result.
+//! A kept value decodes itself the first time the engine looks into it,
+//! and the text it keeps is written exactly as the decoded value would be.
+//!
+//! A member of an object of the original is decoded when:
+//! - the patch object has the same key (when both values are objects, the
+//!   member is read with the patch's value as its guide);
+//! - a directive of the patch object names it (`$setElementOrder/K`,
+//!   `$deleteFromPrimitiveList/K`);
+//! - its own key is a directive's (the engine compares the original's
+//!   directives with the patch's);
+//! - or the patch object holds `$patch` (the object is then read whole).
+
+use super::{Invalid, Parsed, Parser, int64, plain_len};
+use crate::doc::Object as _;
+use crate::doc::compact::{Lazy, Node, Object};
+use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, SET_ELEMENT_ORDER};
+
+/// Reads the JSON value that makes up `text`, as [`super::parse`] does,
+/// keeping what `guide` (the patch, an object) does not reach as text.
+pub(in crate::doc) fn parse_guided<'a>(text: &'a str, guide: &Object<'_>) -> Parsed<Node<'a>> {
+    let mut p = Parser::new(text, false);
+    p.skip_ws();
+    let v = if p.peek() == Some(b'{') {
+        p.pos += 1;
+        Node::Object(p.object_guided(guide)?)
+    } else {
+        p.value()?
+    };
+    p.end()?;
+    Ok(v)
+}
+
+/// The keys that the directives of `guide` name, sorted; `None` when it
+/// holds `$patch`.
+fn named_by_directives<'g>(guide: &'g Object<'_>) -> Option<Vec<&'g str>> {
+    let mut named = Vec::new();
+    for (k, _) in guide.iter() {
+        if !k.starts_with('$') {
+            continue;
+        }
+        if k == PATCH {
+            return None;
+        }
+        let list = |prefix: &str| k.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('/'));
+        if let Some(name) = list(SET_ELEMENT_ORDER).or_else(|| list(DELETE_FROM_PRIMITIVE_LIST)) {
+            named.push(name);
+        }
+    }
+    named.sort_unstable();
+    Some(named)
+}
+
+impl<'a> Parser<'a> {
+    /// The rest of an object whose opening brace was read, with `guide`,
+    /// the patch's object at the same place.
+    pub(super) fn object_guided(&mut self, guide: &Object<'_>) -> Parsed<Object<'a>> {
+        let Some(named) = named_by_directives(guide) else {
+            return self.object();
+        };
+        self.open()?;
+        let start = self.members.len();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+        } else {
+            loop {
+                let key = self.member_key()?;
+                self.skip_ws();
+                let v = match guide.get(&key) {
+                    Some(Node::Object(sub)) if self.peek() == Some(b'{') => {
+                        self.pos += 1;
+                        Node::Object(self.object_guided(sub)?)
+                    }
+                    Some(_) => self.value()?,
+                    None if key.starts_with('$') || named.binary_search(&&*key).is_ok() => self.value()?,
+                    None => self.kept_or_read()?,
+                };
+                self.members.push((key, Some(v)));
+                match self.next_token()? {
+                    b',' => {}
+                    b'}' => break,
+                    _ => return Err(Invalid),
+                }
+            }
+        }
+        self.depth -= 1;
+        Ok(Object::from_members(self.members.split_off(start)))
+    }
+
+    /// The value at the cursor: a list or an object in canonical text kept
+    /// as that text, anything else read.
+    fn kept_or_read(&mut self) -> Parsed<Node<'a>> {
+        let start = self.pos;
+        if matches!(self.peek(), Some(b'{' | b'[')) && self.skip_canonical() {
+            return Ok(Node::Raw(Lazy::new(&self.text[start..self.pos])));
+        }
+        self.value()
+    }
+
+    /// Moves past the value at the cursor if its text is canonical: what
+    /// the writer writes for the value it decodes to (no whitespace,
+    /// strings without escapes, keys in increasing order and so each once,
+    /// numbers only integers within `int64` other than `-0`), within the
+    /// nesting limit. Otherwise the cursor stays where it was.
+    pub(super) fn skip_canonical(&mut self) -> bool {
+        let (start, depth) = (self.pos, self.depth);
+        let canonical = self.canonical().is_some();
+        if !canonical {
+            (self.pos, self.depth) = (start, depth);
+        }
+        canonical
+    }
+
+    fn canonical(&mut self) -> Option<()> {
+        let b = self.peek()?;
+        self.pos += 1;
+        match b {
+            b'"' => self.canonical_string().map(drop),
+            b'{' => {
+                self.open().ok()?;
+                if !self.closes(b'}') {
+                    let mut last: Option<&str> = None;
+                    loop {
+                        if !self.closes(b'"') {
+                            return None;
+                        }
+                        let key = self.canonical_string()?;
+                        if last.is_some_and(|last| last >= key) || !self.closes(b':') {
+                            return None;
+                        }
+                        last = Some(key);
+                        self.canonical()?;
+                        if !self.closes(b',') {
+                            break;
+                        }
+                    }
+                    self.closes(b'}').then_some(())?;
+                }
+                self.depth -= 1;
+                Some(())
+            }
+            b'[' => {
+                self.open().ok()?;
+                if !self.closes(b']') {
+                    loop {
+                        self.canonical()?;
+                        if !self.closes(b',') {
+                            break;
+                        }
+                    }
+                    self.closes(b']').then_some(())?;
+                }
+                self.depth -= 1;
+                Some(())
+            }
+            b't' => self.closes_all(b"rue"),
+            b'f' => self.closes_all(b"alse"),
+            b'n' => self.closes_all(b"ull"),
+            b'-' | b'0'..=b'9' => {
+                self.pos -= 1;
+                self.canonical_int()
+            }
+            _ => None,
+        }
+    }
+
+    /// Moves past `b` if it is the byte at the cursor.
+    fn closes(&mut self, b: u8) -> bool {
+        let here = self.peek() == Some(b);
+        self.pos += usize::from(here);
+        here
+    }
+
+    fn closes_all(&mut self, rest: &[u8]) -> Option<()> {
+        self.bytes[self.pos..].starts_with(rest).then(|| self.pos += rest.len())
+    }
+
+    /// The rest of a string without escapes whose opening quote was read.
+    fn canonical_string(&mut self) -> Option<&'a str> {
+        let start = self.pos;
+        self.pos += plain_len(&self.bytes[self.pos..]);
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        // Both ends are next to a quote: on character boundaries.
+        let s = &self.text[start..self.pos];
+        self.pos += 1;
+        Some(s)
+    }
+
+    /// An integer within `int64`, written as it prints: no fraction, no
+    /// exponent, not `-0`.
+    fn canonical_int(&mut self) -> Option<()> {
+        let negative = self.closes(b'-');
+        let start = self.pos;
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return None,
+        }
+        if matches!(self.peek(), Some(b'.' | b'e' | b'E' | b'0'..=b'9')) {
+            return None;
+        }
+        int64(&self.bytes[start..self.pos], negative).map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::Document;
+    use crate::doc::compact::decode_guided;
+    use proptest::prelude::*;
+
+    fn text(n: &Node<'_>) -> String {
+        let mut out = Vec::new();
+        crate::doc::print::write_node(&mut out, n);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn skip(text: &str) -> Option<usize> {
+        let mut p = Parser::new(text, false);
+        p.skip_canonical().then_some(p.pos)
+    }
+
+    #[test]
+    fn canonical_text_is_what_the_writer_writes() {
+        for t in [r#"{}"#, "[]", r#"{"a":[1,-2,"x",true,false,null,{}],"b":{"c":9223372036854775807}}"#, r#"[{"":0}]"#]
+        {
+            assert_eq!(skip(t), Some(t.len()), "{t}");
+        }
+        for t in [
+            r#"{"b":1,"a":2}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a": 1}"#,
+            "[1,2 ]",
+            "[1.0]",
+            "[1e3]",
+            "[-0]",
+            "[9223372036854775808]",
+            r#"["a\nb"]"#,
+            r#"["\u0041"]"#,
+            "[01]",
+            "[tru]",
+            "[1,]",
+            "{",
+        ] {
+            let mut p = Parser::new(t, false);
+            assert!(!p.skip_canonical(), "{t}");
+            assert_eq!(p.pos, 0, "the cursor stays: {t}");
+        }
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(skip(&deep(super::super::NESTING_LIMIT)).is_some());
+        assert!(skip(&deep(super::super::NESTING_LIMIT + 1)).is_none());
+    }
+
+    #[test]
+    fn what_the_patch_does_not_reach_is_kept_as_text() {
+        let original = br#"{"a":{"x":[1,2],"y":{"z":1}},"b":[{"k":1}],"c":{"d":1},"e":{"f" : 1},"$retainKeys":["a"]}"#;
+        let patch = crate::doc::compact::decode(br#"{"a":{"y":{"w":2}},"$setElementOrder/b":[]}"#).unwrap();
+        let doc = decode_guided(original, Some(&patch)).unwrap();
+        let raw = |n: Option<&Node<'_>>| matches!(n, Some(Node::Raw(_)));
+        let a = doc.get("a").and_then(Node::as_object).unwrap();
+        assert!(raw(a.get("x")), "untouched under a touched object");
+        assert!(!raw(a.get("y")) && !raw(doc.get("a")), "touched");
+        assert!(!raw(doc.get("b")), "named by a directive");
+        assert!(raw(doc.get("c")));
+        assert!(!raw(doc.get("e")), "not canonical text");
+        assert!(!raw(doc.get("$retainKeys")), "the original's own directive");
+        // Written as the whole document is read without a guide.
+        let whole = crate::doc::compact::decode(original).unwrap();
+        assert_eq!(text(&Node::Object(doc.clone())), text(&Node::Object(whole.clone())));
+        assert_eq!(Node::Object(doc.clone()), Node::Object(whole.clone()));
+        // A patch with `$patch` reads its object whole.
+        let replace = crate::doc::compact::decode(br#"{"$patch":"replace"}"#).unwrap();
+        let doc = decode_guided(original, Some(&replace)).unwrap();
+        assert!(doc.iter().all(|(_, v)| !matches!(v, Node::Raw(_))));
+    }
+
+    #[test]
+    fn a_kept_value_decodes_itself_when_looked_into() {
+        let original = br#"{"keep":{"list":[{"name":"a","v":1},{"name":"b"}],"n":-3}}"#;
+        let patch = crate::doc::compact::decode(br#"{"other":1}"#).unwrap();
+        let doc = decode_guided(original, Some(&patch)).unwrap();
+        let kept = doc.get("keep").unwrap();
+        assert!(matches!(kept, Node::Raw(_)));
+        assert_eq!(kept.kind(), crate::value::GoKind::Object);
+        let list = kept.as_object().and_then(|o| o.get("list")).and_then(Node::as_array).unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(kept.to_json(), serde_json::json!({"list": [{"name": "a", "v": 1}, {"name": "b"}], "n": -3}));
+        assert!(kept.deep_eq(&Node::from_json(kept.to_json())));
+        assert!(kept.deep_eq(&kept.clone()));
+        let whole = Node::Object(crate::doc::compact::decode(original).unwrap());
+        assert!(Node::Object(doc.clone()).deep_eq(&whole));
+        let Ok(object) = kept.clone().into_object() else { panic!("an object") };
+        assert_eq!(object.len(), 2);
+    }
+
+    /// Random JSON values, as text written compact and sorted (mostly
+    /// canonical) or with one of the changes that make text not canonical.
+    fn json_text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::Bool),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            (-1e6..1e6f64).prop_map(serde_json::Value::from),
+            "[a-c\"\\\\\u{e9}\n]{0,3}".prop_map(serde_json::Value::String),
+        ];
+        let value = leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::Array),
+                proptest::collection::vec(("[a-d]{0,2}", inner), 0..6)
+                    .prop_map(|members| serde_json::Value::Object(members.into_iter().collect())),
+            ]
+        });
+        let edits = prop_oneof![
+            Just(None),
+            Just(Some((",", ", "))),
+            Just(Some((":", ": "))),
+            Just(Some(("0", "-0"))),
+            Just(Some(("1", "1.0"))),
+            Just(Some((r#""a":"#, r#""z":1,"a":"#))),
+            Just(Some((r#""b""#, r#""a""#))),
+            Just(Some(("e", "\\u0065"))),
+        ];
+        (value, edits).prop_map(|(v, edit)| {
+            let text = serde_json::to_string(&v).unwrap();
+            match edit {
+                Some((from, to)) => text.replacen(from, to, 1),
+                None => text,
+            }
+        })
+    }
+
+    fn has_float(n: &Node<'_>) -> bool {
+        match n {
+            Node::Float(_) => true,
+            Node::Array(a) => a.iter().any(has_float),
+            Node::Object(o) => o.iter().any(|(_, v)| has_float(v)),
+            _ => false,
+        }
+    }
+
+    proptest! {
+        /// Text taken as canonical is exactly what the writer writes for the
+        /// value it reads as; and what the writer writes (integers and
+        /// strings without escapes) is taken as canonical.
+        #[test]
+        fn canonical_means_written_as_is(t in json_text()) {
+            let Ok(node) = super::super::parse(&t) else { return Ok(()) };
+            let written = text(&node);
+            if matches!(node, Node::Array(_) | Node::Object(_)) {
+                match skip(&t) {
+                    Some(end) => {
+                        prop_assert_eq!(end, t.len());
+                        prop_assert_eq!(&written, &t);
+                    }
+                    // Floats and escapes are never taken as canonical.
+                    None => prop_assert!(written != t || written.contains('\\') || has_float(&node), "refused {}", t),
+                }
+            }
+        }
+    }
+}
