@@ -3,11 +3,12 @@
 //! (escapes, numbers, duplicate keys, depth), the engine on the compact
 //! document and the writer must give the same bytes, or the same error.
 //! The documents as one line (`{"a": ..., "b": ..., "c": ...}`, as a batch
-//! case), read at once and run on the documents read, must give the same
-//! again.
+//! case; an apply's as `{"b": patch, "a": original}`, the original then
+//! read with the patch as guide), read at once and run on the documents
+//! read, must give the same again.
 
 use libfuzzer_sys::fuzz_target;
-use smp_core::bytes::{read_members, to_json_vec};
+use smp_core::bytes::{read_apply_members, read_members, to_json_vec};
 use smp_core::doc::compact::{Node, Object};
 use smp_core::{Result, ThreeWayOptions};
 use smp_fuzz::RawInput;
@@ -53,23 +54,38 @@ fn line_route(
     schema: smp_core::Schema<'_>,
     options: ThreeWayOptions<'_>,
 ) -> Option<Result<Vec<u8>>> {
+    // An apply's line has its patch first: the original is then read with
+    // the patch as guide, as the batch reads it.
+    let names: &[&str] = if op == 0 { &["b", "a"] } else { &["a", "b", "c"][..docs.len()] };
     let mut line = b"{".to_vec();
-    for (name, doc) in ["\"a\":", ",\"b\":", ",\"c\":"].iter().zip(docs.iter()) {
-        line.extend_from_slice(name.as_bytes());
+    for (i, name) in names.iter().enumerate() {
+        let doc = docs[usize::from(name.as_bytes()[0] - b'a')];
+        line.extend_from_slice(format!("{}\"{name}\":", if i > 0 { "," } else { "" }).as_bytes());
         line.extend_from_slice(doc);
     }
     line.push(b'}');
     let mut fixed = None;
-    let members = read_members(&line, &mut fixed, false).ok()?;
-    let mut objects = Vec::new();
+    let members = match op {
+        0 => read_apply_members(&line, &mut fixed, false, "a", "b"),
+        _ => read_members(&line, &mut fixed, false),
+    }
+    .ok()?;
+    let mut objects = vec![Object::default(); docs.len()];
+    let mut seen = [false; 3];
     for m in members {
+        // A document's text may close its own member and add others: each
+        // name must come once.
+        let at = ["a", "b", "c"][..docs.len()].iter().position(|n| *n == m.key)?;
+        if std::mem::replace(&mut seen[at], true) {
+            return None;
+        }
         match m.value {
-            Node::Object(o) => objects.push(o),
-            Node::Null => objects.push(Object::default()),
+            Node::Object(o) => objects[at] = o,
+            Node::Null => {}
             _ => return None,
         }
     }
-    if objects.len() != docs.len() {
+    if seen.iter().filter(|s| **s).count() != docs.len() {
         return None;
     }
     objects.resize_with(3, Object::default);

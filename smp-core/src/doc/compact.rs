@@ -111,12 +111,50 @@ impl<'a> Lazy<'a> {
         unsafe { &*node }
     }
 
-    /// [`Document::field`] of the decoded value.
-    #[cold]
+    /// [`Document::field`]: a scalar member (a merge key, `$patch`) is read
+    /// from the text, without decoding the object (a keyed list whose
+    /// elements a patch does not reach is merged reading their keys only).
     fn field(&self, name: &str) -> Field<KeyValue<'_>> {
+        if !self.text.starts_with('{') {
+            return Field::NotObject;
+        }
+        let Some(value) = super::parse::member_text(self.text, name) else {
+            return Field::Missing;
+        };
+        Field::Value(match value.as_bytes()[0] {
+            // Canonical: without escapes, an integer within `int64`.
+            b'"' => KeyValue::Str(&value[1..value.len() - 1]),
+            b't' => KeyValue::Bool(true),
+            b'f' => KeyValue::Bool(false),
+            b'n' => KeyValue::Null,
+            b'{' | b'[' => return self.decoded_field(name),
+            _ => match value.parse() {
+                Ok(i) => KeyValue::Int(i),
+                Err(_) => return self.decoded_field(name),
+            },
+        })
+    }
+
+    #[cold]
+    fn decoded_field(&self, name: &str) -> Field<KeyValue<'_>> {
         match self.decoded() {
             Node::Object(o) => o.get(name).map_or(Field::Missing, |v| Field::Value(v.as_member())),
             _ => Field::NotObject,
+        }
+    }
+
+    /// The object, decoded with `patch` as guide (the value has not been
+    /// decoded yet) as the original it is merged into.
+    fn into_decoded_for(self, patch: &Object<'_>) -> Object<'a> {
+        if self.decoded.get().is_null()
+            && let Ok(Node::Object(o)) = super::parse::parse_guided(self.text, patch)
+        {
+            return o;
+        }
+        match self.into_decoded() {
+            Node::Object(o) => o,
+            // The caller saw an object's text.
+            _ => Object::default(),
         }
     }
 
@@ -459,6 +497,13 @@ impl<'a> Document for Node<'a> {
                 other => Err(other),
             },
             other => Err(other),
+        }
+    }
+
+    fn into_object_for(self, patch: &Object<'a>) -> Result<Object<'a>, Self> {
+        match self {
+            Node::Raw(lazy) if lazy.text.starts_with('{') => Ok(lazy.into_decoded_for(patch)),
+            other => other.into_object(),
         }
     }
 

@@ -43,6 +43,13 @@ pub(crate) trait Document: Sized + Default + Clone {
     /// The object, or the value back when it is not one.
     fn into_object(self) -> Result<Self::Object, Self>;
 
+    /// [`Self::into_object`] of an object that `patch` is merged into
+    /// next: a document that keeps parts as text decodes only what the
+    /// patch reaches.
+    fn into_object_for(self, _patch: &Self::Object) -> Result<Self::Object, Self> {
+        self.into_object()
+    }
+
     /// The list, or the value back when it is not one.
     fn into_array(self) -> Result<Vec<Self>, Self>;
 

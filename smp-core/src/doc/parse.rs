@@ -26,7 +26,7 @@ use super::compact::{Member, Node, Object};
 use std::borrow::Cow;
 use std::ops::Range;
 
-pub(super) use guided::parse_guided;
+pub(super) use guided::{member_text, parse_guided};
 
 /// Nested lists and objects a text may open, as serde_json counts them.
 const NESTING_LIMIT: usize = 127;
@@ -157,6 +157,19 @@ impl<'a> Parser<'a> {
         // so that the stacks seldom grow (and move) while a text is read.
         let (items, members) = (Vec::with_capacity(64), Vec::with_capacity(64));
         Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items, members, zero_is_int }
+    }
+
+    /// A parser that only checks and skips text (no stacks allocated).
+    fn scanner(text: &'a str) -> Self {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            depth: 0,
+            items: Vec::new(),
+            members: Vec::new(),
+            zero_is_int: false,
+        }
     }
 
     /// Only whitespace is left.

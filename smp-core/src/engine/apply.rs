@@ -283,7 +283,7 @@ impl Merger {
             *slot = D::object(patch.filter_map_members(|_, v| Some(v.clone())));
             return Ok(());
         }
-        let orig = std::mem::take(slot).into_object().unwrap_or_default();
+        let orig = std::mem::take(slot).into_object_for(patch).unwrap_or_default();
         *slot = D::object(self.merge_object::<D>(orig, patch, sub, depth + 1)?);
         Ok(())
     }
@@ -573,7 +573,12 @@ impl<D: Document> MergeElements for Docs<ApplyCx<'_, '_>, D> {
     }
 
     fn merge(&self, e: &mut D, patches: &[&D::Object]) -> Result<()> {
-        let mut orig = std::mem::take(e).into_object().unwrap_or_default();
+        let taken = std::mem::take(e);
+        let mut orig = match patches.first() {
+            Some(first) => taken.into_object_for(first),
+            None => taken.into_object(),
+        }
+        .unwrap_or_default();
         for patch in patches {
             orig = self.cx.merger.merge_object::<D>(orig, patch, self.cx.schema, self.cx.depth + 1)?;
         }

@@ -11,9 +11,12 @@
 //!
 //! A member of an object of the original is decoded when:
 //! - the patch object has the same key (when both values are objects, the
-//!   member is read with the patch's value as its guide);
+//!   member is read with the patch's value as its guide; when both are
+//!   lists, the list is read but its elements are kept as text: a keyed
+//!   merge reads their keys from the text, [`member_text`], and an element
+//!   it merges into is decoded then, with that patch element as guide);
 //! - a directive of the patch object names it (`$setElementOrder/K`,
-//!   `$deleteFromPrimitiveList/K`);
+//!   `$deleteFromPrimitiveList/K`: a list, read as above);
 //! - its own key is a directive's (the engine compares the original's
 //!   directives with the patch's);
 //! - or the patch object holds `$patch` (the object is then read whole).
@@ -58,6 +61,31 @@ fn named_by_directives<'g>(guide: &'g Object<'_>) -> Option<Vec<&'g str>> {
     Some(named)
 }
 
+/// The text of the member `name` of the object whose canonical text is
+/// `text` (a [`Lazy`] one), found without decoding the object: its keys are
+/// sorted, its values canonical.
+pub(in crate::doc) fn member_text<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let mut p = Parser::scanner(text);
+    if !p.closes(b'{') || p.closes(b'}') {
+        return None;
+    }
+    loop {
+        p.closes(b'"');
+        let key = p.canonical_string()?;
+        p.closes(b':');
+        let start = p.pos;
+        if key > name || p.canonical().is_none() {
+            return None;
+        }
+        if key == name {
+            return Some(&text[start..p.pos]);
+        }
+        if !p.closes(b',') {
+            return None;
+        }
+    }
+}
+
 impl<'a> Parser<'a> {
     /// The rest of an object whose opening brace was read, with `guide`,
     /// the patch's object at the same place.
@@ -79,8 +107,15 @@ impl<'a> Parser<'a> {
                         self.pos += 1;
                         Node::Object(self.object_guided(sub)?)
                     }
+                    // A list the patch merges into: its elements are looked
+                    // up by key, and only those the patch names are merged.
+                    Some(Node::Array(_)) if self.peek() == Some(b'[') => self.list_of_kept()?,
                     Some(_) => self.value()?,
-                    None if key.starts_with('$') || named.binary_search(&&*key).is_ok() => self.value()?,
+                    None if key.starts_with('$') => self.value()?,
+                    None if named.binary_search(&&*key).is_ok() => match self.peek() {
+                        Some(b'[') => self.list_of_kept()?,
+                        _ => self.value()?,
+                    },
                     None => self.kept_or_read()?,
                 };
                 self.members.push((key, Some(v)));
@@ -93,6 +128,31 @@ impl<'a> Parser<'a> {
         }
         self.depth -= 1;
         Ok(Object::from_members(self.members.split_off(start)))
+    }
+
+    /// The list at the cursor, its elements that are lists or objects in
+    /// canonical text kept as that text.
+    fn list_of_kept(&mut self) -> Parsed<Node<'a>> {
+        self.pos += 1;
+        self.open()?;
+        let start = self.items.len();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.skip_ws();
+                let v = self.kept_or_read()?;
+                self.items.push(v);
+                match self.next_token()? {
+                    b',' => {}
+                    b']' => break,
+                    _ => return Err(Invalid),
+                }
+            }
+        }
+        self.depth -= 1;
+        Ok(Node::Array(self.items.split_off(start)))
     }
 
     /// The value at the cursor: a list or an object in canonical text kept
@@ -184,14 +244,16 @@ impl<'a> Parser<'a> {
     }
 
     /// The rest of a string without escapes whose opening quote was read.
+    #[inline]
     fn canonical_string(&mut self) -> Option<&'a str> {
         let start = self.pos;
         self.pos += plain_len(&self.bytes[self.pos..]);
         if self.peek() != Some(b'"') {
             return None;
         }
-        // Both ends are next to a quote: on character boundaries.
-        let s = &self.text[start..self.pos];
+        // SAFETY: both ends are next to a quote, an ASCII byte: they are on
+        // character boundaries of the text.
+        let s = unsafe { self.text.get_unchecked(start..self.pos) };
         self.pos += 1;
         Some(s)
     }
@@ -274,6 +336,8 @@ mod tests {
         assert!(raw(a.get("x")), "untouched under a touched object");
         assert!(!raw(a.get("y")) && !raw(doc.get("a")), "touched");
         assert!(!raw(doc.get("b")), "named by a directive");
+        let b = doc.get("b").and_then(Node::as_array).unwrap();
+        assert!(matches!(b[0], Node::Raw(_)), "its elements are read by key only");
         assert!(raw(doc.get("c")));
         assert!(!raw(doc.get("e")), "not canonical text");
         assert!(!raw(doc.get("$retainKeys")), "the original's own directive");
@@ -304,6 +368,25 @@ mod tests {
         assert!(Node::Object(doc.clone()).deep_eq(&whole));
         let Ok(object) = kept.clone().into_object() else { panic!("an object") };
         assert_eq!(object.len(), 2);
+    }
+
+    #[test]
+    fn a_kept_objects_scalar_members_are_read_from_its_text() {
+        let t = r#"{"$patch":"delete","a":{"b":1},"i":-12,"l":[1],"n":null,"name":"x","t":true,"z":false}"#;
+        let text = format!(r#"{{"k":{t}}}"#);
+        let doc = decode_guided(text.as_bytes(), Some(&Object::default())).unwrap();
+        let kept = doc.get("k").unwrap();
+        assert!(matches!(kept, Node::Raw(_)));
+        let whole = Node::from_json(serde_json::from_str(t).unwrap());
+        for name in ["$patch", "a", "i", "l", "n", "name", "t", "z", "missing", "", "zz", "$"] {
+            let show = |f: crate::lists::key::Field<crate::lists::key::KeyValue<'_>>| match f {
+                crate::lists::key::Field::Value(k) => format!("{:?}", k.to_value()),
+                other => format!("{other:?}"),
+            };
+            assert_eq!(show(kept.field(name)), show(whole.field(name)), "{name}");
+        }
+        let list = decode_guided(br#"{"k":[{"a":1}]}"#, Some(&Object::default())).unwrap();
+        assert!(matches!(list.get("k").unwrap().field("a"), crate::lists::key::Field::NotObject));
     }
 
     /// Random JSON values, as text written compact and sorted (mostly
