@@ -84,7 +84,8 @@ fn scalar_impl(c: &Container, p: &TokenStream, inner: Option<&syn::Type>) -> Tok
 
 /// One field per JSON field name, typed by what serde does with it:
 /// `Always<T>` (always written, a `T`), `MaybeAbsent` (left out for some
-/// values), `SkippedBySerde` (never written) or `Unchecked`. A merge key
+/// values), `SkippedBySerde` (never written, or never read) or
+/// `Unchecked`. A merge key
 /// is looked up in it. It lives in an anonymous block, out of the user's
 /// namespace.
 fn witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
@@ -94,7 +95,11 @@ fn witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
     let mut seen = std::collections::HashSet::new();
     let serialized = fields.iter().filter(|f| !f.flatten).map(|f| {
         let ty = &f.ty;
-        let member = if f.with.is_some() || mentions_generic(c, ty) {
+        let member = if !f.deserialized {
+            // Written but never read: serde gives every element read back
+            // the same default key.
+            quote!(SkippedBySerde)
+        } else if f.with.is_some() || mentions_generic(c, ty) {
             quote!(#p::Unchecked)
         } else if f.skip_if.is_some() {
             quote!(#p::MaybeAbsent)
@@ -113,7 +118,7 @@ fn witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
         tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
     }
     let (impl_generics_b, _, where_b) = bounded.split_for_impl();
-    let skipped_marker = (!c.skipped.is_empty()).then(|| {
+    let skipped_marker = (!c.skipped.is_empty() || fields.iter().any(|f| !f.deserialized)).then(|| {
         quote! {
             #[doc(hidden)]
             #[allow(dead_code)]

@@ -284,7 +284,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// (the list would be replaced and the key never read); `strategy =
 /// "merge"` on a field that is no list, or on a list of structs without a
 /// `merge_key`; a merge key that is not a scalar field every element
-/// writes (skipped by serde, or `skip_serializing_if`); `#[patch]` on
+/// writes and serde reads back (skipped by serde, `skip_deserializing`, or
+/// `skip_serializing_if`); `#[patch]` on
 /// tuple struct fields, enum variants, the fields of a transparent struct
 /// or of one serde writes `into` another type, and a strategy or merge key
 /// on a flattened field, where they are never read; two fields serde
