@@ -131,9 +131,9 @@ pub struct Member<'t> {
 /// [`apply_slice`] and friends decode a document of their own (the object
 /// around them does not count towards the nesting limit). Text that is not
 /// UTF-8 is read as the reference reads it ([`text`](crate::text)) into
-/// `fixed`, which the members then borrow. With `negative_zero_is_int`, a
-/// `-0` integer literal is the integer 0 (as YAML readers read it), not the
-/// float -0.
+/// `fixed`, which the members then borrow. A `-0` integer literal is the
+/// integer 0, as the reference reads it, whatever `negative_zero_is_int`
+/// says (the parameter is kept for the callers).
 pub fn read_members<'t>(
     text: &'t [u8],
     fixed: &'t mut Option<String>,
@@ -332,8 +332,8 @@ mod tests {
             }
         }
         assert_eq!(printed(&members[0].value), r#"{"a":"xé\"","b":2}"#);
-        assert_eq!(printed(&members[2].value), "-0");
-        // As the command line reads it, `-0` is the integer 0 (`-0.0` stays a float).
+        // As Go reads it, `-0` is the integer 0 (`-0.0` stays a float).
+        assert_eq!(printed(&members[2].value), "0");
         let mut fixed = None;
         let members = read_members(line, &mut fixed, true).unwrap();
         assert_eq!(printed(&members[2].value), "0");

@@ -11,8 +11,9 @@
 //! - strings without raw control characters; a `\u` escape of an unpaired
 //!   surrogate is U+FFFD, as the reference reads it ([`crate::text`]);
 //! - numbers as the reference decodes them: an integer literal that fits an
-//!   `int64` is one, and so is `-9223372036854775808`; every other number
-//!   (fractions, exponents, larger integers, `-0`) is the nearest `float64`,
+//!   `int64` is one, and so are `-9223372036854775808` and `-0` (the
+//!   integer 0, as Go's `strconv.ParseInt` reads it); every other number
+//!   (fractions, exponents, larger integers, `-0.0`) is the nearest `float64`,
 //!   and one beyond the `float64` range is an error;
 //! - at most 127 nested lists and objects, serde_json's limit.
 //!
@@ -54,7 +55,8 @@ pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
 /// aside) member by member, in the order written, duplicates kept: a text
 /// that holds several documents under names, each read as [`parse`] reads
 /// a text of its own (the object itself does not count towards the nesting
-/// limit). With `zero_is_int`, a `-0` integer literal is the integer 0.
+/// limit). A `-0` integer literal is the integer 0 with or without
+/// `zero_is_int` (it is so for every reader now, as for the reference).
 ///
 /// With `apply` (the names of an apply's original and patch), each
 /// original is read with the last patch as its guide ([`guided`]): when it
@@ -146,8 +148,8 @@ struct Parser<'a> {
     /// its exact size, when it ends.
     items: Vec<Node<'a>>,
     members: Vec<Member<'a>>,
-    /// A `-0` integer literal is the integer 0 (as the command line reads
-    /// it), not the float -0.
+    /// Kept for the callers: a `-0` integer literal is the integer 0 either
+    /// way (see [`int64`]).
     zero_is_int: bool,
 }
 
@@ -560,7 +562,7 @@ fn special_bytes(w: u64) -> u64 {
 }
 
 /// An integer literal's digits as the reference decodes them, when that is
-/// an `int64` (`-0` is a float).
+/// an `int64` (`-0` is the integer 0, as Go's `strconv.ParseInt` reads it).
 fn int64(digits: &[u8], negative: bool) -> Option<Node<'static>> {
     let mut n: u64 = 0;
     for &d in digits {
@@ -568,7 +570,6 @@ fn int64(digits: &[u8], negative: bool) -> Option<Node<'static>> {
     }
     if negative {
         match n {
-            0 => None,
             n if n <= 1 << 63 => Some(Node::Int((n as i64).wrapping_neg())),
             _ => None,
         }
@@ -594,9 +595,9 @@ mod tests {
 
     #[test]
     fn reads_what_serde_json_reads_of_the_text_as_the_reference_reads_it() {
+        // `-0` aside: serde_json reads it as the float -0, Go as the integer 0.
         let texts = [
             "0",
-            "-0",
             "-0.0",
             "1",
             "-1",
@@ -693,6 +694,13 @@ mod tests {
             proptest::prop_assert_eq!(plain_len_words(&bytes), want);
             proptest::prop_assert_eq!(is_plain(&bytes), want == bytes.len());
         }
+    }
+
+    #[test]
+    fn negative_zero_is_the_integer_zero_as_go_reads_it() {
+        assert_eq!(ours("-0").as_deref(), Some("Int(0)"));
+        assert_eq!(ours("[-0, 0, -0.0, -0e0]"), Some(format!("{:?}", parse("[0, 0, -0.0, -0.0]").unwrap())));
+        assert_ne!(ours("-0.0").as_deref(), Some("Int(0)"));
     }
 
     #[test]

@@ -117,19 +117,10 @@ pub fn merge_patches(patches: &[Value], schema: Schema<'_>) -> Result<Value> {
 /// escapes in strings are U+FFFD ([`text`](crate::text)). Anything else is
 /// `invalid JSON document`.
 pub fn decode(bytes: &[u8]) -> Result<Value> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Value::Object(Map::new()));
-    }
+    // The compact reader decodes numbers as Go does (serde_json reads `-0`
+    // as a float; Go's `strconv.ParseInt` reads it as the integer 0).
     let text = crate::text::as_go_reads(bytes);
-    let mut v: Value = serde_json::from_slice(&text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
-    match v {
-        Value::Object(_) => {
-            crate::value::normalize_numbers(&mut v);
-            Ok(v)
-        }
-        Value::Null => Ok(Value::Object(Map::new())),
-        _ => Err(ErrorKind::InvalidJsonDocument.into()),
-    }
+    Ok(Value::Object(compact::decode(&text)?.to_json_map()))
 }
 
 /// `MergeOptions`: the server applies (`{true, true}`); the three-way diff

@@ -273,6 +273,10 @@ impl<'a> Parser<'a> {
         if matches!(self.peek(), Some(b'.' | b'e' | b'E' | b'0'..=b'9')) {
             return None;
         }
+        // `-0` reads as the integer 0, which prints as `0`.
+        if negative && &self.bytes[start..self.pos] == b"0" {
+            return None;
+        }
         int64(&self.bytes[start..self.pos], negative).map(drop)
     }
 }
