@@ -238,6 +238,13 @@ impl<'a> Parser<'a> {
 
     #[inline(never)]
     fn array(&mut self) -> Parsed<Node<'a>> {
+        self.list_of(Self::value)
+    }
+
+    /// The rest of a list whose opening bracket was read, each element
+    /// read by `element` (from the whitespace before it).
+    #[inline(always)]
+    fn list_of(&mut self, mut element: impl FnMut(&mut Self) -> Parsed<Node<'a>>) -> Parsed<Node<'a>> {
         self.open()?;
         let start = self.items.len();
         self.skip_ws();
@@ -245,7 +252,7 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         } else {
             loop {
-                let v = self.value()?;
+                let v = element(self)?;
                 self.items.push(v);
                 match self.next_token()? {
                     b',' => {}

@@ -134,25 +134,10 @@ impl<'a> Parser<'a> {
     /// canonical text kept as that text.
     fn list_of_kept(&mut self) -> Parsed<Node<'a>> {
         self.pos += 1;
-        self.open()?;
-        let start = self.items.len();
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-        } else {
-            loop {
-                self.skip_ws();
-                let v = self.kept_or_read()?;
-                self.items.push(v);
-                match self.next_token()? {
-                    b',' => {}
-                    b']' => break,
-                    _ => return Err(Invalid),
-                }
-            }
-        }
-        self.depth -= 1;
-        Ok(Node::Array(self.items.split_off(start)))
+        self.list_of(|p| {
+            p.skip_ws();
+            p.kept_or_read()
+        })
     }
 
     /// The value at the cursor: a list or an object in canonical text kept
