@@ -66,8 +66,8 @@ fn line_route(
     line.push(b'}');
     let mut fixed = None;
     let members = match op {
-        0 => read_apply_members(&line, &mut fixed, false, "a", "b"),
-        _ => read_members(&line, &mut fixed, false),
+        0 => read_apply_members(&line, &mut fixed, "a", "b"),
+        _ => read_members(&line, &mut fixed),
     }
     .ok()?;
     let mut objects = vec![Object::default(); docs.len()];

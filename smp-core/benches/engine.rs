@@ -224,7 +224,7 @@ impl Case {
     /// From one line of the inputs to the output text, as the batch runs it.
     fn run_line(&self, line: &[u8]) -> Vec<u8> {
         let mut fixed = None;
-        let members = smp_core::bytes::read_members(line, &mut fixed, false).unwrap();
+        let members = smp_core::bytes::read_members(line, &mut fixed).unwrap();
         // The line holds the inputs in the order the operation takes them.
         let mut docs: Vec<compact::Object<'_>> = members
             .into_iter()

@@ -132,14 +132,9 @@ pub struct Member<'t> {
 /// around them does not count towards the nesting limit). Text that is not
 /// UTF-8 is read as the reference reads it ([`text`](crate::text)) into
 /// `fixed`, which the members then borrow. A `-0` integer literal is the
-/// integer 0, as the reference reads it, whatever `negative_zero_is_int`
-/// says (the parameter is kept for the callers).
-pub fn read_members<'t>(
-    text: &'t [u8],
-    fixed: &'t mut Option<String>,
-    negative_zero_is_int: bool,
-) -> Result<Vec<Member<'t>>> {
-    read(text, fixed, negative_zero_is_int, None)
+/// integer 0, as the reference reads it.
+pub fn read_members<'t>(text: &'t [u8], fixed: &'t mut Option<String>) -> Result<Vec<Member<'t>>> {
+    read(text, fixed, None)
 }
 
 /// [`read_members`] for an apply: the members named `original` are read
@@ -150,25 +145,18 @@ pub fn read_members<'t>(
 pub fn read_apply_members<'t>(
     text: &'t [u8],
     fixed: &'t mut Option<String>,
-    negative_zero_is_int: bool,
     original: &str,
     patch: &str,
 ) -> Result<Vec<Member<'t>>> {
-    read(text, fixed, negative_zero_is_int, Some((original, patch)))
+    read(text, fixed, Some((original, patch)))
 }
 
-fn read<'t>(
-    text: &'t [u8],
-    fixed: &'t mut Option<String>,
-    negative_zero_is_int: bool,
-    apply: Option<(&str, &str)>,
-) -> Result<Vec<Member<'t>>> {
+fn read<'t>(text: &'t [u8], fixed: &'t mut Option<String>, apply: Option<(&str, &str)>) -> Result<Vec<Member<'t>>> {
     let text: &'t str = match std::str::from_utf8(text) {
         Ok(text) => text,
         Err(_) => fixed.insert(crate::text::utf8_as_go_reads(text).into_owned()),
     };
-    let members =
-        parse::parse_members(text, negative_zero_is_int, apply).map_err(|_| ErrorKind::InvalidJsonDocument)?;
+    let members = parse::parse_members(text, apply).map_err(|_| ErrorKind::InvalidJsonDocument)?;
     Ok(members.into_iter().map(|(key, value, span)| Member { key, value, text: &text[span] }).collect())
 }
 
@@ -319,7 +307,7 @@ mod tests {
     fn members_read_as_documents_of_their_own() {
         let line = br#" {"original": {"b": [1, -0, -0.0, 1e2], "a": "x\u00e9\"", "b": 2}, "patch" :null, "id": -0, "patch": {"k": []}} "#;
         let mut fixed = None;
-        let members = read_members(line, &mut fixed, false).unwrap();
+        let members = read_members(line, &mut fixed).unwrap();
         let keys: Vec<_> = members.iter().map(|m| m.key.as_ref()).collect();
         assert_eq!(keys, ["original", "patch", "id", "patch"]);
         let texts: Vec<_> = members.iter().map(|m| m.text).collect();
@@ -335,15 +323,15 @@ mod tests {
         // As Go reads it, `-0` is the integer 0 (`-0.0` stays a float).
         assert_eq!(printed(&members[2].value), "0");
         let mut fixed = None;
-        let members = read_members(line, &mut fixed, true).unwrap();
+        let members = read_members(line, &mut fixed).unwrap();
         assert_eq!(printed(&members[2].value), "0");
         let doc = r#"{"b": [1, -0, -0.0, 1e2], "a": "x", "b": [1, -0, -0.0, 1e2]}"#;
         assert_eq!(
-            printed(&read_members(format!(r#"{{"d": {doc}}}"#).as_bytes(), &mut None, true).unwrap()[0].value),
+            printed(&read_members(format!(r#"{{"d": {doc}}}"#).as_bytes(), &mut None).unwrap()[0].value),
             r#"{"a":"x","b":[1,0,-0,100]}"#
         );
         for bad in [&b""[..], b"[]", b"{", br#"{"a" 1}"#, br#"{"a": 1,}"#, br#"{"a": 1} x"#, br#"{"a": 01}"#] {
-            assert!(read_members(bad, &mut None, false).is_err(), "{}", String::from_utf8_lossy(bad));
+            assert!(read_members(bad, &mut None).is_err(), "{}", String::from_utf8_lossy(bad));
         }
     }
 
@@ -354,19 +342,19 @@ mod tests {
             let doc = nested(depth);
             let line = format!(r#"{{"original": {doc}}}"#);
             assert_eq!(
-                read_members(line.as_bytes(), &mut None, false).is_ok(),
+                read_members(line.as_bytes(), &mut None).is_ok(),
                 compact::decode(doc.as_bytes()).is_ok(),
                 "{depth}"
             );
         }
-        assert!(read_members(format!(r#"{{"o": {}}}"#, nested(127)).as_bytes(), &mut None, false).is_ok());
+        assert!(read_members(format!(r#"{{"o": {}}}"#, nested(127)).as_bytes(), &mut None).is_ok());
     }
 
     #[test]
     fn members_not_utf8_read_as_the_reference_reads_them() {
         let line = b"{\"original\": {\"a\": \"x\xffy\"}, \"patch\": {\"k\xe2\x82\": 1}}";
         let mut fixed = None;
-        let members = read_members(line, &mut fixed, false).unwrap();
+        let members = read_members(line, &mut fixed).unwrap();
         assert_eq!(printed(&members[0].value), "{\"a\":\"x\u{fffd}y\"}");
         assert_eq!(printed(&members[1].value), "{\"k\u{fffd}\u{fffd}\":1}");
         assert_eq!(members[1].text, "{\"k\u{fffd}\u{fffd}\": 1}");

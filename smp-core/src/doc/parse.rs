@@ -41,7 +41,7 @@ type Parsed<T> = Result<T, Invalid>;
 /// Reads one JSON value that makes up the whole `text` (whitespace around it
 /// aside).
 pub(super) fn parse(text: &str) -> Parsed<Node<'_>> {
-    let mut p = Parser::new(text, false);
+    let mut p = Parser::new(text);
     let v = p.value()?;
     p.end()?;
     Ok(v)
@@ -55,8 +55,7 @@ pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
 /// aside) member by member, in the order written, duplicates kept: a text
 /// that holds several documents under names, each read as [`parse`] reads
 /// a text of its own (the object itself does not count towards the nesting
-/// limit). A `-0` integer literal is the integer 0 with or without
-/// `zero_is_int` (it is so for every reader now, as for the reference).
+/// limit).
 ///
 /// With `apply` (the names of an apply's original and patch), each
 /// original is read with the last patch as its guide ([`guided`]): when it
@@ -64,12 +63,8 @@ pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
 /// checked to be canonical (and read as it comes otherwise), and read once
 /// the patch is known, if the text is at least `GUIDED_AFTER` long (below
 /// that, checking costs more than the guide saves).
-pub(crate) fn parse_members<'t>(
-    text: &'t str,
-    zero_is_int: bool,
-    apply: Option<(&str, &str)>,
-) -> Parsed<Vec<SpannedMember<'t>>> {
-    let mut p = Parser::new(text, zero_is_int);
+pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> Parsed<Vec<SpannedMember<'t>>> {
+    let mut p = Parser::new(text);
     let mut members: Vec<SpannedMember<'t>> = Vec::new();
     // Where the last patch is, and the originals to read once it is known.
     let mut patch_at: Option<usize> = None;
@@ -119,7 +114,7 @@ pub(crate) fn parse_members<'t>(
     if !later.is_empty() {
         let guide = patch_at.map(|g| std::mem::take(&mut members[g].1));
         for i in later {
-            let mut p = Parser::new(text, zero_is_int);
+            let mut p = Parser::new(text);
             p.pos = members[i].2.start + 1;
             members[i].1 = Node::Object(match &guide {
                 Some(Node::Object(guide)) => p.object_guided(guide)?,
@@ -148,30 +143,19 @@ struct Parser<'a> {
     /// its exact size, when it ends.
     items: Vec<Node<'a>>,
     members: Vec<Member<'a>>,
-    /// Kept for the callers: a `-0` integer literal is the integer 0 either
-    /// way (see [`int64`]).
-    zero_is_int: bool,
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a str, zero_is_int: bool) -> Self {
+    fn new(text: &'a str) -> Self {
         // Room for the open lists' and objects' items of most documents,
         // so that the stacks seldom grow (and move) while a text is read.
         let (items, members) = (Vec::with_capacity(64), Vec::with_capacity(64));
-        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items, members, zero_is_int }
+        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items, members }
     }
 
     /// A parser that only checks and skips text (no stacks allocated).
     fn scanner(text: &'a str) -> Self {
-        Parser {
-            text,
-            bytes: text.as_bytes(),
-            pos: 0,
-            depth: 0,
-            items: Vec::new(),
-            members: Vec::new(),
-            zero_is_int: false,
-        }
+        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items: Vec::new(), members: Vec::new() }
     }
 
     /// Only whitespace is left.
@@ -448,9 +432,6 @@ impl<'a> Parser<'a> {
             let digits = &self.bytes[int_start..int_end];
             if let Some(v) = int64(digits, negative) {
                 return Ok(v);
-            }
-            if self.zero_is_int && digits == b"0" {
-                return Ok(Node::Int(0));
             }
         }
         // The nearest float64 (the standard library rounds correctly, as

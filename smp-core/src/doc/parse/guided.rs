@@ -29,7 +29,7 @@ use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, SET_ELEMENT_ORDER};
 /// Reads the JSON value that makes up `text`, as [`super::parse`] does,
 /// keeping what `guide` (the patch, an object) does not reach as text.
 pub(in crate::doc) fn parse_guided<'a>(text: &'a str, guide: &Object<'_>) -> Parsed<Node<'a>> {
-    let mut p = Parser::new(text, false);
+    let mut p = Parser::new(text);
     p.skip_ws();
     let v = if p.peek() == Some(b'{') {
         p.pos += 1;
@@ -280,7 +280,7 @@ mod tests {
     }
 
     fn skip(text: &str) -> Option<usize> {
-        let mut p = Parser::new(text, false);
+        let mut p = Parser::new(text);
         p.skip_canonical().then_some(p.pos)
     }
 
@@ -306,7 +306,7 @@ mod tests {
             "[1,]",
             "{",
         ] {
-            let mut p = Parser::new(t, false);
+            let mut p = Parser::new(t);
             assert!(!p.skip_canonical(), "{t}");
             assert_eq!(p.pos, 0, "the cursor stays: {t}");
         }

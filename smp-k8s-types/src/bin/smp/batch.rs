@@ -298,10 +298,9 @@ fn answer_bytes(
     }
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let mut fixed = None;
-    // The reference (YAML's reader) takes a `-0` integer for 0.
     let mut fields = match batch.op {
-        Op::Apply => smp_core::bytes::read_apply_members(line, &mut fixed, true, "original", "patch"),
-        _ => smp_core::bytes::read_members(line, &mut fixed, true),
+        Op::Apply => smp_core::bytes::read_apply_members(line, &mut fixed, "original", "patch"),
+        _ => smp_core::bytes::read_members(line, &mut fixed),
     }
     .ok()?;
     // The last of duplicate fields counts, as in JSON.
