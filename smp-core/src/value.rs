@@ -266,19 +266,10 @@ fn fmt_float_f(f: f64) -> String {
     s
 }
 
-/// Go's `encoding/json` rendering of a float64.
+/// Go's `encoding/json` rendering of a float64 (one writer for both paths:
+/// [`go_float`](crate::bytes::go_float)).
 fn fmt_float_json(f: f64) -> String {
-    let a = f.abs();
-    if a != 0.0 && !(1e-6..1e21).contains(&a) {
-        let s = fmt_float_e(f);
-        // encoding/json writes e-07 as e-7.
-        match s.split_once("e-0") {
-            Some((m, e)) => format!("{m}e-{e}"),
-            None => s,
-        }
-    } else {
-        fmt_float_f(f)
-    }
+    crate::bytes::go_float(f)
 }
 
 /// The value as Go's `encoding/json.Marshal` writes it: sorted keys, no
@@ -393,6 +384,9 @@ mod tests {
         assert_eq!(fmt_float_json(1e20), "100000000000000000000");
         assert_eq!(fmt_float_json(3.4028234663852886e38), "3.4028234663852886e+38");
         assert_eq!(fmt_float_json(0.5), "0.5");
+        // The sign of a zero is written, as `strconv.FormatFloat` writes it.
+        assert_eq!(fmt_float_json(-0.0), "-0");
+        assert_eq!(to_go_json(&json!([-0.0, 0.0, 1e21, -1e-7])), "[-0,0,1e+21,-1e-7]");
     }
 
     #[test]
