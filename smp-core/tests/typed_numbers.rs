@@ -31,12 +31,14 @@ fn live() -> Spec {
     Spec { priority: Some(1), ratio: None, extra: None, shards: vec![Shard { shard_id: 1, weight: Some(1) }] }
 }
 
-/// The typed result, and the engine's result read back as Go prints it.
+/// The typed result, and the engine's result read back as Go prints it and
+/// reads it again (`-0` is the integer 0 to Go's decoder, a float to
+/// serde_json's).
 fn both(patch: Value) -> (smp_core::Result<Spec>, Spec) {
     let typed = live().apply(&patch);
     let engine = apply(&serde_json::to_value(live()).unwrap(), &patch, Schema::Static(Spec::shape())).unwrap();
     let printed = smp_core::value::to_go_json(&engine);
-    (typed, serde_json::from_str(&printed).unwrap())
+    (typed, serde_json::from_value(smp_core::decode(printed.as_bytes()).unwrap()).unwrap())
 }
 
 #[test]
