@@ -253,6 +253,14 @@ impl<'a> Parser<'a> {
 
     #[inline(never)]
     fn object(&mut self) -> Parsed<Object<'a>> {
+        self.object_of(|p, _| p.value())
+    }
+
+    /// The rest of an object whose opening brace was read, each member's
+    /// value read by `member` (given the key, from the whitespace after the
+    /// colon).
+    #[inline(always)]
+    fn object_of(&mut self, mut member: impl FnMut(&mut Self, &str) -> Parsed<Node<'a>>) -> Parsed<Object<'a>> {
         self.open()?;
         let start = self.members.len();
         self.skip_ws();
@@ -261,7 +269,7 @@ impl<'a> Parser<'a> {
         } else {
             loop {
                 let key = self.member_key()?;
-                let v = self.value()?;
+                let v = member(self, &key)?;
                 self.members.push((key, Some(v)));
                 match self.next_token()? {
                     b',' => {}

@@ -21,7 +21,7 @@
 //!   directives with the patch's);
 //! - or the patch object holds `$patch` (the object is then read whole).
 
-use super::{Invalid, Parsed, Parser, int64, plain_len};
+use super::{Parsed, Parser, int64, plain_len};
 use crate::doc::Object as _;
 use crate::doc::compact::{Lazy, Node, Object};
 use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, SET_ELEMENT_ORDER};
@@ -93,41 +93,25 @@ impl<'a> Parser<'a> {
         let Some(named) = named_by_directives(guide) else {
             return self.object();
         };
-        self.open()?;
-        let start = self.members.len();
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-        } else {
-            loop {
-                let key = self.member_key()?;
-                self.skip_ws();
-                let v = match guide.get(&key) {
-                    Some(Node::Object(sub)) if self.peek() == Some(b'{') => {
-                        self.pos += 1;
-                        Node::Object(self.object_guided(sub)?)
-                    }
-                    // A list the patch merges into: its elements are looked
-                    // up by key, and only those the patch names are merged.
-                    Some(Node::Array(_)) if self.peek() == Some(b'[') => self.list_of_kept()?,
-                    Some(_) => self.value()?,
-                    None if key.starts_with('$') => self.value()?,
-                    None if named.binary_search(&&*key).is_ok() => match self.peek() {
-                        Some(b'[') => self.list_of_kept()?,
-                        _ => self.value()?,
-                    },
-                    None => self.kept_or_read()?,
-                };
-                self.members.push((key, Some(v)));
-                match self.next_token()? {
-                    b',' => {}
-                    b'}' => break,
-                    _ => return Err(Invalid),
+        self.object_of(|p, key| {
+            p.skip_ws();
+            match guide.get(key) {
+                Some(Node::Object(sub)) if p.peek() == Some(b'{') => {
+                    p.pos += 1;
+                    p.object_guided(sub).map(Node::Object)
                 }
+                // A list the patch merges into: its elements are looked up
+                // by key, and only those the patch names are merged.
+                Some(Node::Array(_)) if p.peek() == Some(b'[') => p.list_of_kept(),
+                Some(_) => p.value(),
+                None if key.starts_with('$') => p.value(),
+                None if named.binary_search(&key).is_ok() => match p.peek() {
+                    Some(b'[') => p.list_of_kept(),
+                    _ => p.value(),
+                },
+                None => p.kept_or_read(),
             }
-        }
-        self.depth -= 1;
-        Ok(Object::from_members(self.members.split_off(start)))
+        })
     }
 
     /// The list at the cursor, its elements that are lists or objects in
