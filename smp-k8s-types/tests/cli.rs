@@ -6,6 +6,8 @@ mod daily;
 mod extensions;
 #[path = "cli/hostile_input.rs"]
 mod hostile_input;
+#[path = "cli/versus_kubectl.rs"]
+mod versus_kubectl;
 
 use serde_json::{Value, json};
 use std::io::Write;
@@ -381,14 +383,26 @@ fn three_way_conflict_exits_2_with_both_sides() {
     assert_eq!(lines[1], json!({"patch": labels("b")}));
 }
 
-/// Runs kubectl with `args` and an empty kubeconfig; `None` (said loudly)
-/// when kubectl is not on PATH.
-fn kubectl(args: &[&str]) -> Option<Output> {
+/// The kubectl to compare with: `$SMP_KUBECTL` (a path, to pick a
+/// version), else `kubectl` on PATH; `None` (said loudly) without one.
+fn kubectl_path() -> Option<PathBuf> {
+    if let Some(chosen) = std::env::var_os("SMP_KUBECTL") {
+        let chosen = PathBuf::from(chosen);
+        assert!(chosen.is_file(), "SMP_KUBECTL names no file: {}", chosen.display());
+        return Some(chosen);
+    }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let Some(kubectl) = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|p| p.is_file()) else {
-        eprintln!("SKIPPED: kubectl is not on PATH; smp was not compared with kubectl");
-        return None;
-    };
+    let found = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|p| p.is_file());
+    if found.is_none() {
+        eprintln!("SKIPPED: kubectl is not on PATH (nor named by SMP_KUBECTL); smp was not compared with kubectl");
+    }
+    found
+}
+
+/// Runs kubectl with `args` and an empty kubeconfig; `None` (said loudly)
+/// when there is no kubectl.
+fn kubectl(args: &[&str]) -> Option<Output> {
+    let kubectl = kubectl_path()?;
     let kubeconfig = file("kubeconfig", "");
     let out = Command::new(kubectl)
         .args(args)

@@ -60,7 +60,8 @@ fn negative_zero_is_the_integer_zero_as_for_kubectl() {
     let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {}});
     let object = json_file("widget.json", &widget);
     let patch = r#"{"spec": {"int": -0, "float": -0.0, "list": [-0, 1.0, 1e21, 1e-7]}}"#;
-    let out = smp(&["apply", "--untyped", &object, "-"], patch);
+    // The merge patch keeps the float -0.0 of the patch, as kubectl's does.
+    let out = smp(&["apply", "--type", "merge", &object, "-"], patch);
     assert!(stdout(&out).contains(r#""int": 0,"#), "{}", stdout(&out));
     assert!(stdout(&out).contains(r#""float": -0,"#), "{}", stdout(&out));
     let got = assert_ok(&out);

@@ -3,6 +3,7 @@
 
 use crate::args::Source;
 use crate::input::{self, describe};
+use crate::numbers;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -74,7 +75,12 @@ pub fn read(source: &Source, what: &str, recursive: bool) -> Result<Vec<Document
         // kubectl reads the objects of -f files with invalid UTF-8 replaced
         // before parsing; a patch is JSON text given to -p.
         let bytes = if what == "patch" { bytes.into() } else { smp_core::text::file_as_kubectl_reads(&bytes) };
-        let values = input::parse_stream(&bytes).map_err(|e| format!("{}: {e}", describe(file, what)))?;
+        let mut values = input::parse_stream(&bytes).map_err(|e| format!("{}: {e}", describe(file, what)))?;
+        if what != "patch" {
+            // kubectl hands each object it read to the patch library as
+            // the JSON Go writes for it, which the library reads back.
+            values.iter_mut().for_each(numbers::read_back);
+        }
         let several = values.len() > 1;
         for (n, value) in values.into_iter().enumerate() {
             let origin =

@@ -7,7 +7,7 @@ use crate::documents::{self, Document};
 use crate::op::{Extensions, Op, apply_as};
 use crate::output::{self, Failure};
 use crate::schema::Resolver;
-use crate::{explain, input, textdiff};
+use crate::{explain, input, numbers, textdiff};
 use serde_json::{Value, json};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
@@ -65,12 +65,20 @@ impl Request<'_> {
                 }
             };
             let schema = resolver.schema_for(&case.docs, names).map_err(within)?;
-            let answer = self.op.run(&case.docs, self.overwrite, schema, self.patch_type, self.ext).map_err(|e| {
-                match Failure::from(e) {
-                    Failure::Error(message) => Failure::Error(within(message)),
-                    other => other,
-                }
-            })?;
+            let mut answer =
+                self.op.run(&case.docs, self.overwrite, schema, self.patch_type, self.ext).map_err(|e| {
+                    match Failure::from(e) {
+                        Failure::Error(message) => Failure::Error(within(message)),
+                        other => other,
+                    }
+                })?;
+            if self.op == Op::Apply && self.patch_type == PatchType::Strategic {
+                // kubectl prints the object it reads back from the JSON the
+                // strategic library wrote (its `-0` is the integer 0). The
+                // merge and JSON patch libraries give the patch's values
+                // as they were written instead.
+                numbers::read_back(&mut answer);
+            }
             if self.explain || self.diff {
                 let (before, patch, after) = self.before_after(&case.docs, &answer, schema)?;
                 if self.explain {

@@ -16,6 +16,7 @@
 //!   mostly from aliases is refused as go-yaml refuses it ("excessive
 //!   aliasing"), which also bounds the work an alias bomb causes.
 
+use crate::numbers;
 use crate::prescan::MAX_DEPTH;
 use crate::yaml_scalar::{self, Scalar};
 use libyaml_safer::{EventData, Mark, Parser};
@@ -330,12 +331,12 @@ fn key_text(key: Scalar, value: &Value) -> Result<String, String> {
     })
 }
 
-/// A YAML float as JSON. One with an integral value that fits an `int64`
-/// is an integer: the reference's YAML-to-JSON step writes `1.0` as `1`,
-/// which then decodes as an integer.
+/// A YAML float as JSON. One Go writes without a fraction or exponent is
+/// an integer where it fits an `int64`: the reference's YAML-to-JSON step
+/// writes `1.0` as `1`, which then decodes as an integer.
 fn float(f: f64) -> Result<Number, String> {
-    if f.fract() == 0.0 && (-INT64_BOUND..INT64_BOUND).contains(&f) {
-        return Ok((f as i64).into());
+    if let Some(i) = numbers::integer_of(f) {
+        return Ok(i.into());
     }
     Number::from_f64(f).ok_or_else(|| {
         let text = if f.is_nan() {
@@ -348,9 +349,6 @@ fn float(f: f64) -> Result<Number, String> {
         format!("json: unsupported value: {text}")
     })
 }
-
-/// 2^63: integral floats in `[-2^63, 2^63)` are exactly `int64` values.
-const INT64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
 #[cfg(test)]
 mod tests {
