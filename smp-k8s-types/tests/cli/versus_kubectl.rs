@@ -211,6 +211,50 @@ fn integral_floats_of_the_original_are_integers_for_the_library() {
     ]));
 }
 
+#[test]
+fn yaml_streams_are_split_as_kubectl_splits_them() {
+    if kubectl_path().is_none() {
+        return;
+    }
+    // kubectl cuts a stream at lines that start with `---` and reads the
+    // first document of each part: what follows `...` is not read, text
+    // after the dashes is refused, and a directive has no document.
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\n");
+    let texts = [
+        format!("{}...\n{}", cm("a"), cm("b")),
+        format!("--- # first\n{}---\t\n\n# nothing\n--- #\n{}...\n", cm("a"), cm("b")),
+        format!("--- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: a}}}}\n{}", cm("b")),
+        format!("{}----\n{}", cm("a"), cm("b")),
+        format!("%YAML 1.1\n---\n{}", cm("a")),
+        format!("{}data: {{k: \"x\n---\n  y\"}}\n", cm("a")),
+    ];
+    let files: Vec<PathBuf> = texts.iter().enumerate().map(|(i, t)| file(&format!("stream{i}.yaml"), t)).collect();
+    let cases: Vec<(&Path, &str, &str)> = files.iter().map(|f| (f.as_path(), "merge", "{}")).collect();
+    compare_all(&both_formats(&cases));
+}
+
+#[test]
+fn a_yaml_key_go_cannot_use_is_no_error_where_a_later_entry_replaces_it() {
+    if kubectl_path().is_none() {
+        return;
+    }
+    // go-yaml decodes the whole document before its keys become text: a
+    // `~` key in a map that a later entry of the same key replaces is gone
+    // by then. Where it stays, both refuse it.
+    let object = file(
+        "replaced.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: {~: 1, 18446744073709551615: 2}, k: x}\n",
+    );
+    let kept = file("kept.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: {~: 1}}\n");
+    let patch = "data:\n  b: {~: 1, c: [{~: 2}]}\n  b: y\n";
+    compare_all(&both_formats(&[
+        (&object, "merge", "{}"),
+        (&object, "strategic", patch),
+        (&kept, "merge", "{}"),
+        (&kept, "merge", patch),
+    ]));
+}
+
 /// splitmix64: a small seeded generator, so that a failing run can be
 /// repeated with its seed.
 struct Rng(u64);
@@ -612,7 +656,10 @@ fn object_file(rng: &mut Rng, n: usize) -> (PathBuf, Layout) {
     let mut writer = YamlWriter { rng, out: String::new(), anchors: Vec::new(), keys: HashMap::new() };
     for (i, document) in documents.iter().enumerate() {
         if i > 0 || writer.rng.percent(20) {
-            writer.out.push_str("---\n");
+            if i > 0 && writer.rng.percent(20) {
+                writer.out.push_str("...\n");
+            }
+            writer.out.push_str(writer.rng.pick(&["---\n", "--- # next\n", "---  \n"]));
         }
         // Anchors do not reach across documents.
         writer.anchors.clear();

@@ -90,7 +90,14 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
             .map_err(|e| format!("invalid JSON: {e}"))?
     } else {
         prescan::yaml(bytes).map_err(|e| format!("invalid YAML: {e}"))?;
-        let mut values = yaml_read::documents(bytes).map_err(|e| format!("invalid YAML: {e}"))?;
+        let mut values = Vec::new();
+        for (line, text) in yaml_documents(bytes)? {
+            let within = |e: String| match line {
+                1 => format!("invalid YAML: {e}"),
+                _ => format!("invalid YAML in the document from line {line}: {e}"),
+            };
+            values.extend(yaml_read::first_document(text).map_err(within)?);
+        }
         values.retain(|v| !v.is_null());
         values
     };
@@ -104,6 +111,38 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
         values.push(Value::Object(Map::new()));
     }
     Ok(values)
+}
+
+/// The documents of a YAML stream as kubectl splits it, each with the
+/// number of its first line: at every line that starts with `---`, where
+/// only a comment may follow the dashes; nothing else ends a document
+/// (what follows a `...` in one is not read). Parts without text are
+/// skipped.
+fn yaml_documents(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, String> {
+    let mut documents = Vec::new();
+    let (mut start, mut first_line) = (0, 1);
+    let mut at = 0;
+    for (n, line) in bytes.split_inclusive(|b| *b == b'\n').enumerate() {
+        if let Some(rest) = line.strip_prefix(b"---") {
+            let rest = String::from_utf8_lossy(rest);
+            let rest = rest.trim();
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return Err(format!(
+                    "invalid YAML: line {}: only a comment may follow a document separator (---), not {rest:?}",
+                    n + 1
+                ));
+            }
+            if at > start {
+                documents.push((first_line, &bytes[start..at]));
+            }
+            (start, first_line) = (at + line.len(), n + 2);
+        }
+        at += line.len();
+    }
+    if at > start {
+        documents.push((first_line, &bytes[start..at]));
+    }
+    Ok(documents)
 }
 
 /// The first document of a YAML stream, as go-yaml's `Unmarshal` (what
@@ -201,6 +240,18 @@ mod tests {
         assert_eq!(parse_stream(br#"{"a": 1} {"b": -0}"#).unwrap(), [json!({"a": 1}), json!({"b": 0})]);
         assert_eq!(parse_stream(b"").unwrap(), [json!({})]);
         assert!(parse_stream(br#"{"a": 1} {"b": 1e999}"#).unwrap_err().starts_with("invalid JSON"));
+    }
+
+    #[test]
+    fn yaml_streams_are_split_as_kubectl_splits_them() {
+        let docs = parse_stream(b"a: 1\n...\nb: 2\n--- # two\r\nc: 3\n---\n---\n\n# none\n---\nd: 4").unwrap();
+        assert_eq!(docs, [json!({"a": 1}), json!({"c": 3}), json!({"d": 4})]);
+        for text in [&b"--- {a: 1}\n"[..], b"a: 1\n----\n", b"a: 1\n---x\n"] {
+            let err = parse_stream(text).unwrap_err();
+            assert!(err.contains("only a comment may follow a document separator (---)"), "{err}");
+        }
+        let err = parse_stream(b"a: 1\n---\nb: [\n").unwrap_err();
+        assert!(err.starts_with("invalid YAML in the document from line 3:"), "{err}");
     }
 
     #[test]

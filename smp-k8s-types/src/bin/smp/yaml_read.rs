@@ -24,7 +24,9 @@ use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Every document of a YAML stream as JSON (`null` for an empty one).
+/// Every document of a YAML stream as JSON (`null` for an empty one), as
+/// one parser reads the stream.
+#[cfg(test)]
 pub fn documents(bytes: &[u8]) -> Result<Vec<Value>, String> {
     read(bytes, usize::MAX)
 }
@@ -185,7 +187,7 @@ impl Decoder {
         // go-yaml counts the document, then its root.
         self.count()?;
         self.count()?;
-        self.value(root, 0)
+        self.value(root, 0)?.into_json()
     }
 
     /// Counts one node decoded, and refuses a document that aliases
@@ -206,24 +208,26 @@ impl Decoder {
 
     /// A node as a JSON value (counted by the caller); `depth` is how
     /// deep it stands, aliases expanded.
-    fn value(&mut self, node: &Node, depth: usize) -> Result<Value, String> {
+    fn value(&mut self, node: &Node, depth: usize) -> Result<Decoded, String> {
         if depth > MAX_DEPTH {
             return Err(format!("nested deeper than {MAX_DEPTH} levels once aliases are expanded"));
         }
         match node {
-            Node::Scalar { value, tag, plain } => json(yaml_scalar::scalar(value, tag.as_deref(), *plain)?),
+            Node::Scalar { value, tag, plain } => {
+                Ok(Decoded::Scalar(json(yaml_scalar::scalar(value, tag.as_deref(), *plain)?)?))
+            }
             Node::Seq(items) => {
                 let mut values = Vec::with_capacity(items.len());
                 for item in items {
                     self.count()?;
                     values.push(self.value(item, depth + 1)?);
                 }
-                Ok(Value::Array(values))
+                Ok(Decoded::Seq(values))
             }
             Node::Map(entries) => {
-                let mut map = Map::new();
+                let mut map = GoMap::default();
                 self.entries(entries, &mut map, depth)?;
-                Ok(Value::Object(map))
+                Ok(Decoded::Map(map))
             }
             Node::Alias(target) => self.alias(|d| d.value(target, depth)),
         }
@@ -239,12 +243,7 @@ impl Decoder {
 
     /// The entries of a mapping into `map`, in order: later keys win, and a
     /// merge key brings its maps' entries where it stands.
-    fn entries(
-        &mut self,
-        entries: &[(Rc<Node>, Rc<Node>)],
-        map: &mut Map<String, Value>,
-        depth: usize,
-    ) -> Result<(), String> {
+    fn entries(&mut self, entries: &[(Rc<Node>, Rc<Node>)], map: &mut GoMap, depth: usize) -> Result<(), String> {
         for (key, value) in entries {
             if key.is_merge_key() {
                 self.merge(value, map, depth)?;
@@ -254,14 +253,14 @@ impl Decoder {
             let key = self.key(key)?;
             self.count()?;
             let value = self.value(value, depth + 1)?;
-            map.insert(key_text(key, &value)?, value);
+            map.insert(key, value);
         }
         Ok(())
     }
 
     /// The value of a merge key: a map, an alias of one, or a list of
     /// those (merged last to first, so that the first wins).
-    fn merge(&mut self, node: &Node, map: &mut Map<String, Value>, depth: usize) -> Result<(), String> {
+    fn merge(&mut self, node: &Node, map: &mut GoMap, depth: usize) -> Result<(), String> {
         let maps: Vec<&Node> = match node {
             Node::Seq(items) => items.iter().rev().map(|item| &**item).collect(),
             other => vec![other],
@@ -315,6 +314,83 @@ fn json(scalar: Scalar) -> Result<Value, String> {
         Scalar::Float(f) => Value::Number(float(f)?),
         Scalar::Str(s) => Value::String(s),
     })
+}
+
+/// A node as go-yaml decodes it, before `sigs.k8s.io/yaml` turns it into
+/// JSON.
+enum Decoded {
+    Scalar(Value),
+    Seq(Vec<Decoded>),
+    Map(GoMap),
+}
+
+impl Decoded {
+    fn into_json(self) -> Result<Value, String> {
+        match self {
+            Decoded::Scalar(value) => Ok(value),
+            Decoded::Seq(items) => {
+                Ok(Value::Array(items.into_iter().map(Decoded::into_json).collect::<Result<_, _>>()?))
+            }
+            Decoded::Map(map) => map.into_json(),
+        }
+    }
+}
+
+/// A mapping as go-yaml decodes it: a Go map whose keys are typed (`1`,
+/// `1.0`, `"1"` and `~` are four keys), a later entry replacing an equal
+/// one. Only then does `sigs.k8s.io/yaml` turn its keys into text, so a
+/// key it refuses (`~`) in an entry replaced later is no error.
+#[derive(Default)]
+struct GoMap {
+    /// Where each key's entry stands in `entries`.
+    index: HashMap<KeyId, usize>,
+    entries: Vec<(Scalar, Decoded)>,
+}
+
+/// A key's identity for Go's map: its type and value (`-0.0` equals
+/// `0.0`; each NaN is a key of its own).
+#[derive(PartialEq, Eq, Hash)]
+enum KeyId {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Float(u64),
+    NaN(usize),
+    Str(String),
+}
+
+impl GoMap {
+    fn insert(&mut self, key: Scalar, value: Decoded) {
+        let id = match &key {
+            Scalar::Null => KeyId::Null,
+            Scalar::Bool(b) => KeyId::Bool(*b),
+            Scalar::Int(i) => KeyId::Int(*i),
+            Scalar::Uint(u) => KeyId::Uint(*u),
+            Scalar::Float(f) if f.is_nan() => KeyId::NaN(self.entries.len()),
+            Scalar::Float(f) => KeyId::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
+            Scalar::Str(s) => KeyId::Str(s.clone()),
+        };
+        match self.index.get(&id) {
+            // Go's map keeps the later key too (`-0.0` after `0.0`).
+            Some(&at) => self.entries[at] = (key, value),
+            None => {
+                self.index.insert(id, self.entries.len());
+                self.entries.push((key, value));
+            }
+        }
+    }
+
+    /// The map as JSON. Two keys of one text (`1` and `"1"`) leave one
+    /// entry: the later here; kubectl keeps either, as Go's map order has it.
+    fn into_json(self) -> Result<Value, String> {
+        let mut map = Map::new();
+        for (key, value) in self.entries {
+            let value = value.into_json()?;
+            map.insert(key_text(key, &value)?, value);
+        }
+        Ok(Value::Object(map))
+    }
 }
 
 /// A mapping key as JSON text, as `sigs.k8s.io/yaml` writes it.
