@@ -128,6 +128,30 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
     Ok(members)
 }
 
+/// The items of a parser's stack from `start` on (a list's elements, an
+/// object's members), taken off it. A short run is moved into a vector of
+/// its exact size, one allocation and one copy. A long one keeps the
+/// stack's own buffer and the few items below it move to a new stack
+/// instead, so that a list of a million elements is never held twice
+/// (its spare room, at most what it holds, is address space the stack
+/// never wrote to).
+fn take_run<T>(stack: &mut Vec<T>, start: usize) -> Vec<T> {
+    if stack.len() - start < LONG_RUN {
+        return stack.split_off(start);
+    }
+    let mut run = std::mem::replace(stack, Vec::with_capacity(start.max(STACK_ROOM)));
+    stack.extend(run.drain(..start));
+    run
+}
+
+/// The length from which [`take_run`] keeps the stack's buffer.
+const LONG_RUN: usize = 4096;
+
+/// The room a parser's stacks start with: that of the open lists' and
+/// objects' items of most documents, so that the stacks seldom grow (and
+/// move) while a text is read.
+const STACK_ROOM: usize = 64;
+
 /// The length of a case from which an apply's original that comes before
 /// its patch is read with the patch as guide.
 const GUIDED_AFTER: usize = 64 * 1024;
@@ -147,9 +171,7 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn new(text: &'a str) -> Self {
-        // Room for the open lists' and objects' items of most documents,
-        // so that the stacks seldom grow (and move) while a text is read.
-        let (items, members) = (Vec::with_capacity(64), Vec::with_capacity(64));
+        let (items, members) = (Vec::with_capacity(STACK_ROOM), Vec::with_capacity(STACK_ROOM));
         Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items, members }
     }
 
@@ -246,9 +268,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth -= 1;
-        // `split_off` allocates the list at its exact size and moves the
-        // elements in one copy.
-        Ok(Node::Array(self.items.split_off(start)))
+        Ok(Node::Array(take_run(&mut self.items, start)))
     }
 
     #[inline(never)]
@@ -279,7 +299,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.depth -= 1;
-        Ok(Object::from_members(self.members.split_off(start)))
+        Ok(Object::from_members(take_run(&mut self.members, start)))
     }
 
     /// An object member's key and the colon after it.
@@ -690,6 +710,23 @@ mod tests {
             proptest::prop_assert_eq!(plain_len_words(&bytes), want);
             proptest::prop_assert_eq!(is_plain(&bytes), want == bytes.len());
         }
+    }
+
+    #[test]
+    fn long_lists_and_objects_keep_what_the_stacks_held_below_them() {
+        // Runs from LONG_RUN on take the stack's buffer: the items of the
+        // lists and objects around them stay where they were.
+        let n = LONG_RUN + 3;
+        let list = |from: usize| format!("[{}]", (from..from + n).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+        let object = format!("{{{}}}", (0..n).map(|i| format!("\"k{i:05}\":{i}")).collect::<Vec<_>>().join(","));
+        let text = format!(
+            r#"[1, {{"a": [2, {long}, {{"b": {object}, "c": [3]}}], "z": {long2}}}, {object}, 4, {long3}]"#,
+            long = list(0),
+            long2 = list(n),
+            long3 = list(2 * n),
+        );
+        assert_eq!(ours(&text), serde(&text));
+        assert_eq!(ours(&list(7)), serde(&list(7)));
     }
 
     #[test]
