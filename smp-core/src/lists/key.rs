@@ -282,6 +282,12 @@ impl<'a> Key<'a> {
         }
     }
 
+    /// A hash of the key that keys `==` in Go share; `None` for a key Go
+    /// cannot compare (a map, a list).
+    pub fn identity_hash(&self, hasher: &KeyHasher) -> Option<u64> {
+        self.identity().ok().map(|id| std::hash::BuildHasher::hash_one(hasher, id))
+    }
+
     /// The key's string, when it is one string (nearly all merge keys).
     pub fn one_str(&self) -> Option<&'a str> {
         match self {
@@ -404,10 +410,12 @@ impl TagIndex {
     /// would compare two maps or two lists.
     pub fn lookup(&self, tag: Tag) -> Lookup {
         match tag {
-            Tag::Id(id) => Ok(self.first.get(id as usize).copied().filter(|&p| p != ABSENT).map(|p| p as usize)),
-            Tag::Object if self.has_object => Err(Uncomparable),
-            Tag::Array if self.has_array => Err(Uncomparable),
-            _ => Ok(None),
+            Tag::Id(id) => {
+                self.first.get(id as usize).copied().filter(|&p| p != ABSENT).map_or(Lookup::MISSING, Lookup::at)
+            }
+            Tag::Object if self.has_object => Lookup::UNCOMPARABLE,
+            Tag::Array if self.has_array => Lookup::UNCOMPARABLE,
+            _ => Lookup::MISSING,
         }
     }
 
@@ -435,14 +443,13 @@ impl<'v> ValueIndex<'v> {
 
     /// Position of the first value `==` to `key`.
     pub fn position_of_key(&self, key: &Key<'_>) -> crate::Result<Option<usize>> {
-        let Some(tag) = self.interner.get(key) else { return Ok(None) };
-        self.index.lookup(tag).map_err(|Uncomparable| uncomparable())
+        self.lookup(key).get().map_err(|Uncomparable| uncomparable())
     }
 
     /// [`Self::position_of_key`] for the order code, which fails only where
     /// it evaluates the lookup.
     pub fn lookup(&self, key: &Key<'_>) -> Lookup {
-        self.position_of_key(key).map_err(|_| Uncomparable)
+        self.interner.get(key).map_or(Lookup::MISSING, |tag| self.index.lookup(tag))
     }
 
     /// Whether a value `==` to `key` is indexed.

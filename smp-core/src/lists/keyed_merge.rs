@@ -10,9 +10,9 @@
 //! reference meets them, so that the same one is reported.
 
 use super::element::{Elements, MergeElements, PatchObject, element_kind, missing_key};
-use super::key::KeyMap;
 use super::key::{Field, Interner, Key, KeyFields, KeyValue, Tag, TagIndex, uncomparable};
-use super::order::{Lookup, Uncomparable, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
+use super::key::{KeyHasher, KeyMap};
+use super::order::{Lookup, Uncomparable, in_order, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
 use crate::doc::{Document, Object as _};
 use crate::engine::{PATCH, copy_patch_value};
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
@@ -288,8 +288,13 @@ fn in_place_targets<'p, L: MergeElements>(
     if live.is_empty() || order.len() != live.len() {
         return None;
     }
-    let mut keys: Vec<Key<'_>> = Vec::with_capacity(live.len());
-    let mut interner = Interner::with_capacity(live.len());
+    // Each live key's hash, rather than the keys and a table of them (eight
+    // bytes an element instead of about eighty): a hash found is confirmed
+    // by `==` on the key, read again from the element, and a hash that
+    // repeats is taken for a repeated key. Either way a collision only
+    // sends the list to the general merge.
+    let hasher = KeyHasher::default();
+    let mut hashes: Vec<u64> = Vec::with_capacity(live.len());
     for (e, o) in live.iter().zip(order) {
         if l.kind(e) != GoKind::Object || l.is_delete(e) {
             return None;
@@ -298,15 +303,18 @@ fn in_place_targets<'p, L: MergeElements>(
         o.as_object()?;
         let Field::Value(named) = fields.key_of(|n| o.field(n)) else { return None };
         // A map or list key is never `==` (the reference panics on it).
-        if key.go_eq(&named) != Some(true) || !matches!(interner.tag(&key), Tag::Id(_)) {
+        if key.go_eq(&named) != Some(true) {
             return None;
         }
-        keys.push(key);
+        hashes.push(key.identity_hash(&hasher)?);
     }
-    if interner.len() != live.len() {
+    let mut sorted = hashes.clone();
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
         // Duplicate keys: the ordering passes move them.
         return None;
     }
+    drop(sorted);
     let mut targets = Vec::with_capacity(patch.len());
     let mut next = 0;
     for p in patch {
@@ -324,7 +332,12 @@ fn in_place_targets<'p, L: MergeElements>(
         if values.iter().any(|v| v.is_null()) {
             return None;
         }
-        let at = next + keys[next..].iter().position(|k| k.go_eq(&key) == Some(true))?;
+        let hash = key.identity_hash(&hasher)?;
+        let at = next + hashes[next..].iter().position(|&h| h == hash)?;
+        match fields.key_of(|n| l.field(&live[at], n)) {
+            Field::Value(k) if k.go_eq(&key) == Some(true) => {}
+            _ => return None,
+        }
         targets.push((at, m));
         next = at + 1;
     }
@@ -458,7 +471,7 @@ fn merge_slice<L: MergeElements>(
         // Every element whose key matches a delete goes (`deleteMatchingEntries`).
         let doomed = TagIndex::new(deletes, keys.ids);
         work.retain(|m| match m.key {
-            Field::Value(t) => Ok(doomed.lookup(t).map_err(|Uncomparable| uncomparable())?.is_none()),
+            Field::Value(t) => Ok(doomed.lookup(t).get().map_err(|Uncomparable| uncomparable())?.is_none()),
             _ => Ok(true),
         })?;
     }
@@ -486,7 +499,7 @@ fn merge_slice<L: MergeElements>(
     let mut server_only = Vec::new();
     for i in 0..work.len() {
         let tag = checked_key(l, fields, &work, i)?;
-        if in_patch.lookup(tag).map_err(|Uncomparable| uncomparable())?.is_some() {
+        if in_patch.lookup(tag).get().map_err(|Uncomparable| uncomparable())?.is_some() {
             patch_items.push(i);
         } else {
             server_only.push(i);
@@ -607,7 +620,7 @@ impl FirstMatch {
 
     fn find(&self, tag: Tag) -> Result<Option<usize>> {
         let (hit, panics_at) = match tag {
-            Tag::Id(_) => (self.index.lookup(tag).unwrap_or(None), None),
+            Tag::Id(_) => (self.index.lookup(tag).found(), None),
             Tag::Object => (None, self.first_object_key),
             Tag::Array => (None, self.first_array_key),
         };
@@ -671,27 +684,6 @@ fn sort_by_index(items: &[Meta], at: Vec<usize>, index: &TagIndex) -> Result<Vec
     let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
     sorted.extend(deletes);
     Ok(sorted)
-}
-
-/// `items` put in the order `order` gives (a permutation of their
-/// positions: item `order[p]` goes to `p`), in place, following each cycle
-/// of the permutation once.
-fn in_order<T>(mut items: Vec<T>, order: &[usize]) -> Vec<T> {
-    debug_assert_eq!(items.len(), order.len());
-    let mut placed = vec![false; items.len()];
-    for start in 0..items.len() {
-        let mut p = start;
-        while !placed[p] {
-            placed[p] = true;
-            let q = order[p];
-            if q == start {
-                break;
-            }
-            items.swap(p, q);
-            p = q;
-        }
-    }
-    items
 }
 
 /// The list the reference uses as "server order" after merging a keyed list

@@ -18,8 +18,35 @@ use crate::value::{GoKind, fmt_v_list};
 pub struct Uncomparable;
 
 /// Where the reference's `index` finds an item in an order list: at a
-/// position, nowhere (`None`), or nowhere because looking it up panics.
-pub type Lookup = Result<Option<usize>, Uncomparable>;
+/// position, nowhere, or nowhere because looking it up panics. Four bytes
+/// (the positions of a [`TagIndex`](super::key::TagIndex), which are
+/// `u32`s): the ordering steps hold one per element of a list, for two or
+/// three lists at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lookup(u32);
+
+impl Lookup {
+    /// Not in the order list.
+    pub const MISSING: Lookup = Lookup(u32::MAX);
+    /// Looking the item up panics in Go.
+    pub const UNCOMPARABLE: Lookup = Lookup(u32::MAX - 1);
+
+    /// Found at `pos`.
+    pub fn at(pos: u32) -> Self {
+        debug_assert!(pos < Self::UNCOMPARABLE.0, "a position of a u32 index");
+        Lookup(pos)
+    }
+
+    /// The position, if the item was found.
+    pub fn found(self) -> Option<usize> {
+        (self.0 < Self::UNCOMPARABLE.0).then_some(self.0 as usize)
+    }
+
+    /// The position, nowhere, or the panic of Go's lookup.
+    pub fn get(self) -> Result<Option<usize>, Uncomparable> {
+        if self == Self::UNCOMPARABLE { Err(Uncomparable) } else { Ok(self.found()) }
+    }
+}
 
 #[cfg(test)]
 /// Sorts `items` as Go's `sort.SliceStable` does with the reference's
@@ -30,10 +57,10 @@ pub type Lookup = Result<Option<usize>, Uncomparable>;
 /// gives the same result. When some are missing the result depends on Go's
 /// algorithm, which is then reproduced step by step.
 pub fn sort_by_position<T>(items: Vec<T>, pos: Vec<Option<usize>>) -> Vec<T> {
-    let pos: Vec<Lookup> = pos.into_iter().map(Ok).collect();
+    let pos: Vec<Lookup> = pos.into_iter().map(|p| p.map_or(Lookup::MISSING, |p| Lookup::at(p as u32))).collect();
     // Plain lookups never fail.
     let perm = sorted_permutation(&pos).unwrap_or_else(|Uncomparable| (0..pos.len()).collect());
-    permute(items, &perm)
+    in_order(items, &perm)
 }
 
 /// [`sort_by_position`] where a lookup may panic in the reference: that
@@ -44,21 +71,17 @@ pub fn sort_by_lookup<T>(items: Vec<T>, pos: Vec<Lookup>) -> Result<Vec<T>, Unco
     debug_assert_eq!(items.len(), pos.len());
     // Every item found, already in order (a list merged by the order it
     // had): the comparator is consistent, so a stable sort moves nothing.
-    let found = |p: &Lookup| match p {
-        Ok(Some(i)) => Some(*i),
-        _ => None,
-    };
     let mut last = 0;
-    if pos.iter().all(|p| found(p).is_some_and(|i| std::mem::replace(&mut last, i) <= i)) {
+    if pos.iter().all(|p| p.found().is_some_and(|i| std::mem::replace(&mut last, i) <= i)) {
         return Ok(items);
     }
-    Ok(permute(items, &sorted_permutation(&pos)?))
+    Ok(in_order(items, &sorted_permutation(&pos)?))
 }
 
 fn sorted_permutation(pos: &[Lookup]) -> Result<Vec<usize>, Uncomparable> {
     let mut perm: Vec<usize> = (0..pos.len()).collect();
-    if pos.iter().all(|p| matches!(p, Ok(Some(_)))) {
-        perm.sort_by_key(|&i| pos[i].ok().flatten());
+    if pos.iter().all(|p| p.found().is_some()) {
+        perm.sort_by_key(|&i| pos[i].found());
         return Ok(perm);
     }
     let mut data = GoStable { perm: &mut perm, pos, failed: false };
@@ -69,7 +92,7 @@ fn sorted_permutation(pos: &[Lookup]) -> Result<Vec<usize>, Uncomparable> {
 /// Interleaves server-only items (`left`) with patch items (`right`), both
 /// already sorted: a server-only item goes first only when both are found in
 /// the server order and it comes earlier there (`mergeSortedSlice`).
-pub fn merge_sorted<T>(left: Vec<T>, left_pos: &[Option<usize>], right: Vec<T>, right_pos: &[Option<usize>]) -> Vec<T> {
+pub fn merge_sorted<T>(left: Vec<T>, left_pos: &[Lookup], right: Vec<T>, right_pos: &[Lookup]) -> Vec<T> {
     let mut out = Vec::with_capacity(left.len() + right.len());
     let (mut li, mut ri) = (0, 0);
     let mut left = left.into_iter().peekable();
@@ -79,7 +102,9 @@ pub fn merge_sorted<T>(left: Vec<T>, left_pos: &[Option<usize>], right: Vec<T>, 
             (None, None) => break,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(_), Some(_)) => matches!((left_pos[li], right_pos[ri]), (Some(l), Some(r)) if l < r),
+            (Some(_), Some(_)) => {
+                matches!((left_pos[li].found(), right_pos[ri].found()), (Some(l), Some(r)) if l < r)
+            }
         };
         if take_left {
             out.extend(left.next());
@@ -102,19 +127,16 @@ pub fn merge_sorted_lookup<T>(
 ) -> Result<Vec<T>, Uncomparable> {
     // Which heads Go compares depends only on the found positions, so the
     // walk is done on them first.
-    let plain = |pos: &[Lookup]| pos.iter().map(|p| p.ok().flatten()).collect::<Vec<_>>();
-    let (lp, rp) = (plain(left_pos), plain(right_pos));
     let (mut li, mut ri) = (0, 0);
-    while li < lp.len() && ri < rp.len() {
-        left_pos[li]?;
-        right_pos[ri]?;
-        if matches!((lp[li], rp[ri]), (Some(l), Some(r)) if l < r) {
+    while li < left_pos.len() && ri < right_pos.len() {
+        let (l, r) = (left_pos[li].get()?, right_pos[ri].get()?);
+        if matches!((l, r), (Some(l), Some(r)) if l < r) {
             li += 1;
         } else {
             ri += 1;
         }
     }
-    Ok(merge_sorted(left, &lp, right, &rp))
+    Ok(merge_sorted(left, left_pos, right, right_pos))
 }
 
 /// Go's `sort.Sort` with a `less` that may be non-strict. For up to 12
@@ -184,9 +206,25 @@ pub(crate) fn walk_sorted<A, B>(
     Ok(())
 }
 
-fn permute<T>(items: Vec<T>, perm: &[usize]) -> Vec<T> {
-    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    perm.iter().filter_map(|&i| slots[i].take()).collect()
+/// `items` put in the order `order` gives (a permutation of their
+/// positions: item `order[p]` goes to `p`), in place, following each cycle
+/// of the permutation once: no second list of the items.
+pub(crate) fn in_order<T>(mut items: Vec<T>, order: &[usize]) -> Vec<T> {
+    debug_assert_eq!(items.len(), order.len());
+    let mut placed = vec![false; items.len()];
+    for start in 0..items.len() {
+        let mut p = start;
+        while !placed[p] {
+            placed[p] = true;
+            let q = order[p];
+            if q == start {
+                break;
+            }
+            items.swap(p, q);
+            p = q;
+        }
+    }
+    items
 }
 
 /// Go's `sort.Stable` (insertion sort on blocks of 20, then `symMerge`),
@@ -201,7 +239,7 @@ struct GoStable<'a> {
 impl GoStable<'_> {
     /// `if ii := index(i); ii >= 0 { if ij := index(j); ij >= 0 { return ii < ij } }; return true`.
     fn less(&mut self, i: usize, j: usize) -> bool {
-        let a = match self.pos[self.perm[i]] {
+        let a = match self.pos[self.perm[i]].get() {
             Ok(Some(a)) => a,
             Ok(None) => return true,
             Err(Uncomparable) => {
@@ -209,7 +247,7 @@ impl GoStable<'_> {
                 return false;
             }
         };
-        match self.pos[self.perm[j]] {
+        match self.pos[self.perm[j]].get() {
             Ok(Some(b)) => a < b,
             Ok(None) => true,
             Err(Uncomparable) => {
@@ -445,7 +483,7 @@ mod tests {
         let n = 97;
         let pos: Vec<Option<usize>> = (0..n).map(|i| Some((i * 37) % 11)).collect();
         let mut perm: Vec<usize> = (0..n).collect();
-        let lookups: Vec<Lookup> = pos.iter().map(|&p| Ok(p)).collect();
+        let lookups: Vec<Lookup> = pos.iter().map(|p| Lookup::at(p.unwrap() as u32)).collect();
         GoStable { perm: &mut perm, pos: &lookups, failed: false }.stable();
         let mut expected: Vec<usize> = (0..n).collect();
         expected.sort_by_key(|&i| pos[i]);
@@ -455,13 +493,14 @@ mod tests {
     #[test]
     fn an_uncomparable_item_fails_only_where_go_evaluates_it() {
         // One item: Go's sort makes no comparison.
-        assert_eq!(sort_by_lookup(vec!["m"], vec![Err(Uncomparable)]), Ok(vec!["m"]));
+        let (panics, missing) = (Lookup::UNCOMPARABLE, Lookup::MISSING);
+        assert_eq!(sort_by_lookup(vec!["m"], vec![panics]), Ok(vec!["m"]));
         // A missing first argument short-circuits the comparator.
-        assert_eq!(sort_by_lookup(vec!["m", "x"], vec![Err(Uncomparable), Ok(None)]), Ok(vec!["x", "m"]));
-        assert_eq!(sort_by_lookup(vec!["m", "a"], vec![Err(Uncomparable), Ok(Some(0))]), Err(Uncomparable));
+        assert_eq!(sort_by_lookup(vec!["m", "x"], vec![panics, missing]), Ok(vec!["x", "m"]));
+        assert_eq!(sort_by_lookup(vec!["m", "a"], vec![panics, Lookup::at(0)]), Err(Uncomparable));
         // The merge looks both heads up only while both lists have items.
-        assert_eq!(merge_sorted_lookup(vec![], &[], vec!["m"], &[Err(Uncomparable)]), Ok(vec!["m"]));
-        assert_eq!(merge_sorted_lookup(vec!["a"], &[Ok(Some(0))], vec!["m"], &[Err(Uncomparable)]), Err(Uncomparable));
+        assert_eq!(merge_sorted_lookup(vec![], &[], vec!["m"], &[panics]), Ok(vec!["m"]));
+        assert_eq!(merge_sorted_lookup(vec!["a"], &[Lookup::at(0)], vec!["m"], &[panics]), Err(Uncomparable));
     }
 
     #[test]
@@ -469,7 +508,8 @@ mod tests {
         // live [1,2,9,3,4], order [2,1,4,3]: server-only 9 sits before 4 and 3.
         let left = vec![9];
         let right = vec![2, 1, 4, 3];
-        let pos_v = |x: &i32| [1, 2, 9, 3, 4].iter().position(|y| y == x);
+        let pos_v =
+            |x: &i32| [1, 2, 9, 3, 4].iter().position(|y| y == x).map_or(Lookup::MISSING, |p| Lookup::at(p as u32));
         let lp: Vec<_> = left.iter().map(pos_v).collect();
         let rp: Vec<_> = right.iter().map(pos_v).collect();
         assert_eq!(merge_sorted(left, &lp, right, &rp), vec![2, 1, 9, 4, 3]);
