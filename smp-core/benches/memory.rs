@@ -1,7 +1,8 @@
 //! Peak heap memory of the JSON engine on a large Pod: one container with
 //! N = 100,000 env vars (the generator of the `engine` benchmarks), with
-//! an empty patch and with a patch that lists every env var in
-//! `$setElementOrder`, as kubectl sends it.
+//! an empty patch, with a patch that lists every env var in
+//! `$setElementOrder`, as kubectl sends it, and with patches of every
+//! tenth env var (plain, and with that `$setElementOrder`).
 //!
 //! Each case is measured two ways:
 //!
@@ -201,6 +202,21 @@ fn full_order_patch(n: usize) -> Value {
     }})
 }
 
+/// A patch of every tenth env var's value, plain or with kubectl's
+/// `$setElementOrder` of every env var.
+fn tenth_patch(n: usize, ordered: bool) -> Value {
+    let env: Vec<Value> = (0..n)
+        .step_by(10)
+        .map(|i| json!({"name": format!("ENV_{i:06}"), "value": format!("patched-{i:06}")}))
+        .collect();
+    let mut container = json!({"name": "app", "env": env});
+    if ordered {
+        let order: Vec<Value> = (0..n).map(|i| json!({"name": format!("ENV_{i:06}")})).collect();
+        container["$setElementOrder/env"] = Value::Array(order);
+    }
+    json!({"spec": {"$setElementOrder/containers": [{"name": "app"}], "containers": [container]}})
+}
+
 static CASES: LazyLock<Option<Vec<Case>>> = LazyLock::new(|| {
     let path = shared_dir().join("k8s/openapi-v3/api__v1_openapi.json");
     let bytes = std::fs::read(&path).ok()?;
@@ -211,7 +227,9 @@ static CASES: LazyLock<Option<Vec<Case>>> = LazyLock::new(|| {
     assert_eq!(ordered, original, "the full $setElementOrder changes nothing");
     Some(vec![
         Case::new("pod-env100000 empty", schema, original.clone(), json!({})),
-        Case::new("pod-env100000 full-order", schema, original, full_order_patch(N)),
+        Case::new("pod-env100000 full-order", schema, original.clone(), full_order_patch(N)),
+        Case::new("pod-env100000 tenth", schema, original.clone(), tenth_patch(N, false)),
+        Case::new("pod-env100000 tenth-ordered", schema, original, tenth_patch(N, true)),
     ])
 });
 
