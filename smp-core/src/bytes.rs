@@ -14,6 +14,7 @@
 //! with the patch as guide ([`compact::decode_guided`]): the lists and
 //! objects the patch does not reach stay text, written out as they are.
 
+use crate::doc::compact::Reading;
 use crate::doc::{compact, parse, print};
 use crate::engine::apply::{ApplyOptions, apply_compact};
 use crate::engine::diff::{DiffOptions, diff_documents};
@@ -39,8 +40,8 @@ pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<
     let [f0, f1] = &mut fixed;
     // The patch first: the original is read with it as guide, the parts it
     // does not reach kept as text.
-    let patch = decode_compact(patch, f1, None)?;
-    let original = decode_compact(original, f0, Some(&patch))?;
+    let patch = decode_compact(patch, f1, Reading::Patch)?;
+    let original = decode_compact(original, f0, Reading::OriginalOf(&patch))?;
     // An apply writes about what it read: one allocation, no regrowth; made
     // after the reading, whose working stacks are then gone.
     let mut out = Vec::with_capacity(size);
@@ -52,7 +53,8 @@ pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<
 pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Result<Vec<u8>> {
     let mut fixed = [None, None];
     let [f0, f1] = &mut fixed;
-    let (original, modified) = (decode_compact(original, f0, None)?, decode_compact(modified, f1, None)?);
+    let (original, modified) =
+        (decode_compact(original, f0, Reading::Whole)?, decode_compact(modified, f1, Reading::Whole)?);
     let mut out = Vec::with_capacity(256);
     diff_objects(&mut out, &original, &modified, schema)?;
     Ok(out)
@@ -68,8 +70,11 @@ pub fn three_way_slice(
 ) -> Result<Vec<u8>> {
     let mut fixed = [None, None, None];
     let [f0, f1, f2] = &mut fixed;
-    let (original, modified, current) =
-        (decode_compact(original, f0, None)?, decode_compact(modified, f1, None)?, decode_compact(current, f2, None)?);
+    let (original, modified, current) = (
+        decode_compact(original, f0, Reading::Whole)?,
+        decode_compact(modified, f1, Reading::Whole)?,
+        decode_compact(current, f2, Reading::Whole)?,
+    );
     let mut out = Vec::with_capacity(256);
     three_way_objects(&mut out, &original, &modified, &current, schema, options)?;
     Ok(out)
@@ -160,20 +165,19 @@ fn read<'t>(text: &'t [u8], fixed: &'t mut Option<String>, apply: Option<(&str, 
     Ok(members.into_iter().map(|(key, value, span)| Member { key, value, text: &text[span] }).collect())
 }
 
-/// Decodes a compact document, with the patch it is the original of as
-/// `guide` ([`compact::decode_guided`]). Text that is not UTF-8 is first
-/// read as the reference reads it ([`text`](crate::text)) into `fixed`,
-/// which the document then borrows; valid text, the usual case, is checked
-/// once.
+/// Decodes a compact document as `reading` says ([`compact::decode_as`]).
+/// Text that is not UTF-8 is first read as the reference reads it
+/// ([`text`](crate::text)) into `fixed`, which the document then borrows;
+/// valid text, the usual case, is checked once.
 fn decode_compact<'t>(
     text: &'t [u8],
     fixed: &'t mut Option<String>,
-    guide: Option<&compact::Object<'_>>,
+    reading: Reading<'_, '_>,
 ) -> Result<compact::Object<'t>> {
-    match compact::decode_guided(text, guide) {
+    match compact::decode_as(text, reading) {
         Err(_) if std::str::from_utf8(text).is_err() => {
             let fixed: &'t String = fixed.insert(crate::text::utf8_as_go_reads(text).into_owned());
-            compact::decode_guided(fixed.as_bytes(), guide)
+            compact::decode_as(fixed.as_bytes(), reading)
         }
         decoded => decoded,
     }

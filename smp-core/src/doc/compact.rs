@@ -622,22 +622,42 @@ fn number<'a>(n: &Number) -> Node<'a> {
 /// document`), nested no deeper than serde_json allows (127 levels, below
 /// [`MAX_DEPTH`](crate::MAX_DEPTH)).
 pub fn decode(text: &[u8]) -> Result<Object<'_>> {
-    decode_guided(text, None)
+    decode_as(text, Reading::Whole)
 }
 
 /// [`decode`] of the original of an apply, with its patch as `guide`: the
 /// lists and objects the patch does not reach are kept as their text
 /// ([`Node::Raw`]) where that text is canonical.
 pub fn decode_guided<'t>(text: &'t [u8], guide: Option<&Object<'_>>) -> Result<Object<'t>> {
+    decode_as(text, guide.map_or(Reading::Whole, Reading::OriginalOf))
+}
+
+/// How [`decode_as`] reads a text. Whatever it keeps as text ([`Node::Raw`])
+/// decodes itself when looked into: the reading changes what an operation
+/// costs, never its result.
+#[derive(Clone, Copy, Debug)]
+pub enum Reading<'g, 'p> {
+    /// Every value decoded.
+    Whole,
+    /// The patch of an apply: the elements of its `$setElementOrder` lists
+    /// kept as text (the merge reads their merge keys only).
+    Patch,
+    /// The original of an apply, with its patch as guide ([`decode_guided`]).
+    OriginalOf(&'g Object<'p>),
+}
+
+/// [`decode`], reading the text as `reading` says.
+pub fn decode_as<'t>(text: &'t [u8], reading: Reading<'_, '_>) -> Result<Object<'t>> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return Ok(Object::default());
     }
     // UTF-8 is checked once for the whole text (invalid bytes anywhere are
     // an error either way), then the parser needs not check each string.
     let text = std::str::from_utf8(text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
-    let parsed = match guide {
-        Some(guide) => super::parse::parse_guided(text, guide),
-        None => super::parse::parse(text),
+    let parsed = match reading {
+        Reading::Whole => super::parse::parse(text),
+        Reading::Patch => super::parse::parse_patch(text),
+        Reading::OriginalOf(guide) => super::parse::parse_guided(text, guide),
     };
     match parsed {
         Ok(Node::Object(o)) => Ok(o),

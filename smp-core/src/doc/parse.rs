@@ -27,7 +27,7 @@ use super::compact::{Member, Node, Object};
 use std::borrow::Cow;
 use std::ops::Range;
 
-pub(super) use guided::{member_text, parse_guided};
+pub(super) use guided::{member_text, parse_guided, parse_patch};
 
 /// Nested lists and objects a text may open, as serde_json counts them.
 const NESTING_LIMIT: usize = 127;
@@ -57,7 +57,8 @@ pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
 /// a text of its own (the object itself does not count towards the nesting
 /// limit).
 ///
-/// With `apply` (the names of an apply's original and patch), each
+/// With `apply` (the names of an apply's original and patch), each patch
+/// is read as [`parse_patch`] reads one, and each
 /// original is read with the last patch as its guide ([`guided`]): when it
 /// comes after a patch, at once; when before, its text is first only
 /// checked to be canonical (and read as it comes otherwise), and read once
@@ -97,6 +98,7 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
                     later.push(members.len());
                     Node::Null
                 }
+                _ if apply.is_some_and(|(_, patch)| key == patch) => p.patch_value()?,
                 _ => p.value()?,
             };
             if apply.is_some_and(|(_, patch)| key == patch) {
@@ -135,10 +137,14 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
 /// instead, so that a list of a million elements is never held twice
 /// (its spare room, at most what it holds, is address space the stack
 /// never wrote to).
+#[inline(always)]
 fn take_run<T>(stack: &mut Vec<T>, start: usize) -> Vec<T> {
-    if stack.len() - start < LONG_RUN {
-        return stack.split_off(start);
-    }
+    if stack.len() - start < LONG_RUN { stack.split_off(start) } else { take_long_run(stack, start) }
+}
+
+#[cold]
+#[inline(never)]
+fn take_long_run<T>(stack: &mut Vec<T>, start: usize) -> Vec<T> {
     let mut run = std::mem::replace(stack, Vec::with_capacity(start.max(STACK_ROOM)));
     stack.extend(run.drain(..start));
     run

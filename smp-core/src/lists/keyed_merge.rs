@@ -300,7 +300,7 @@ fn in_place_targets<'p, L: MergeElements>(
             return None;
         }
         let Field::Value(key) = fields.key_of(|n| l.field(e, n)) else { return None };
-        o.as_object()?;
+        // (An order entry that is no object has no field: `Field::NotObject`.)
         let Field::Value(named) = fields.key_of(|n| o.field(n)) else { return None };
         // A map or list key is never `==` (the reference panics on it).
         if key.go_eq(&named) != Some(true) {

@@ -6,7 +6,7 @@
 //! generic over the element, so that the JSON engine and the typed layer
 //! share them.
 
-use super::key::{Key, ValueIndex, uncomparable};
+use super::key::{Field, Key, KeyValue, ValueIndex, uncomparable};
 use crate::doc::{Document, Object as _, go_eq};
 use crate::engine::PATCH;
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
@@ -413,20 +413,24 @@ pub(crate) fn merge_key_value_equal<P: Document>(left: &P, right: &P, mk: &str) 
     if mk.is_empty() {
         return go_eq(left, right).ok_or_else(uncomparable);
     }
-    let l = left.as_object().ok_or_else(|| bad_arg(GoKind::Object, &left.to_json()))?;
-    let r = right.as_object().ok_or_else(|| bad_arg(GoKind::Object, &right.to_json()))?;
-    let lv = l.get(mk).ok_or_else(|| no_merge_key(&l.as_json_map(), mk))?;
-    let rv = r.get(mk).ok_or_else(|| no_merge_key(&r.as_json_map(), mk))?;
-    go_eq(lv, rv).ok_or_else(uncomparable)
+    let (l, r) = (merge_key_of(left, mk)?, merge_key_of(right, mk)?);
+    Key::One(l).go_eq(&Key::One(r)).ok_or_else(uncomparable)
+}
+
+/// The value of `item`'s merge key `mk`, read with [`Document::field`] (an
+/// order entry kept as text is not decoded); an error where the
+/// reference's type assertion or lookup fails.
+fn merge_key_of<'e, P: Document>(item: &'e P, mk: &str) -> Result<KeyValue<'e>> {
+    match item.field(mk) {
+        Field::Value(v) => Ok(v),
+        Field::NotObject => Err(bad_arg(GoKind::Object, &item.to_json())),
+        Field::Missing => Err(no_merge_key(&item.as_object().map(|m| m.as_json_map()).unwrap_or_default(), mk)),
+    }
 }
 
 /// `validateMergeKeyInLists` for one item: an object carrying `mk`.
 pub(crate) fn check_merge_key<P: Document>(item: &P, mk: &str) -> Result<()> {
-    let m = item.as_object().ok_or_else(|| bad_arg(GoKind::Object, &item.to_json()))?;
-    match m.get(mk) {
-        Some(_) => Ok(()),
-        None => Err(no_merge_key(&m.as_json_map(), mk)),
-    }
+    merge_key_of(item, mk).map(drop)
 }
 
 /// `normalizeElementOrder` for a list of scalars: patch items sorted by

@@ -41,6 +41,19 @@ pub(in crate::doc) fn parse_guided<'a>(text: &'a str, guide: &Object<'_>) -> Par
     Ok(v)
 }
 
+/// Reads the JSON value that makes up `text`, the patch of an apply, as
+/// [`super::parse`] does, but for the elements of its `$setElementOrder`
+/// lists: those that are lists or objects in canonical text are kept as
+/// text. The merge reads only their merge keys ([`member_text`]), and
+/// kubectl's patches name every element of a list there: a million small
+/// objects, each an allocation, for a list of a million elements.
+pub(in crate::doc) fn parse_patch(text: &str) -> Parsed<Node<'_>> {
+    let mut p = Parser::new(text);
+    let v = p.patch_value()?;
+    p.end()?;
+    Ok(v)
+}
+
 /// The keys that the directives of `guide` name, sorted; `None` when it
 /// holds `$patch`.
 fn named_by_directives<'g>(guide: &'g Object<'_>) -> Option<Vec<&'g str>> {
@@ -110,6 +123,35 @@ impl<'a> Parser<'a> {
                     _ => p.value(),
                 },
                 None => p.kept_or_read(),
+            }
+        })
+    }
+
+    /// A value of a patch ([`parse_patch`]), from the whitespace before it.
+    pub(super) fn patch_value(&mut self) -> Parsed<Node<'a>> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b'{') => {
+                self.pos += 1;
+                self.patch_object().map(Node::Object)
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                self.list_of(Self::patch_value)
+            }
+            _ => self.value(),
+        }
+    }
+
+    /// The rest of an object of a patch whose opening brace was read.
+    #[inline(never)]
+    fn patch_object(&mut self) -> Parsed<Object<'a>> {
+        self.object_of(|p, key| {
+            p.skip_ws();
+            if key.starts_with(SET_ELEMENT_ORDER) && p.peek() == Some(b'[') {
+                p.list_of_kept()
+            } else {
+                p.patch_value()
             }
         })
     }
@@ -322,6 +364,29 @@ mod tests {
         let replace = crate::doc::compact::decode(br#"{"$patch":"replace"}"#).unwrap();
         let doc = decode_guided(original, Some(&replace)).unwrap();
         assert!(doc.iter().all(|(_, v)| !matches!(v, Node::Raw(_))));
+    }
+
+    #[test]
+    fn a_patch_keeps_the_elements_of_its_order_lists_as_text() {
+        let t = r#"{"a":[{"b":1}],"$setElementOrder/a":[{"name":"x"},{"name" : "y"},"s",[1],{"name":1.5}],
+            "c":[{"$setElementOrder/d":[{"k":2}],"d":[{"k":2}]}],"e":{"\u0024setElementOrder/f":[{"k":1}]}}"#;
+        let Ok(Node::Object(patch)) = parse_patch(t) else { panic!("an object") };
+        let raw = |n: &Node<'_>| matches!(n, Node::Raw(_));
+        let order = patch.get("$setElementOrder/a").and_then(Node::as_array).unwrap();
+        let kept: Vec<bool> = order.iter().map(raw).collect();
+        // Canonical lists and objects only: spaces and floats are read.
+        assert_eq!(kept, [true, false, false, true, false]);
+        assert!(!raw(&patch.get("a").and_then(Node::as_array).unwrap()[0]), "a patch list's own elements");
+        let c = patch.get("c").and_then(Node::as_array).unwrap()[0].as_object().unwrap();
+        assert!(raw(&c.get("$setElementOrder/d").and_then(Node::as_array).unwrap()[0]), "inside a patch list");
+        let e = patch.get("e").and_then(Node::as_object).unwrap();
+        assert!(raw(&e.get("$setElementOrder/f").and_then(Node::as_array).unwrap()[0]), "an escaped key");
+        // The merge key is read from the text, and the value is the one
+        // read whole.
+        assert_eq!(order[0].field("name").value().and_then(|k| k.as_str()), Some("x"));
+        let whole = super::super::parse(t).unwrap();
+        assert_eq!(text(&Node::Object(patch.clone())), text(&whole));
+        assert_eq!(Node::Object(patch), whole);
     }
 
     #[test]
