@@ -1,4 +1,7 @@
-//! Reading the original of an apply with its patch at hand: the lists and
+//! Reading the texts of an apply for what the merge needs. The patch is
+//! read first ([`parse_patch`]), with the elements of its
+//! `$setElementOrder` lists kept as text: the merge reads their merge keys
+//! only. Then the original, with the patch at hand: the lists and
 //! objects that the patch does not reach are kept as their text
 //! ([`Node::Raw`]) when that text is canonical, what the writer would write
 //! for it. An apply then costs what its patch touches, in time and in
