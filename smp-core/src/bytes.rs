@@ -2,7 +2,7 @@
 //! [`three_way_slice`] for callers that hold documents as bytes (a command
 //! line, a batch, a web hook), and the writer of their output.
 //!
-//! The documents are decoded as the reference decodes them ([`decode`]),
+//! The documents are decoded as the reference decodes them ([`decode`](crate::decode)),
 //! the operation takes them over without copying, and the result is written
 //! as compact JSON: keys sorted, numbers as Go's `encoding/json` writes
 //! them (see [`GoFloats`]).

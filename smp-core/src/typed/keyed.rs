@@ -33,7 +33,7 @@ pub enum FieldKey<'a> {
 
 impl<'a> FieldKey<'a> {
     /// The key of a field serde writes (`Some`) or skips (`None`), from its
-    /// value's [`StrategicMerge::__as_key`].
+    /// value's [`Walk::__as_key`](super::walk::Walk::__as_key).
     pub fn of(written: Option<Option<KeyValue<'a>>>) -> Self {
         match written {
             None => FieldKey::Absent,
