@@ -14,8 +14,8 @@
 //! with the patch as guide ([`compact::decode_guided`]): the lists and
 //! objects the patch does not reach stay text, written out as they are.
 
-use crate::doc::compact::Reading;
-use crate::doc::{compact, parse, print};
+use crate::doc::compact::{self, Reading};
+use crate::doc::{parse, print};
 use crate::engine::apply::{ApplyOptions, apply_compact};
 use crate::engine::diff::{DiffOptions, diff_documents};
 use crate::engine::three_way::{ThreeWayOptions, three_way_objects as three_way};

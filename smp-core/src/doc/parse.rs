@@ -82,6 +82,7 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
             p.skip_ws();
             let start = p.pos;
             let original = apply.is_some_and(|(original, _)| key == original) && p.peek() == Some(b'{');
+            let patch = apply.is_some_and(|(_, patch)| key == patch);
             let v = match patch_at {
                 Some(g) if original => {
                     // The guide is out of the list while the original is read.
@@ -98,10 +99,10 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
                     later.push(members.len());
                     Node::Null
                 }
-                _ if apply.is_some_and(|(_, patch)| key == patch) => p.patch_value()?,
+                _ if patch => p.patch_value()?,
                 _ => p.value()?,
             };
-            if apply.is_some_and(|(_, patch)| key == patch) {
+            if patch {
                 patch_at = Some(members.len());
             }
             members.push((key, v, start..p.pos));

@@ -288,8 +288,9 @@ fn in_place_targets<'p, L: MergeElements>(
     if live.is_empty() || order.len() != live.len() {
         return None;
     }
-    // Each live key's hash, rather than the keys and a table of them (eight
-    // bytes an element instead of about eighty): a hash found is confirmed
+    // Each live key's hash, rather than the keys and a table of them
+    // (sixteen bytes an element while the repeats are looked for, eight
+    // after, instead of about eighty): a hash found is confirmed
     // by `==` on the key, read again from the element, and a hash that
     // repeats is taken for a repeated key. Either way a collision only
     // sends the list to the general merge.
