@@ -88,7 +88,13 @@ impl StructSchema {
     /// The field with this JSON name. Like encoding/json, an exact match
     /// wins, else the first case-insensitive one.
     pub fn field(&self, key: &str) -> Option<&'static FieldSchema> {
-        self.find(key, |f, k| f == k).or_else(|| self.find(key, |f, k| f.eq_ignore_ascii_case(k)))
+        // A field of this struct named exactly `key`, the common case, found
+        // by comparing lengths first and without a call per field.
+        let fields: &'static [FieldSchema] = self.fields;
+        fields
+            .iter()
+            .find(|f| f.name.len() == key.len() && !f.flatten && f.name == key)
+            .or_else(|| self.find(key, |f, k| f == k).or_else(|| self.find(key, |f, k| f.eq_ignore_ascii_case(k))))
     }
 
     fn find(&self, key: &str, eq: fn(&str, &str) -> bool) -> Option<&'static FieldSchema> {
