@@ -2,7 +2,9 @@
 //! to text, with as little allocation as that allows.
 //!
 //! - Strings and keys are borrowed from the input text wherever they need
-//!   no unescaping (almost always); only escaped ones are copied.
+//!   no unescaping (almost always); only escaped ones are copied, except
+//!   long strings whose escapes are the writer's own, kept as their text
+//!   ([`Node::Raw`]) until something looks into them.
 //! - An object is one vector of members kept sorted by key (the order in
 //!   which the reference writes them), searched by bisection: no tree of
 //!   nodes, no owned key per member.
@@ -59,15 +61,18 @@ pub enum Node<'a> {
     /// An object.
     Object(Object<'a>),
     /// A list or an object still as its text: what the original of an
-    /// apply holds where the patch does not reach.
+    /// apply holds where the patch does not reach; or a long string whose
+    /// escapes are the writer's own, as the reader leaves it.
     Raw(Lazy<'a>),
 }
 
-/// A list or an object kept as its text, which is canonical: what the
-/// writer writes for the value it decodes to (so it is written as it is),
-/// decoded the first time anything looks into it. The original of an apply
-/// keeps the parts its patch does not touch so: they cost neither decoding
-/// nor memory beyond the text.
+/// A list, an object or a string kept as its text, which is canonical:
+/// what the writer writes for the value it decodes to (so it is written as
+/// it is), decoded the first time anything looks into it. The original of
+/// an apply keeps the parts its patch does not touch so: they cost neither
+/// decoding nor memory beyond the text. Long strings with escapes are kept
+/// so wherever they are read (kubectl's last-applied annotation, files in
+/// a ConfigMap): a diff or a merge mostly only carries them over.
 pub struct Lazy<'a> {
     text: &'a str,
     /// The decoded value, once something looked into it: a `Box<Node<'a>>`
@@ -78,8 +83,9 @@ pub struct Lazy<'a> {
 }
 
 impl<'a> Lazy<'a> {
-    /// `text` must be canonical JSON of a list or an object
-    /// (`Parser::skip_canonical` says so).
+    /// `text` must be canonical JSON of a list, an object
+    /// (`Parser::skip_canonical` says so) or a string
+    /// (`Parser::canonical_escapes_end`).
     pub(super) fn new(text: &'a str) -> Self {
         Lazy { text, decoded: Cell::new(std::ptr::null()) }
     }
@@ -91,8 +97,10 @@ impl<'a> Lazy<'a> {
 
     fn decode(&self) -> Node<'a> {
         // Canonical text always reads back (it was checked to be valid
-        // JSON within the nesting limit when it was kept).
-        super::parse::parse(self.text).unwrap_or_default()
+        // JSON within the nesting limit when it was kept). A string is read
+        // decoded, not kept as text again.
+        if self.text.starts_with('"') { super::parse::parse_string(self.text) } else { super::parse::parse(self.text) }
+            .unwrap_or_default()
     }
 
     #[cold]
@@ -203,6 +211,14 @@ impl<'a> Node<'a> {
         match self {
             Node::Raw(lazy) => lazy.decoded(),
             other => other,
+        }
+    }
+
+    /// The string, when the value is one (decoded if it was kept as text).
+    pub fn as_str(&self) -> Option<&str> {
+        match self.decoded() {
+            Node::Str(s) => Some(s),
+            _ => None,
         }
     }
 }
@@ -440,8 +456,11 @@ impl<'a> Document for Node<'a> {
 
     fn kind(&self) -> GoKind {
         match self {
-            Node::Raw(lazy) if lazy.text.starts_with('[') => GoKind::Array,
-            Node::Raw(_) => GoKind::Object,
+            Node::Raw(lazy) => match lazy.text.as_bytes()[0] {
+                b'[' => GoKind::Array,
+                b'"' => GoKind::String,
+                _ => GoKind::Object,
+            },
             Node::Null => GoKind::Null,
             Node::Bool(_) => GoKind::Bool,
             Node::Int(_) => GoKind::Int,
@@ -543,7 +562,7 @@ impl<'a> Document for Node<'a> {
             Node::Str(s) => KeyValue::Str(s),
             Node::Array(_) | Node::Object(_) => KeyValue::Compact(self),
             // Decoded: a key is told from its node's kind.
-            Node::Raw(lazy) => KeyValue::Compact(lazy.decoded()),
+            Node::Raw(lazy) => lazy.decoded().as_member(),
         }
     }
 
@@ -570,10 +589,7 @@ impl<'a> Document for Node<'a> {
     }
 
     fn as_str(&self) -> Option<&str> {
-        match self {
-            Node::Str(s) => Some(s),
-            _ => None,
-        }
+        Node::as_str(self)
     }
 
     fn deep_eq(&self, other: &Self) -> bool {

@@ -23,7 +23,7 @@
 
 mod guided;
 
-use super::compact::{Member, Node, Object};
+use super::compact::{Lazy, Member, Node, Object};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -151,6 +151,22 @@ fn take_long_run<T>(stack: &mut Vec<T>, start: usize) -> Vec<T> {
     run
 }
 
+/// The length of text (quotes included) from which a string with escapes
+/// is kept as its text when they are the writer's own.
+const LONG_STRING: usize = 64;
+
+/// Reads the JSON string that makes up `text`, decoded (the text of a long
+/// string kept as text).
+pub(super) fn parse_string(text: &str) -> Parsed<Node<'_>> {
+    let mut p = Parser::scanner(text);
+    if p.next_token()? != b'"' {
+        return Err(Invalid);
+    }
+    let s = p.string()?;
+    p.end()?;
+    Ok(Node::Str(s))
+}
+
 /// The length from which [`take_run`] keeps the stack's buffer.
 const LONG_RUN: usize = 4096;
 
@@ -233,7 +249,7 @@ impl<'a> Parser<'a> {
             b'n' => self.literal(b"ull", Node::Null),
             b't' => self.literal(b"rue", Node::Bool(true)),
             b'f' => self.literal(b"alse", Node::Bool(false)),
-            b'"' => Ok(Node::Str(self.string()?)),
+            b'"' => self.string_node(),
             b'[' => self.array(),
             b'{' => self.object().map(Node::Object),
             b'-' | b'0'..=b'9' => {
@@ -335,6 +351,74 @@ impl<'a> Parser<'a> {
             return Ok(Cow::Borrowed(s));
         }
         self.escaped_string(start)
+    }
+
+    /// The rest of a string value whose opening quote was read: a long one
+    /// whose escapes are all written as the writer writes them is kept as
+    /// its text ([`Node::Raw`]).
+    #[inline(always)]
+    fn string_node(&mut self) -> Parsed<Node<'a>> {
+        let start = self.pos;
+        self.pos += plain_len(&self.bytes[self.pos..]);
+        if self.peek() == Some(b'"') {
+            // SAFETY: both ends are next to a quote, an ASCII byte: they
+            // are on character boundaries of the text.
+            let s = unsafe { self.text.get_unchecked(start..self.pos) };
+            self.pos += 1;
+            return Ok(Node::Str(Cow::Borrowed(s)));
+        }
+        self.escaped_node(start)
+    }
+
+    /// [`Parser::string_node`] from its first byte that is not plain.
+    #[inline(never)]
+    fn escaped_node(&mut self, start: usize) -> Parsed<Node<'a>> {
+        if let Some(end) = self.canonical_escapes_end()
+            && end - (start - 1) >= LONG_STRING
+        {
+            // The text with its quotes, on character boundaries (ASCII quotes).
+            let text = &self.text[start - 1..end];
+            self.pos = end;
+            return Ok(Node::Raw(Lazy::new(text)));
+        }
+        self.escaped_string(start).map(Node::Str)
+    }
+
+    /// Where the string at the cursor ends (just past its closing quote),
+    /// the cursor being past its plain start, when each of its escapes is
+    /// the one the writer writes: `\"`, `\\`, `\b`, `\t`, `\n`, `\f`,
+    /// `\r`, and `\u00xx` in lowercase for the other control characters.
+    /// Such text decodes to a string that the writer writes back as it is.
+    /// The cursor does not move.
+    fn canonical_escapes_end(&self) -> Option<usize> {
+        let b = self.bytes;
+        let mut i = self.pos;
+        loop {
+            match b.get(i) {
+                Some(b'"') => return Some(i + 1),
+                Some(b'\\') => match b.get(i + 1)? {
+                    b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => i += 2,
+                    b'u' => {
+                        let hex = |c: u8| match c {
+                            b'0'..=b'9' => Some(c - b'0'),
+                            b'a'..=b'f' => Some(c - b'a' + 10),
+                            _ => None,
+                        };
+                        let &[b'0', b'0', high @ (b'0' | b'1'), low] = b.get(i + 2..i + 6)? else { return None };
+                        let c = (high - b'0') << 4 | hex(low)?;
+                        // These have short escapes.
+                        if matches!(c, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                            return None;
+                        }
+                        i += 6;
+                    }
+                    _ => return None,
+                },
+                // A control character, or the end of the text.
+                _ => return None,
+            }
+            i += plain_len(&b[i..]);
+        }
     }
 
     /// The rest of a string from `start`, stopped at its first byte that is
@@ -614,6 +698,74 @@ mod tests {
 
     fn ours(text: &str) -> Option<String> {
         parse(text).ok().map(|v| format!("{v:?}"))
+    }
+
+    /// A string read from `text`: whether it is kept as text, and that it
+    /// is the string serde_json reads, compared and written as that one.
+    fn check_string(text: &str) -> bool {
+        use crate::doc::Document;
+        let node = parse(text).unwrap();
+        let want: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(node.as_str(), want.as_str(), "{text}");
+        assert_eq!(node.kind(), crate::value::GoKind::String);
+        assert_eq!(node.to_json(), want);
+        let decoded = Node::from_json(want.clone());
+        assert!(node.deep_eq(&decoded) && decoded.deep_eq(&node) && node.deep_eq(&node.clone()), "{text}");
+        assert!(!node.deep_eq(&Node::Str(Cow::Borrowed("other"))));
+        assert_eq!(node.as_member().text(), decoded.as_member().text());
+        let mut out = Vec::new();
+        super::super::print::write_node(&mut out, &node);
+        assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&want).unwrap(), "{text}");
+        matches!(node, Node::Raw(_))
+    }
+
+    #[test]
+    fn long_strings_with_the_writers_escapes_are_kept_as_text() {
+        let long = "x".repeat(60);
+        assert!(check_string(&format!(r#""{long}\"q\\ \n\t\b\f\r\u0001\u001f\u0000""#)));
+        // Escapes the writer writes otherwise: decoded at once.
+        for odd in [r"\/", r"\u0041", r"\u007f", r"\u000a", r"\u001F", r"\u00e9", r"\ud83d\ude00", r"\u2028"] {
+            assert!(!check_string(&format!(r#""{long}{odd}""#)), "{odd}");
+        }
+        assert!(!check_string(r#""short \n""#), "short");
+        assert!(!check_string(&format!(r#""{long}{long}""#)), "no escape: borrowed");
+        // Refused as serde_json refuses them, kept or not.
+        for bad in [
+            format!(r#""{long}\x""#),
+            format!("\"{long}\\n\u{1}\""),
+            format!(r#""{long}\n"#),
+            format!(r#""{long}\u00""#),
+        ] {
+            assert!(parse(&bad).is_err(), "{bad}");
+            assert!(serde_json::from_str::<serde_json::Value>(&bad).is_err(), "{bad}");
+        }
+        // In a document, as a member and in a list.
+        use crate::doc::Object as _;
+        let text = format!(r#"{{"a": "{long}\n", "b": ["{long}\t", 1]}}"#);
+        let Ok(Node::Object(doc)) = parse(&text) else { panic!("an object") };
+        assert!(matches!(doc.get("a"), Some(Node::Raw(_))));
+        let want: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(crate::doc::Document::to_json(&Node::Object(doc.clone())), want);
+        let mut out = Vec::new();
+        super::super::print::write_object(&mut out, &doc);
+        assert_eq!(out, serde_json::to_vec(&want).unwrap());
+    }
+
+    proptest::proptest! {
+        /// Long strings of the bytes that need escapes, as serde_json writes
+        /// them (the writer's escapes: kept as text) and with one escape
+        /// written otherwise (decoded), read and written as serde_json reads
+        /// and writes them.
+        #[test]
+        fn long_strings_read_and_print_as_serde_json(s in "(?s)[ab\"\\\\\n\t\u{1}\u{1f}\u{7f}é/<\u{2028}]{40,90}") {
+            let text = serde_json::to_string(&s).unwrap();
+            let escaped = text.contains('\\');
+            proptest::prop_assert_eq!(check_string(&text), escaped && text.len() >= LONG_STRING);
+            if let Some(at) = text.find("\\n") {
+                let odd = format!("{}\\u000a{}", &text[..at], &text[at + 2..]);
+                proptest::prop_assert!(!check_string(&odd));
+            }
+        }
     }
 
     #[test]

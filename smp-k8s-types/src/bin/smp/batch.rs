@@ -327,9 +327,8 @@ fn answer_bytes(
             _ => compact::Object::default(),
         })
         .collect();
-    let string = |doc: &compact::Object<'_>, key: &str| match doc.iter().find(|(k, _)| *k == key) {
-        Some((_, Node::Str(s))) => Some(s.to_string()),
-        _ => None,
+    let string = |doc: &compact::Object<'_>, key: &str| {
+        doc.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_str()).map(str::to_string)
     };
     let metas: Vec<_> = docs.iter().map(|doc| (string(doc, "apiVersion"), string(doc, "kind"))).collect();
     let has_kind = |i: usize| metas.get(i).and_then(|(_, kind)| kind.as_deref()).is_some_and(|kind| !kind.is_empty());
