@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Time per case of `smp apply|diff|three-way --kind Deployment --jsonl` on
-# the three Deployment bench cases (each line repeated REPEAT times, one
-# thread, best of RUNS), for one or more smp binaries side by side, with
-# the Go reference's time per case (bench-cases/README.md, quiet machine)
-# and each binary's ratio to it.
+# the three Deployment bench cases and two on the three-way case's live
+# object (each line repeated REPEAT times, one thread, best of RUNS), for
+# one or more smp binaries side by side, with the Go reference's time per
+# case (bench-cases/README.md, quiet machine) and each binary's ratio to it.
 #
 # The time is the process's CPU time (`perf stat -e task-clock`, user and
 # system; wall time where perf is missing), which other work on a loaded
@@ -47,17 +47,31 @@ for smp in "$@"; do
   [ -z "${INSTRUCTIONS:-}" ] || printf ' %12s' "instr/case"
 done
 echo
+# Two cases on the live object of the three-way case (with kubectl's
+# last-applied annotation, as objects on a server have it), which the
+# reference has no figures for: the apply case's patch applied to it, and
+# its diff with its replica count changed (kubectl edit's two-way patch).
+cases=$shared/bench-cases
+jq -c --slurpfile live "$cases/deploy-threeway.json" '{original: $live[0].current, patch}' \
+  "$cases/deploy-apply-small.json" >"$dir/live-apply.case"
+jq -c '{original: .current, modified: (.current | .spec.replicas = 5)}' "$cases/deploy-threeway.json" \
+  >"$dir/live-twoway.case"
 for spec in "deploy-apply-small:apply:{original,patch}:105.668" \
   "deploy-twoway-1env:diff:{original,modified}:207.563" \
-  "deploy-threeway:three-way:{original,modified,current,overwrite}:429.112"; do
+  "deploy-threeway:three-way:{original,modified,current,overwrite}:429.112" \
+  "live-apply:apply:.:-" \
+  "live-twoway:diff:.:-"; do
   IFS=: read -r name command fields go_us <<<"$spec"
   file="$dir/$name.jsonl"
-  line=$(jq -c "$fields" "$shared/bench-cases/$name.json")
+  source=$cases/$name.json
+  [ -f "$source" ] || source=$dir/$name.case
+  line=$(jq -c "$fields" "$source")
   for ((i = 0; i < repeat; i++)); do printf '%s\n' "$line"; done >"$file"
   printf '%s\n' "$line" >"$dir/$name.one.jsonl"
   few=$((repeat / 10 > 1 ? repeat / 10 : 2))
   head -n "$few" "$file" >"$dir/$name.few.jsonl"
-  printf '%-20s %-10s %8.1f' "$name" "$command" "$go_us"
+  if [ "$go_us" = - ]; then go_shown=-; else go_shown=$(printf '%.1f' "$go_us"); fi
+  printf '%-20s %-10s %8s' "$name" "$command" "$go_shown"
   for smp in "$@"; do
     run=("$smp" "$command" --kind Deployment --jsonl)
     best=
@@ -69,7 +83,8 @@ for spec in "deploy-apply-small:apply:{original,patch}:105.668" \
       echo " error: $(head -c 200 "$dir/out")" >&2
       exit 1
     fi
-    awk -v ns="$best" -v n="$repeat" -v go="$go_us" 'BEGIN { us = ns / n / 1000; printf " %16.2f (%5.1fx)", us, go / us }'
+    awk -v ns="$best" -v n="$repeat" -v go="$go_us" \
+      'BEGIN { us = ns / n / 1000; if (go == "-") printf " %16.2f (   - )", us; else printf " %16.2f (%5.1fx)", us, go / us }'
     if [ -n "${INSTRUCTIONS:-}" ]; then
       many=$(instructions "${run[@]}" "$dir/$name.few.jsonl" -j 1)
       one=$(instructions "${run[@]}" "$dir/$name.one.jsonl" -j 1)
