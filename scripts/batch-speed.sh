@@ -47,20 +47,35 @@ for smp in "$@"; do
   [ -z "${INSTRUCTIONS:-}" ] || printf ' %12s' "instr/case"
 done
 echo
-# Two cases on the live object of the three-way case (with kubectl's
+# Cases on the live object of the three-way case (with kubectl's
 # last-applied annotation, as objects on a server have it), which the
-# reference has no figures for: the apply case's patch applied to it, and
-# its diff with its replica count changed (kubectl edit's two-way patch).
+# reference has no figures for: the apply case's patch applied to it; its
+# diff with its replica count changed (kubectl edit's two-way patch); and
+# the three-way case with the managedFields the API server would add to it
+# (one entry for kubectl's fields, one for the status).
 cases=$shared/bench-cases
 jq -c --slurpfile live "$cases/deploy-threeway.json" '{original: $live[0].current, patch}' \
   "$cases/deploy-apply-small.json" >"$dir/live-apply.case"
 jq -c '{original: .current, modified: (.current | .spec.replicas = 5)}' "$cases/deploy-threeway.json" \
   >"$dir/live-twoway.case"
+jq -c '
+  def fields: if type == "object" then with_entries(.key = "f:" + .key | .value |= fields)
+    elif type == "array" then map(if type == "object" and has("name")
+      then {key: ("k:" + ({name} | tojson)), value: fields} else {key: ("v:" + tojson), value: {}} end) | from_entries
+    else {} end;
+  def entry(manager; f): {apiVersion: "apps/v1", fieldsType: "FieldsV1", fieldsV1: f, manager: manager,
+    operation: "Update", time: "2026-01-12T09:31:00Z"};
+  .current.metadata.managedFields = [
+    entry("kubectl-client-side-apply"; {"f:spec": (.current.spec | fields),
+      "f:metadata": (.current.metadata | {labels, annotations} | fields)}),
+    entry("kube-controller-manager"; {"f:status": (.current.status | fields)}) + {subresource: "status"}]
+  | {original, modified, current, overwrite}' "$cases/deploy-threeway.json" >"$dir/live-threeway.case"
 for spec in "deploy-apply-small:apply:{original,patch}:105.668" \
   "deploy-twoway-1env:diff:{original,modified}:207.563" \
   "deploy-threeway:three-way:{original,modified,current,overwrite}:429.112" \
   "live-apply:apply:.:-" \
-  "live-twoway:diff:.:-"; do
+  "live-twoway:diff:.:-" \
+  "live-threeway:three-way:.:-"; do
   IFS=: read -r name command fields go_us <<<"$spec"
   file="$dir/$name.jsonl"
   source=$cases/$name.json

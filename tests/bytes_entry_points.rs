@@ -109,6 +109,8 @@ fn bytes_entry_points_agree_with_the_value_ones_on_long_strings_with_escapes() {
                 Err(difference) => panic!("{difference}"),
             }
         }
-        loud(&format!("bytes entry points: {count} random {op} cases with long escaped strings agree ({errors} of them errors)"));
+        loud(&format!(
+            "bytes entry points: {count} random {op} cases with long escaped strings agree ({errors} of them errors)"
+        ));
     }
 }

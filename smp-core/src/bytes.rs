@@ -15,7 +15,8 @@
 //! objects the patch does not reach stay text, written out as they are.
 
 use crate::doc::compact::{self, Reading};
-use crate::doc::{parse, print};
+use crate::doc::parse::{self, Guides};
+use crate::doc::print;
 use crate::engine::apply::{ApplyOptions, apply_compact};
 use crate::engine::diff::{DiffOptions, diff_documents};
 use crate::engine::three_way::{ThreeWayOptions, three_way_objects as three_way};
@@ -70,11 +71,11 @@ pub fn three_way_slice(
 ) -> Result<Vec<u8>> {
     let mut fixed = [None, None, None];
     let [f0, f1, f2] = &mut fixed;
-    let (original, modified, current) = (
-        decode_compact(original, f0, Reading::Whole)?,
-        decode_compact(modified, f1, Reading::Whole)?,
-        decode_compact(current, f2, Reading::Whole)?,
-    );
+    let (original, modified) =
+        (decode_compact(original, f0, Reading::Whole)?, decode_compact(modified, f1, Reading::Whole)?);
+    // The live object with the desired one as guide: what the desired one
+    // does not name is kept as text.
+    let current = decode_compact(current, f2, Reading::CurrentOf(&modified))?;
     let mut out = Vec::with_capacity(256);
     three_way_objects(&mut out, &original, &modified, &current, schema, options)?;
     Ok(out)
@@ -139,7 +140,21 @@ pub struct Member<'t> {
 /// `fixed`, which the members then borrow. A `-0` integer literal is the
 /// integer 0, as the reference reads it.
 pub fn read_members<'t>(text: &'t [u8], fixed: &'t mut Option<String>) -> Result<Vec<Member<'t>>> {
-    read(text, fixed, None)
+    read(text, fixed, Guides::None)
+}
+
+/// [`read_members`] for a three-way patch: a member named `current` that
+/// comes after one named `modified` is read with it as guide, as
+/// [`three_way_slice`] reads its live object: the lists and objects the
+/// desired object does not name are kept as text. Such a member is the
+/// same value as [`read_members`] gives, only cheaper to read.
+pub fn read_three_way_members<'t>(
+    text: &'t [u8],
+    fixed: &'t mut Option<String>,
+    current: &str,
+    modified: &str,
+) -> Result<Vec<Member<'t>>> {
+    read(text, fixed, Guides::ThreeWay { current, modified })
 }
 
 /// [`read_members`] for an apply: the members named `original` are read
@@ -153,15 +168,15 @@ pub fn read_apply_members<'t>(
     original: &str,
     patch: &str,
 ) -> Result<Vec<Member<'t>>> {
-    read(text, fixed, Some((original, patch)))
+    read(text, fixed, Guides::Apply { original, patch })
 }
 
-fn read<'t>(text: &'t [u8], fixed: &'t mut Option<String>, apply: Option<(&str, &str)>) -> Result<Vec<Member<'t>>> {
+fn read<'t>(text: &'t [u8], fixed: &'t mut Option<String>, guides: Guides<'_>) -> Result<Vec<Member<'t>>> {
     let text: &'t str = match std::str::from_utf8(text) {
         Ok(text) => text,
         Err(_) => fixed.insert(crate::text::utf8_as_go_reads(text).into_owned()),
     };
-    let members = parse::parse_members(text, apply).map_err(|_| ErrorKind::InvalidJsonDocument)?;
+    let members = parse::parse_members(text, guides).map_err(|_| ErrorKind::InvalidJsonDocument)?;
     Ok(members.into_iter().map(|(key, value, span)| Member { key, value, text: &text[span] }).collect())
 }
 

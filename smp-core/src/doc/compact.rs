@@ -66,15 +66,25 @@ pub enum Node<'a> {
     Raw(Lazy<'a>),
 }
 
-/// A list, an object or a string kept as its text, which is canonical:
-/// what the writer writes for the value it decodes to (so it is written as
-/// it is), decoded the first time anything looks into it. The original of
-/// an apply keeps the parts its patch does not touch so: they cost neither
-/// decoding nor memory beyond the text. Long strings with escapes are kept
-/// so wherever they are read (kubectl's last-applied annotation, files in
-/// a ConfigMap): a diff or a merge mostly only carries them over.
+/// A list, an object or a string kept as its text, checked to be valid
+/// JSON within the nesting limit, decoded the first time anything looks
+/// into it.
+///
+/// Mostly the text is canonical: what the writer writes for the value it
+/// decodes to, so it is written as it is, and two such texts are equal
+/// exactly when their values are. The original of an apply keeps the
+/// parts its patch does not touch so: they cost neither decoding nor
+/// memory beyond the text. Long strings with escapes are kept so wherever
+/// they are read (kubectl's last-applied annotation, files in a
+/// ConfigMap): a diff or a merge mostly only carries them over.
+///
+/// The live object of a three-way patch keeps the lists and objects that
+/// the desired one does not name, whatever their text: with `overwrite`,
+/// the reference never looks into them.
 pub struct Lazy<'a> {
     text: &'a str,
+    /// Whether `text` is canonical.
+    canonical: bool,
     /// The decoded value, once something looked into it: a `Box<Node<'a>>`
     /// turned into a pointer without its type. (A cell of the box would
     /// make `Node` invariant in `'a`, and documents of two texts could no
@@ -87,12 +97,27 @@ impl<'a> Lazy<'a> {
     /// (`Parser::skip_canonical` says so) or a string
     /// (`Parser::canonical_escapes_end`).
     pub(super) fn new(text: &'a str) -> Self {
-        Lazy { text, decoded: Cell::new(std::ptr::null()) }
+        Lazy { text, canonical: true, decoded: Cell::new(std::ptr::null()) }
     }
 
-    /// The text, as the writer would write the value.
-    pub(super) fn text(&self) -> &'a str {
-        self.text
+    /// `text` must be valid JSON of a list or an object within the nesting
+    /// limit (`Parser::skip_value` says so); it is written once decoded.
+    pub(super) fn as_written(text: &'a str) -> Self {
+        Lazy { text, canonical: false, decoded: Cell::new(std::ptr::null()) }
+    }
+
+    /// The text, when it is what the writer writes for the value.
+    pub(super) fn canonical_text(&self) -> Option<&'a str> {
+        self.canonical.then_some(self.text)
+    }
+
+    /// Whether the two values are equal: at once when their texts are the
+    /// same, or are both canonical.
+    fn same_value(&self, other: &Lazy<'_>) -> bool {
+        if self.text == other.text {
+            return true;
+        }
+        !(self.canonical && other.canonical) && self.decoded().deep_eq(other.decoded())
     }
 
     fn decode(&self) -> Node<'a> {
@@ -125,6 +150,9 @@ impl<'a> Lazy<'a> {
     fn field(&self, name: &str) -> Field<KeyValue<'_>> {
         if !self.text.starts_with('{') {
             return Field::NotObject;
+        }
+        if !self.canonical {
+            return self.decoded_field(name);
         }
         let Some(value) = super::parse::member_text(self.text, name) else {
             return Field::Missing;
@@ -191,7 +219,7 @@ impl Drop for Lazy<'_> {
 
 impl Clone for Lazy<'_> {
     fn clone(&self) -> Self {
-        Lazy::new(self.text)
+        Lazy { text: self.text, canonical: self.canonical, decoded: Cell::new(std::ptr::null()) }
     }
 }
 
@@ -207,7 +235,7 @@ unsafe impl Send for Lazy<'_> {}
 
 impl<'a> Node<'a> {
     /// The value, decoded if it was kept as text.
-    fn decoded(&self) -> &Node<'a> {
+    pub(super) fn decoded(&self) -> &Node<'a> {
         match self {
             Node::Raw(lazy) => lazy.decoded(),
             other => other,
@@ -613,8 +641,7 @@ impl Node<'_> {
     #[inline(never)]
     fn deep_eq_other(&self, other: &Self) -> bool {
         match (self, other) {
-            // Canonical texts are equal exactly when their values are.
-            (Node::Raw(a), Node::Raw(b)) => a.text == b.text,
+            (Node::Raw(a), Node::Raw(b)) => a.same_value(b),
             (Node::Raw(_), _) | (_, Node::Raw(_)) => self.decoded().deep_eq(other.decoded()),
             (Node::Object(_) | Node::Array(_), _) | (_, Node::Object(_) | Node::Array(_)) => false,
             // Scalars compare as Go's `==` on what the reference decoded.
@@ -660,6 +687,12 @@ pub enum Reading<'g, 'p> {
     Patch,
     /// The original of an apply, with its patch as guide ([`decode_guided`]).
     OriginalOf(&'g Object<'p>),
+    /// The live object of a three-way patch, with the desired object as
+    /// guide: the lists and objects the desired one does not name are kept
+    /// as text, checked but not decoded, whatever their text (with
+    /// `overwrite`, the reference never looks into them; without, they
+    /// decode themselves when the check of what changed looks).
+    CurrentOf(&'g Object<'p>),
 }
 
 /// [`decode`], reading the text as `reading` says.
@@ -674,6 +707,7 @@ pub fn decode_as<'t>(text: &'t [u8], reading: Reading<'_, '_>) -> Result<Object<
         Reading::Whole => super::parse::parse(text),
         Reading::Patch => super::parse::parse_patch(text),
         Reading::OriginalOf(guide) => super::parse::parse_guided(text, guide),
+        Reading::CurrentOf(guide) => super::parse::parse_current(text, guide),
     };
     match parsed {
         Ok(Node::Object(o)) => Ok(o),

@@ -27,7 +27,7 @@ use super::compact::{Lazy, Member, Node, Object};
 use std::borrow::Cow;
 use std::ops::Range;
 
-pub(super) use guided::{member_text, parse_guided, parse_patch};
+pub(super) use guided::{member_text, parse_current, parse_guided, parse_patch};
 
 /// Nested lists and objects a text may open, as serde_json counts them.
 const NESTING_LIMIT: usize = 127;
@@ -64,11 +64,21 @@ pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
 /// checked to be canonical (and read as it comes otherwise), and read once
 /// the patch is known, if the text is at least `GUIDED_AFTER` long (below
 /// that, checking costs more than the guide saves).
-pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> Parsed<Vec<SpannedMember<'t>>> {
+///
+/// With [`Guides::ThreeWay`], each live object that comes after a desired
+/// one is read with the last desired object as its guide ([`guided`]).
+pub(crate) fn parse_members<'t>(text: &'t str, guides: Guides<'_>) -> Parsed<Vec<SpannedMember<'t>>> {
+    let (apply, three_way) = match guides {
+        Guides::None => (None, None),
+        Guides::Apply { original, patch } => (Some((original, patch)), None),
+        Guides::ThreeWay { current, modified } => (None, Some((current, modified))),
+    };
     let mut p = Parser::new(text);
     let mut members: Vec<SpannedMember<'t>> = Vec::new();
     // Where the last patch is, and the originals to read once it is known.
     let mut patch_at: Option<usize> = None;
+    // Where the last desired object of a three-way patch is.
+    let mut modified_at: Option<usize> = None;
     let mut later = Vec::new();
     if p.next_token()? != b'{' {
         return Err(Invalid);
@@ -83,8 +93,21 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
             let start = p.pos;
             let original = apply.is_some_and(|(original, _)| key == original) && p.peek() == Some(b'{');
             let patch = apply.is_some_and(|(_, patch)| key == patch);
-            let v = match patch_at {
-                Some(g) if original => {
+            let current = three_way.is_some_and(|(current, _)| key == current) && p.peek() == Some(b'{');
+            let modified = three_way.is_some_and(|(_, modified)| key == modified);
+            let v = match (patch_at, modified_at.filter(|_| current)) {
+                (_, Some(g)) => {
+                    // The guide is out of the list while the live object is read.
+                    let guide = std::mem::take(&mut members[g].1);
+                    p.pos += 1;
+                    let v = match &guide {
+                        Node::Object(guide) => p.object_current(guide),
+                        _ => p.object(),
+                    };
+                    members[g].1 = guide;
+                    Node::Object(v?)
+                }
+                (Some(g), _) if original => {
                     // The guide is out of the list while the original is read.
                     let guide = std::mem::take(&mut members[g].1);
                     p.pos += 1;
@@ -95,7 +118,7 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
                     members[g].1 = guide;
                     Node::Object(v?)
                 }
-                None if original && text.len() >= GUIDED_AFTER && p.skip_canonical() => {
+                (None, _) if original && text.len() >= GUIDED_AFTER && p.skip_canonical() => {
                     later.push(members.len());
                     Node::Null
                 }
@@ -104,6 +127,9 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
             };
             if patch {
                 patch_at = Some(members.len());
+            }
+            if modified {
+                modified_at = Some(members.len());
             }
             members.push((key, v, start..p.pos));
             match p.next_token()? {
@@ -129,6 +155,18 @@ pub(crate) fn parse_members<'t>(text: &'t str, apply: Option<(&str, &str)>) -> P
         }
     }
     Ok(members)
+}
+
+/// The documents of a line that [`parse_members`] reads with another as
+/// guide, by their names.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Guides<'n> {
+    /// None: each is read whole.
+    None,
+    /// An apply's original, with its patch as guide.
+    Apply { original: &'n str, patch: &'n str },
+    /// A three-way patch's live object, with the desired object as guide.
+    ThreeWay { current: &'n str, modified: &'n str },
 }
 
 /// The items of a parser's stack from `start` on (a list's elements, an

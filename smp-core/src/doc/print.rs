@@ -32,8 +32,11 @@ pub(super) fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {
             out.push(b']');
         }
         Node::Object(o) => write_object(out, o),
-        // Canonical text: what this writer writes for it.
-        Node::Raw(lazy) => out.extend_from_slice(lazy.text().as_bytes()),
+        Node::Raw(lazy) => match lazy.canonical_text() {
+            // What this writer writes for it.
+            Some(text) => out.extend_from_slice(text.as_bytes()),
+            None => write_node(out, n.decoded()),
+        },
     }
 }
 

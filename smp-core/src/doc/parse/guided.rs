@@ -24,7 +24,7 @@
 //!   directives with the patch's);
 //! - or the patch object holds `$patch` (the object is then read whole).
 
-use super::{Parsed, Parser, int64, plain_len};
+use super::{Invalid, Parsed, Parser, int64, plain_len};
 use crate::doc::Object as _;
 use crate::doc::compact::{Lazy, Node, Object};
 use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, SET_ELEMENT_ORDER};
@@ -53,6 +53,26 @@ pub(in crate::doc) fn parse_guided<'a>(text: &'a str, guide: &Object<'_>) -> Par
 pub(in crate::doc) fn parse_patch(text: &str) -> Parsed<Node<'_>> {
     let mut p = Parser::new(text);
     let v = p.patch_value()?;
+    p.end()?;
+    Ok(v)
+}
+
+/// Reads the JSON value that makes up `text`, the live object of a
+/// three-way patch, as [`super::parse`] does, with `guide`, the desired
+/// object: the lists and objects of an object that `guide`'s object at the
+/// same place does not name are kept as their text, canonical or not
+/// (checked all the same). The diff from the live object to the desired
+/// one (which ignores deletions) never looks at them; the check for
+/// conflicts, without `overwrite`, decodes what it looks into.
+pub(in crate::doc) fn parse_current<'a>(text: &'a str, guide: &Object<'_>) -> Parsed<Node<'a>> {
+    let mut p = Parser::new(text);
+    p.skip_ws();
+    let v = if p.peek() == Some(b'{') {
+        p.pos += 1;
+        Node::Object(p.object_current(guide)?)
+    } else {
+        p.value()?
+    };
     p.end()?;
     Ok(v)
 }
@@ -128,6 +148,77 @@ impl<'a> Parser<'a> {
                 None => p.kept_or_read(),
             }
         })
+    }
+
+    /// The rest of an object of a live object ([`parse_current`]) whose
+    /// opening brace was read, with `guide`, the desired object's object at
+    /// the same place.
+    pub(super) fn object_current(&mut self, guide: &Object<'_>) -> Parsed<Object<'a>> {
+        // What the directives name is read, and all with `$patch`, as the
+        // original of an apply is.
+        let Some(named) = named_by_directives(guide) else {
+            return self.object();
+        };
+        self.object_of(|p, key| {
+            p.skip_ws();
+            match guide.get(key) {
+                Some(Node::Object(sub)) if p.peek() == Some(b'{') => {
+                    p.pos += 1;
+                    p.object_current(sub).map(Node::Object)
+                }
+                Some(_) => p.value(),
+                None if key.starts_with('$') || named.binary_search(&key).is_ok() => p.value(),
+                None => p.kept_as_written(),
+            }
+        })
+    }
+
+    /// The value at the cursor: a list or an object kept as its text
+    /// (canonical or not), anything else read.
+    fn kept_as_written(&mut self) -> Parsed<Node<'a>> {
+        let start = self.pos;
+        if !matches!(self.peek(), Some(b'{' | b'[')) {
+            return self.value();
+        }
+        if self.skip_canonical() {
+            return Ok(Node::Raw(Lazy::new(&self.text[start..self.pos])));
+        }
+        self.skip_value()?;
+        Ok(Node::Raw(Lazy::as_written(&self.text[start..self.pos])))
+    }
+
+    /// Moves past the value at the cursor (from the whitespace before it),
+    /// checked exactly as [`Parser::value`] reads it, within the nesting
+    /// limit, but decoding nothing other than its numbers and escaped
+    /// strings.
+    fn skip_value(&mut self) -> Parsed<()> {
+        let (close, object) = match self.next_token()? {
+            b'{' => (b'}', true),
+            b'[' => (b']', false),
+            _ => {
+                self.pos -= 1;
+                return self.value().map(drop);
+            }
+        };
+        self.open()?;
+        self.skip_ws();
+        if self.peek() == Some(close) {
+            self.pos += 1;
+        } else {
+            loop {
+                if object {
+                    self.member_key()?;
+                }
+                self.skip_value()?;
+                match self.next_token()? {
+                    b',' => {}
+                    c if c == close => break,
+                    _ => return Err(Invalid),
+                }
+            }
+        }
+        self.depth -= 1;
+        Ok(())
     }
 
     /// A value of a patch ([`parse_patch`]), from the whitespace before it.
@@ -476,7 +567,65 @@ mod tests {
         }
     }
 
+    #[test]
+    fn what_the_desired_object_does_not_name_is_kept_as_text() {
+        let current = r#"{"spec": {"b": [1, 2], "a": 1}, "status": {"z": [{"k": 1.5}], "y": "s"},
+            "metadata": {"managed": [{"f": {"g": 1}}], "labels": {"x": "1"}}, "$retainKeys": ["a"], "n": null}"#;
+        let modified = crate::doc::compact::decode(br#"{"spec": {"a": 2}, "metadata": {"labels": {}}}"#).unwrap();
+        let Ok(Node::Object(doc)) = parse_current(current, &modified) else { panic!("an object") };
+        let raw = |n: Option<&Node<'_>>| matches!(n, Some(Node::Raw(_)));
+        assert!(raw(doc.get("status")), "not named, not canonical: kept");
+        assert!(!raw(doc.get("spec")) && !raw(doc.get("$retainKeys")), "named; a directive");
+        let spec = doc.get("spec").and_then(Node::as_object).unwrap();
+        assert!(raw(spec.get("b")), "below a named object");
+        let metadata = doc.get("metadata").and_then(Node::as_object).unwrap();
+        assert!(raw(metadata.get("managed")) && !raw(metadata.get("labels")));
+        // The same value as a whole reading, written alike.
+        let whole = super::super::parse(current).unwrap();
+        assert_eq!(text(&Node::Object(doc.clone())), text(&whole));
+        assert!(Node::Object(doc.clone()).deep_eq(&whole) && whole.deep_eq(&Node::Object(doc.clone())));
+        let status = doc.get("status").unwrap();
+        assert_eq!(status.kind(), crate::value::GoKind::Object);
+        assert_eq!(status.field("y").value().and_then(|k| k.as_str()), Some("s"));
+        assert_eq!(status.to_json(), serde_json::json!({"z": [{"k": 1.5}], "y": "s"}));
+        // A text that differs but reads alike is the same value.
+        let other = parse_current(r#"{"status": {"y": "s", "z": [{"k": 15e-1}]}}"#, &Object::default()).unwrap();
+        assert!(other.as_object().and_then(|o| o.get("status")).unwrap().deep_eq(status));
+        // Text that is kept is still checked whole.
+        for bad in [
+            r#"{"status": {"a": [1, }}"#,
+            r#"{"status": {"a": 01}}"#,
+            r#"{"status": {"a": "\x"}}"#,
+            r#"{"status": {"a": 1e999}}"#,
+        ] {
+            assert!(parse_current(bad, &Object::default()).is_err(), "{bad}");
+            assert!(super::super::parse(bad).is_err(), "{bad}");
+        }
+        let deep = |n: usize| format!(r#"{{"status": {}{}}}"#, "[".repeat(n), "]".repeat(n));
+        assert!(parse_current(&deep(super::super::NESTING_LIMIT - 1), &Object::default()).is_ok());
+        assert!(parse_current(&deep(super::super::NESTING_LIMIT), &Object::default()).is_err());
+        assert!(super::super::parse(&deep(super::super::NESTING_LIMIT)).is_err());
+    }
+
     proptest! {
+        /// A live object read with a desired one as guide is the value read
+        /// whole, compared and written alike; errors alike.
+        #[test]
+        fn a_guided_live_object_is_the_whole_one(t in json_text(), g in json_text()) {
+            let guide = match super::super::parse(&g) {
+                Ok(Node::Object(o)) => o,
+                _ => Object::default(),
+            };
+            let t = format!(r#"{{"a": {t}, "b": {{"c": {t}}}}}"#);
+            let (kept, whole) = (parse_current(&t, &guide), super::super::parse(&t));
+            prop_assert_eq!(kept.is_ok(), whole.is_ok());
+            if let (Ok(kept), Ok(whole)) = (kept, whole) {
+                prop_assert_eq!(text(&kept), text(&whole));
+                prop_assert!(kept.deep_eq(&whole) && whole.deep_eq(&kept));
+                prop_assert_eq!(kept.to_json(), whole.to_json());
+            }
+        }
+
         /// Text taken as canonical is exactly what the writer writes for the
         /// value it reads as; and what the writer writes (integers and
         /// strings without escapes) is taken as canonical.

@@ -300,6 +300,7 @@ fn answer_bytes(
     let mut fixed = None;
     let mut fields = match batch.op {
         Op::Apply => smp_core::bytes::read_apply_members(line, &mut fixed, "original", "patch"),
+        Op::ThreeWay => smp_core::bytes::read_three_way_members(line, &mut fixed, "current", "modified"),
         _ => smp_core::bytes::read_members(line, &mut fixed),
     }
     .ok()?;
