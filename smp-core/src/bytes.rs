@@ -9,10 +9,13 @@
 //!
 //! The documents are decoded into the [`compact`](mod@compact) document (strings
 //! borrowed from the text, objects as sorted vectors) and the engine runs
-//! on it, the patch of an apply included; the patches the diffs compute are
-//! `serde_json::Value`s. An apply reads its patch first and its original
-//! with the patch as guide ([`compact::decode_guided`]): the lists and
-//! objects the patch does not reach stay text, written out as they are.
+//! on it, the patches of an apply and of the diffs included. An apply
+//! reads its patch first and its original with the patch as guide
+//! ([`compact::decode_guided`]): the lists and objects the patch does not
+//! reach stay text, written out as they are. A three-way patch reads the
+//! live object with the desired one as guide
+//! ([`Reading::CurrentOf`]): what the desired
+//! object does not name stays text, which the diff never looks into.
 
 use crate::doc::compact::{self, Reading};
 use crate::doc::parse::{self, Guides};
