@@ -8,7 +8,7 @@
 //! read, must give the same again.
 
 use libfuzzer_sys::fuzz_target;
-use smp_core::bytes::{read_apply_members, read_members, to_json_vec};
+use smp_core::bytes::{read_apply_members, read_members, read_three_way_members, to_json_vec};
 use smp_core::doc::compact::{Node, Object};
 use smp_core::{Result, ThreeWayOptions};
 use smp_fuzz::RawInput;
@@ -55,7 +55,8 @@ fn line_route(
     options: ThreeWayOptions<'_>,
 ) -> Option<Result<Vec<u8>>> {
     // An apply's line has its patch first: the original is then read with
-    // the patch as guide, as the batch reads it.
+    // the patch as guide, as the batch reads it; a three-way line has its
+    // live object last, read with the desired object as guide.
     let names: &[&str] = if op == 0 { &["b", "a"] } else { &["a", "b", "c"][..docs.len()] };
     let mut line = b"{".to_vec();
     for (i, name) in names.iter().enumerate() {
@@ -67,7 +68,8 @@ fn line_route(
     let mut fixed = None;
     let members = match op {
         0 => read_apply_members(&line, &mut fixed, "a", "b"),
-        _ => read_members(&line, &mut fixed),
+        1 => read_members(&line, &mut fixed),
+        _ => read_three_way_members(&line, &mut fixed, "c", "b"),
     }
     .ok()?;
     let mut objects = vec![Object::default(); docs.len()];
