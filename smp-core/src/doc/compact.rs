@@ -32,6 +32,7 @@
 //! into the same document took about 1.4 times the instructions (the
 //! Deployment of the apply bench case, counted with callgrind).
 
+use super::parse::Guided;
 use super::{Document, Object as _, objects_deep_eq, same_bytes, same_text};
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::{Field, Key, KeyValue};
@@ -183,7 +184,7 @@ impl<'a> Lazy<'a> {
     /// decoded yet) as the original it is merged into.
     fn into_decoded_for(self, patch: &Object<'_>) -> Object<'a> {
         if self.decoded.get().is_null()
-            && let Ok(Node::Object(o)) = super::parse::parse_guided(self.text, patch)
+            && let Ok(Node::Object(o)) = super::parse::parse_guided(self.text, patch, Guided::Original)
         {
             return o;
         }
@@ -706,8 +707,8 @@ pub fn decode_as<'t>(text: &'t [u8], reading: Reading<'_, '_>) -> Result<Object<
     let parsed = match reading {
         Reading::Whole => super::parse::parse(text),
         Reading::Patch => super::parse::parse_patch(text),
-        Reading::OriginalOf(guide) => super::parse::parse_guided(text, guide),
-        Reading::CurrentOf(guide) => super::parse::parse_current(text, guide),
+        Reading::OriginalOf(guide) => super::parse::parse_guided(text, guide, Guided::Original),
+        Reading::CurrentOf(guide) => super::parse::parse_guided(text, guide, Guided::Current),
     };
     match parsed {
         Ok(Node::Object(o)) => Ok(o),

@@ -27,7 +27,7 @@ use super::compact::{Lazy, Member, Node, Object};
 use std::borrow::Cow;
 use std::ops::Range;
 
-pub(super) use guided::{member_text, parse_current, parse_guided, parse_patch};
+pub(super) use guided::{Guided, member_text, parse_guided, parse_patch};
 
 /// Nested lists and objects a text may open, as serde_json counts them.
 const NESTING_LIMIT: usize = 127;
@@ -96,28 +96,8 @@ pub(crate) fn parse_members<'t>(text: &'t str, guides: Guides<'_>) -> Parsed<Vec
             let current = three_way.is_some_and(|(current, _)| key == current) && p.peek() == Some(b'{');
             let modified = three_way.is_some_and(|(_, modified)| key == modified);
             let v = match (patch_at, modified_at.filter(|_| current)) {
-                (_, Some(g)) => {
-                    // The guide is out of the list while the live object is read.
-                    let guide = std::mem::take(&mut members[g].1);
-                    p.pos += 1;
-                    let v = match &guide {
-                        Node::Object(guide) => p.object_current(guide),
-                        _ => p.object(),
-                    };
-                    members[g].1 = guide;
-                    Node::Object(v?)
-                }
-                (Some(g), _) if original => {
-                    // The guide is out of the list while the original is read.
-                    let guide = std::mem::take(&mut members[g].1);
-                    p.pos += 1;
-                    let v = match &guide {
-                        Node::Object(guide) => p.object_guided(guide),
-                        _ => p.object(),
-                    };
-                    members[g].1 = guide;
-                    Node::Object(v?)
-                }
+                (_, Some(g)) => read_guided(&mut p, &mut members, g, Guided::Current)?,
+                (Some(g), _) if original => read_guided(&mut p, &mut members, g, Guided::Original)?,
                 (None, _) if original && text.len() >= GUIDED_AFTER && p.skip_canonical() => {
                     later.push(members.len());
                     Node::Null
@@ -146,7 +126,7 @@ pub(crate) fn parse_members<'t>(text: &'t str, guides: Guides<'_>) -> Parsed<Vec
             let mut p = Parser::new(text);
             p.pos = members[i].2.start + 1;
             members[i].1 = Node::Object(match &guide {
-                Some(Node::Object(guide)) => p.object_guided(guide)?,
+                Some(Node::Object(guide)) => p.object_guided(guide, Guided::Original)?,
                 _ => p.object()?,
             });
         }
@@ -155,6 +135,20 @@ pub(crate) fn parse_members<'t>(text: &'t str, guides: Guides<'_>) -> Parsed<Vec
         }
     }
     Ok(members)
+}
+
+/// The object at the cursor (at its opening brace), read with the member
+/// `g` of `members` as guide, for `what`; the guide is out of the list
+/// meanwhile.
+fn read_guided<'t>(p: &mut Parser<'t>, members: &mut [SpannedMember<'t>], g: usize, what: Guided) -> Parsed<Node<'t>> {
+    let guide = std::mem::take(&mut members[g].1);
+    p.pos += 1;
+    let v = match &guide {
+        Node::Object(guide) => p.object_guided(guide, what),
+        _ => p.object(),
+    };
+    members[g].1 = guide;
+    Ok(Node::Object(v?))
 }
 
 /// The documents of a line that [`parse_members`] reads with another as

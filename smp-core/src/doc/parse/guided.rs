@@ -30,13 +30,14 @@ use crate::doc::compact::{Lazy, Node, Object};
 use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, SET_ELEMENT_ORDER};
 
 /// Reads the JSON value that makes up `text`, as [`super::parse`] does,
-/// keeping what `guide` (the patch, an object) does not reach as text.
-pub(in crate::doc) fn parse_guided<'a>(text: &'a str, guide: &Object<'_>) -> Parsed<Node<'a>> {
+/// keeping what `guide` (an object) does not reach as text, as `what` says
+/// ([`Guided`]).
+pub(in crate::doc) fn parse_guided<'a>(text: &'a str, guide: &Object<'_>, what: Guided) -> Parsed<Node<'a>> {
     let mut p = Parser::new(text);
     p.skip_ws();
     let v = if p.peek() == Some(b'{') {
         p.pos += 1;
-        Node::Object(p.object_guided(guide)?)
+        Node::Object(p.object_guided(guide, what)?)
     } else {
         p.value()?
     };
@@ -57,24 +58,20 @@ pub(in crate::doc) fn parse_patch(text: &str) -> Parsed<Node<'_>> {
     Ok(v)
 }
 
-/// Reads the JSON value that makes up `text`, the live object of a
-/// three-way patch, as [`super::parse`] does, with `guide`, the desired
-/// object: the lists and objects of an object that `guide`'s object at the
-/// same place does not name are kept as their text, canonical or not
-/// (checked all the same). The diff from the live object to the desired
-/// one (which ignores deletions) never looks at them; the check for
-/// conflicts, without `overwrite`, decodes what it looks into.
-pub(in crate::doc) fn parse_current<'a>(text: &'a str, guide: &Object<'_>) -> Parsed<Node<'a>> {
-    let mut p = Parser::new(text);
-    p.skip_ws();
-    let v = if p.peek() == Some(b'{') {
-        p.pos += 1;
-        Node::Object(p.object_current(guide)?)
-    } else {
-        p.value()?
-    };
-    p.end()?;
-    Ok(v)
+/// What a document is read with a guide for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(in crate::doc) enum Guided {
+    /// The original of an apply, with its patch as guide: what the patch
+    /// does not reach is kept as text where that text is canonical (it is
+    /// written out), the lists it merges into with their elements as text.
+    Original,
+    /// The live object of a three-way patch, with the desired object as
+    /// guide: the lists and objects of an object that the desired one's
+    /// object at the same place does not name are kept as text, canonical
+    /// or not (checked all the same). The diff from the live object to the
+    /// desired one ignores deletions and never looks at them; the check
+    /// for conflicts, without `overwrite`, decodes what it looks into.
+    Current,
 }
 
 /// The keys that the directives of `guide` name, sorted; `None` when it
@@ -124,50 +121,29 @@ pub(in crate::doc) fn member_text<'a>(text: &'a str, name: &str) -> Option<&'a s
 
 impl<'a> Parser<'a> {
     /// The rest of an object whose opening brace was read, with `guide`,
-    /// the patch's object at the same place.
-    pub(super) fn object_guided(&mut self, guide: &Object<'_>) -> Parsed<Object<'a>> {
+    /// the guide's object at the same place, for `what`.
+    pub(super) fn object_guided(&mut self, guide: &Object<'_>, what: Guided) -> Parsed<Object<'a>> {
         let Some(named) = named_by_directives(guide) else {
             return self.object();
         };
+        let original = what == Guided::Original;
         self.object_of(|p, key| {
             p.skip_ws();
             match guide.get(key) {
                 Some(Node::Object(sub)) if p.peek() == Some(b'{') => {
                     p.pos += 1;
-                    p.object_guided(sub).map(Node::Object)
+                    p.object_guided(sub, what).map(Node::Object)
                 }
                 // A list the patch merges into: its elements are looked up
                 // by key, and only those the patch names are merged.
-                Some(Node::Array(_)) if p.peek() == Some(b'[') => p.list_of_kept(),
+                Some(Node::Array(_)) if original && p.peek() == Some(b'[') => p.list_of_kept(),
                 Some(_) => p.value(),
                 None if key.starts_with('$') => p.value(),
                 None if named.binary_search(&key).is_ok() => match p.peek() {
-                    Some(b'[') => p.list_of_kept(),
+                    Some(b'[') if original => p.list_of_kept(),
                     _ => p.value(),
                 },
-                None => p.kept_or_read(),
-            }
-        })
-    }
-
-    /// The rest of an object of a live object ([`parse_current`]) whose
-    /// opening brace was read, with `guide`, the desired object's object at
-    /// the same place.
-    pub(super) fn object_current(&mut self, guide: &Object<'_>) -> Parsed<Object<'a>> {
-        // What the directives name is read, and all with `$patch`, as the
-        // original of an apply is.
-        let Some(named) = named_by_directives(guide) else {
-            return self.object();
-        };
-        self.object_of(|p, key| {
-            p.skip_ws();
-            match guide.get(key) {
-                Some(Node::Object(sub)) if p.peek() == Some(b'{') => {
-                    p.pos += 1;
-                    p.object_current(sub).map(Node::Object)
-                }
-                Some(_) => p.value(),
-                None if key.starts_with('$') || named.binary_search(&key).is_ok() => p.value(),
+                None if original => p.kept_or_read(),
                 None => p.kept_as_written(),
             }
         })
@@ -565,6 +541,10 @@ mod tests {
             Node::Object(o) => o.iter().any(|(_, v)| has_float(v)),
             _ => false,
         }
+    }
+
+    fn parse_current<'a>(text: &'a str, guide: &Object<'_>) -> Parsed<Node<'a>> {
+        parse_guided(text, guide, Guided::Current)
     }
 
     #[test]
