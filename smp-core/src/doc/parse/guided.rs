@@ -149,15 +149,13 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// The value at the cursor: a list or an object kept as its text
-    /// (canonical or not), anything else read.
+    /// The value at the cursor: a list or an object kept as its text,
+    /// checked but not looked at for canonical form (a live object is not
+    /// written out), anything else read.
     fn kept_as_written(&mut self) -> Parsed<Node<'a>> {
         let start = self.pos;
         if !matches!(self.peek(), Some(b'{' | b'[')) {
             return self.value();
-        }
-        if self.skip_canonical() {
-            return Ok(Node::Raw(Lazy::new(&self.text[start..self.pos])));
         }
         self.skip_value()?;
         Ok(Node::Raw(Lazy::as_written(&self.text[start..self.pos])))
