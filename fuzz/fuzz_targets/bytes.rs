@@ -8,7 +8,7 @@
 //! read, must give the same again.
 
 use libfuzzer_sys::fuzz_target;
-use smp_core::bytes::{read_apply_members, read_members, read_three_way_members, to_json_vec};
+use smp_core::bytes::{Guides, read_guided_members, to_json_vec};
 use smp_core::doc::compact::{Node, Object};
 use smp_core::{Result, ThreeWayOptions};
 use smp_fuzz::RawInput;
@@ -66,12 +66,12 @@ fn line_route(
     }
     line.push(b'}');
     let mut fixed = None;
-    let members = match op {
-        0 => read_apply_members(&line, &mut fixed, "a", "b"),
-        1 => read_members(&line, &mut fixed),
-        _ => read_three_way_members(&line, &mut fixed, "c", "b"),
-    }
-    .ok()?;
+    let guides = match op {
+        0 => Guides::Apply { original: "a", patch: "b" },
+        1 => Guides::None,
+        _ => Guides::ThreeWay { current: "c", modified: "b" },
+    };
+    let members = read_guided_members(&line, &mut fixed, guides).ok()?;
     let mut objects = vec![Object::default(); docs.len()];
     let mut seen = [false; 3];
     for m in members {

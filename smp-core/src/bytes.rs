@@ -18,7 +18,8 @@
 //! object does not name stays text, which the diff never looks into.
 
 use crate::doc::compact::{self, Reading};
-use crate::doc::parse::{self, Guides};
+use crate::doc::parse;
+pub use crate::doc::parse::Guides;
 use crate::doc::print;
 use crate::engine::apply::{ApplyOptions, apply_compact};
 use crate::engine::diff::{DiffOptions, diff_documents};
@@ -143,38 +144,21 @@ pub struct Member<'t> {
 /// `fixed`, which the members then borrow. A `-0` integer literal is the
 /// integer 0, as the reference reads it.
 pub fn read_members<'t>(text: &'t [u8], fixed: &'t mut Option<String>) -> Result<Vec<Member<'t>>> {
-    read(text, fixed, Guides::None)
+    read_guided_members(text, fixed, Guides::None)
 }
 
-/// [`read_members`] for a three-way patch: a member named `current` that
-/// comes after one named `modified` is read with it as guide, as
-/// [`three_way_slice`] reads its live object: the lists and objects the
-/// desired object does not name are kept as text. Such a member is the
-/// same value as [`read_members`] gives, only cheaper to read.
-pub fn read_three_way_members<'t>(
+/// [`read_members`], reading some members with others as guides, as the
+/// entry points read their documents ([`Guides`]): an apply's original
+/// with its patch ([`apply_slice`]; what the patch does not reach is kept
+/// as text, which [`apply_object`] writes out as it is), a three-way
+/// patch's live object with the desired object ([`three_way_slice`]; what
+/// the desired object does not name is kept as text). Such a member is the
+/// same value as [`read_members`] gives, only cheaper to read and to hold.
+pub fn read_guided_members<'t>(
     text: &'t [u8],
     fixed: &'t mut Option<String>,
-    current: &str,
-    modified: &str,
+    guides: Guides<'_>,
 ) -> Result<Vec<Member<'t>>> {
-    read(text, fixed, Guides::ThreeWay { current, modified })
-}
-
-/// [`read_members`] for an apply: the members named `original` are read
-/// with the patch (the member named `patch`) as guide, as [`apply_slice`]
-/// reads its original: what the patch does not reach is kept as text,
-/// which [`apply_object`] writes out as it is. Such a member is the same
-/// value as [`read_members`] gives, only cheaper to read and to hold.
-pub fn read_apply_members<'t>(
-    text: &'t [u8],
-    fixed: &'t mut Option<String>,
-    original: &str,
-    patch: &str,
-) -> Result<Vec<Member<'t>>> {
-    read(text, fixed, Guides::Apply { original, patch })
-}
-
-fn read<'t>(text: &'t [u8], fixed: &'t mut Option<String>, guides: Guides<'_>) -> Result<Vec<Member<'t>>> {
     let text: &'t str = match std::str::from_utf8(text) {
         Ok(text) => text,
         Err(_) => fixed.insert(crate::text::utf8_as_go_reads(text).into_owned()),

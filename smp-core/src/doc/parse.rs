@@ -151,16 +151,30 @@ fn read_guided<'t>(p: &mut Parser<'t>, members: &mut [SpannedMember<'t>], g: usi
     Ok(Node::Object(v?))
 }
 
-/// The documents of a line that [`parse_members`] reads with another as
-/// guide, by their names.
+/// The members of a line (a JSON object of documents) read with another
+/// member as guide, by their names ([`read_guided_members`]).
+///
+/// [`read_guided_members`]: crate::bytes::read_guided_members
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Guides<'n> {
+pub enum Guides<'n> {
     /// None: each is read whole.
     None,
-    /// An apply's original, with its patch as guide.
-    Apply { original: &'n str, patch: &'n str },
-    /// A three-way patch's live object, with the desired object as guide.
-    ThreeWay { current: &'n str, modified: &'n str },
+    /// An apply's original, with its patch as guide (when the original
+    /// comes after the patch, or the line is long).
+    Apply {
+        /// The name of the original.
+        original: &'n str,
+        /// The name of the patch.
+        patch: &'n str,
+    },
+    /// A three-way patch's live object, with the desired object as guide
+    /// (when the live object comes after it).
+    ThreeWay {
+        /// The name of the live object.
+        current: &'n str,
+        /// The name of the desired object.
+        modified: &'n str,
+    },
 }
 
 /// The items of a parser's stack from `start` on (a list's elements, an

@@ -8,6 +8,7 @@ use crate::output::{Failure, output_error, write_answer_line, write_error_line};
 use crate::prescan;
 use crate::schema::{self, Resolver};
 use serde_json::Value;
+use smp_core::bytes::Guides;
 use smp_core::doc::compact::{self, Node};
 use smp_core::{ErrorKind, ThreeWayOptions};
 use std::collections::BTreeMap;
@@ -298,12 +299,12 @@ fn answer_bytes(
     }
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let mut fixed = None;
-    let mut fields = match batch.op {
-        Op::Apply => smp_core::bytes::read_apply_members(line, &mut fixed, "original", "patch"),
-        Op::ThreeWay => smp_core::bytes::read_three_way_members(line, &mut fixed, "current", "modified"),
-        _ => smp_core::bytes::read_members(line, &mut fixed),
-    }
-    .ok()?;
+    let guides = match batch.op {
+        Op::Apply => Guides::Apply { original: "original", patch: "patch" },
+        Op::ThreeWay => Guides::ThreeWay { current: "current", modified: "modified" },
+        _ => Guides::None,
+    };
+    let mut fields = smp_core::bytes::read_guided_members(line, &mut fixed, guides).ok()?;
     // The last of duplicate fields counts, as in JSON.
     let last = |name: &str| fields.iter().rposition(|f| f.key == name);
     let names = batch.op.inputs();
