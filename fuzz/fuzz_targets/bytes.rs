@@ -94,7 +94,7 @@ fn line_route(
     let [a, b, c]: [Object<'_>; 3] = objects.try_into().ok()?;
     let mut out = Vec::new();
     let done = match op {
-        0 => smp_core::bytes::apply_object(&mut out, a, &b, schema),
+        0 => smp_core::bytes::apply_object(&mut out, a, b, schema),
         1 => smp_core::bytes::diff_objects(&mut out, &a, &b, schema),
         _ => smp_core::bytes::three_way_objects(&mut out, &a, &b, &c, schema, options),
     };

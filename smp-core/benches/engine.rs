@@ -237,7 +237,7 @@ impl Case {
         match self.op {
             Op::Apply => {
                 let patch = docs.pop().unwrap();
-                apply_object(&mut out, docs.pop().unwrap(), &patch, self.schema)
+                apply_object(&mut out, docs.pop().unwrap(), patch, self.schema)
             }
             Op::TwoWay => diff_objects(&mut out, &docs[0], &docs[1], self.schema),
             Op::ThreeWay { overwrite } => {

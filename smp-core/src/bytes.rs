@@ -50,7 +50,7 @@ pub fn apply_slice(original: &[u8], patch: &[u8], schema: Schema<'_>) -> Result<
     // An apply writes about what it read: one allocation, no regrowth; made
     // after the reading, whose working stacks are then gone.
     let mut out = Vec::with_capacity(size);
-    apply_object(&mut out, original, &patch, schema)?;
+    apply_object(&mut out, original, patch, schema)?;
     Ok(out)
 }
 
@@ -86,14 +86,18 @@ pub fn three_way_slice(
 }
 
 /// [`apply_slice`] on documents already read: appends the result's text to
-/// `out`, which is left as it was on error.
+/// `out`, which is left as it was on error. The patch is freed once merged,
+/// before the result is written: a large apply does not hold it beside
+/// the output.
 pub fn apply_object<'a>(
     out: &mut Vec<u8>,
     original: compact::Object<'a>,
-    patch: &compact::Object<'a>,
+    patch: compact::Object<'a>,
     schema: Schema<'_>,
 ) -> Result<()> {
-    print::write_object(out, &apply_compact(original, patch, schema, ApplyOptions::default())?);
+    let result = apply_compact(original, &patch, schema, ApplyOptions::default())?;
+    drop(patch);
+    print::write_object(out, &result);
     Ok(())
 }
 

@@ -732,3 +732,34 @@ fn long_jsonl_lines_answer_as_single_cases() {
         }
     }
 }
+
+/// A line of over a mebibyte gets room for the rest of the input at once
+/// when the input's length is known: a file named, or standard input
+/// redirected from a file. Answers are the same whichever way the lines
+/// come, a pipe included, and lines after a long one are answered too.
+#[test]
+fn lines_over_a_mebibyte_answer_alike_from_a_file_stdin_or_a_pipe() {
+    let names: Vec<(String, String)> = (0..40_000).map(|i| (format!("E{i:06}"), format!("v{i}"))).collect();
+    let long = pod(env(&names.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect::<Vec<_>>()));
+    let long_line = format!(r#"{{"original":{long},"patch":{}}}"#, env_patch());
+    assert!(long_line.len() > 1 << 20);
+    let short_line = format!(r#"{{"original":{},"patch":{}}}"#, original_pod(), env_patch());
+    let text = [long_line.as_str(), &short_line, &long_line, &short_line].join("\n") + "\n";
+    let path = file("long.jsonl", &text);
+    let args = ["apply", "--kind", "Pod", "--jsonl"];
+    let named = Command::new(env!("CARGO_BIN_EXE_smp")).args(args).arg(&path).output().unwrap();
+    let redirected =
+        Command::new(env!("CARGO_BIN_EXE_smp")).args(args).stdin(std::fs::File::open(&path).unwrap()).output().unwrap();
+    let piped = smp(&args, &text);
+    for out in [&named, &redirected, &piped] {
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(out));
+    }
+    assert_eq!(stdout(&named), stdout(&piped));
+    assert_eq!(stdout(&redirected), stdout(&piped));
+    let answers = lines(&piped);
+    assert_eq!(answers.len(), 4);
+    assert_eq!(answers[1], json!({"result": merged_pod()}));
+    let env = &answers[0]["result"]["spec"]["containers"][0]["env"];
+    assert_eq!(env.as_array().map(Vec::len), Some(40_000 + 2), "{:.300}", answers[0]);
+    assert_eq!(answers[0], answers[2]);
+}

@@ -49,11 +49,14 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> io::Result<()> {
             // Chunks are alike: each one's buffer starts at the size of the
-            // one before, so that it is seldom grown (and copied) as it fills.
+            // one before, so that it is seldom grown (and copied) as it fills;
+            // up to a long line's size, which gets room of its own as it is
+            // read (a buffer the size of a huge line, made before the next
+            // line is known to exist, would double the batch's memory).
             let mut size = 0;
             for index in 0.. {
                 let mut lines = Vec::with_capacity(CHUNK_LINES);
-                let mut text = Vec::with_capacity(size);
+                let mut text = Vec::with_capacity(size.min(LONG_LINE as usize));
                 while lines.len() < CHUNK_LINES {
                     let start = text.len();
                     match read_line(&mut input, &mut left, &mut text, batch.max_line)? {
@@ -247,10 +250,20 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<u64> {
     }
 }
 
+/// What is left to read of the standard input, when it is a regular file
+/// (`smp ... --jsonl < cases.jsonl`).
+fn stdin_left() -> Option<u64> {
+    use std::io::Seek;
+    use std::os::fd::AsFd;
+    let mut file = File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let len = file.metadata().ok().filter(|m| m.is_file())?.len();
+    Some(len.saturating_sub(file.stream_position().ok()?))
+}
+
 /// The input, and its length when known.
 fn open(source: &Source) -> Result<(Box<dyn BufRead + Send>, Option<u64>), String> {
     match source {
-        Source::Stdin => Ok((Box::new(BufReader::with_capacity(1 << 16, io::stdin())), None)),
+        Source::Stdin => Ok((Box::new(BufReader::with_capacity(1 << 16, io::stdin())), stdin_left())),
         Source::File(path) => {
             let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", describe(source, CASES)))?;
             // Only a regular file's length is what reading it gives.
@@ -345,7 +358,7 @@ fn answer_bytes(
         Op::Apply => {
             let patch = docs.pop().unwrap_or_default();
             let original = docs.pop().unwrap_or_default();
-            smp_core::bytes::apply_object(out, original, &patch, schema).and_then(|()| {
+            smp_core::bytes::apply_object(out, original, patch, schema).and_then(|()| {
                 // Only a patch with a `kind` or directive key can remove the
                 // original's kind (as kubectl refuses): then read the result.
                 let touches = |word: &[u8]| memchr::memmem::find(patch_text.as_bytes(), word).is_some();
