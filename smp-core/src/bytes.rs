@@ -95,7 +95,7 @@ pub fn apply_object<'a>(
     patch: compact::Object<'a>,
     schema: Schema<'_>,
 ) -> Result<()> {
-    let result = apply_compact(original, &patch, schema, ApplyOptions::default())?;
+    let result = apply_document(original, &patch, schema)?;
     drop(patch);
     print::write_object(out, &result);
     Ok(())
@@ -109,8 +109,7 @@ pub fn diff_objects(
     modified: &compact::Object<'_>,
     schema: Schema<'_>,
 ) -> Result<()> {
-    let options = DiffOptions { set_element_order: true, ..Default::default() };
-    print::write_object(out, &diff_documents::<compact::Node<'_>>(original, modified, schema, options)?);
+    print::write_object(out, &diff_document(original, modified, schema)?);
     Ok(())
 }
 
@@ -124,8 +123,39 @@ pub fn three_way_objects(
     schema: Schema<'_>,
     options: ThreeWayOptions<'_>,
 ) -> Result<()> {
-    print::write_object(out, &three_way::<compact::Node<'_>>(original, modified, current, schema, options)?);
+    print::write_object(out, &three_way_document(original, modified, current, schema, options)?);
     Ok(())
+}
+
+/// The result of [`apply_object`] as a document, for a writer of another
+/// form (`compact::Object` is `Serialize`: indented JSON, YAML).
+pub fn apply_document<'a>(
+    original: compact::Object<'a>,
+    patch: &compact::Object<'a>,
+    schema: Schema<'_>,
+) -> Result<compact::Object<'a>> {
+    apply_compact(original, patch, schema, ApplyOptions::default())
+}
+
+/// The patch of [`diff_objects`] as a document.
+pub fn diff_document<'a>(
+    original: &compact::Object<'a>,
+    modified: &compact::Object<'a>,
+    schema: Schema<'_>,
+) -> Result<compact::Object<'a>> {
+    let options = DiffOptions { set_element_order: true, ..Default::default() };
+    diff_documents::<compact::Node<'a>>(original, modified, schema, options)
+}
+
+/// The patch of [`three_way_objects`] as a document.
+pub fn three_way_document<'a>(
+    original: &compact::Object<'a>,
+    modified: &compact::Object<'a>,
+    current: &compact::Object<'a>,
+    schema: Schema<'_>,
+    options: ThreeWayOptions<'_>,
+) -> Result<compact::Object<'a>> {
+    three_way::<compact::Node<'a>>(original, modified, current, schema, options)
 }
 
 /// One member of a JSON object read by [`read_members`].

@@ -763,3 +763,93 @@ fn lines_over_a_mebibyte_answer_alike_from_a_file_stdin_or_a_pipe() {
     assert_eq!(env.as_array().map(Vec::len), Some(40_000 + 2), "{:.300}", answers[0]);
     assert_eq!(answers[0], answers[2]);
 }
+
+/// Runs `op` on the documents as files, and again with each document in a
+/// directory of its own: files of one JSON object take the compact route,
+/// directories the general one. Both give the same bytes and exit code.
+fn assert_routes_agree(op: &str, docs: &[String], extra: &[&str], what: &str) {
+    let files: Vec<PathBuf> = docs.iter().enumerate().map(|(i, d)| file(&format!("doc{i}.json"), d)).collect();
+    let dirs: Vec<PathBuf> = files
+        .iter()
+        .map(|f| {
+            let dir = f.with_extension("d");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::copy(f, dir.join("doc.json")).unwrap();
+            dir
+        })
+        .collect();
+    let run = |paths: &[PathBuf]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_smp"));
+        command.arg(op).args(extra).args(paths);
+        command.output().unwrap()
+    };
+    // An apply's patch is a file either way.
+    let mut general_paths = dirs;
+    if op == "apply" {
+        general_paths[1] = files[1].clone();
+    }
+    let (compact, general) = (run(&files), run(&general_paths));
+    assert_eq!(compact.status.code(), general.status.code(), "{what}: {}", stderr(&general));
+    assert_eq!(stdout(&compact), stdout(&general), "{what}");
+    assert_eq!(stderr(&compact), stderr(&general), "{what}");
+}
+
+/// The compact route (files of one JSON object) answers exactly as the
+/// general route: on the shared bench cases, and on what it hands over to
+/// the general route (floats, lists, errors, a removed kind) or writes
+/// with care (Go's escapes, long strings with escapes, `-0`).
+#[test]
+fn files_of_one_object_answer_as_the_general_route() {
+    let cases = core_v1().parent().unwrap().parent().unwrap().parent().unwrap().join("bench-cases");
+    for name in [
+        "deploy-apply-small",
+        "deploy-twoway-1env",
+        "deploy-threeway",
+        "pod-env100.apply",
+        "pod-env100.twoway",
+        "pod-env100.threeway",
+    ] {
+        let case: Value =
+            serde_json::from_str(&std::fs::read_to_string(cases.join(format!("{name}.json"))).unwrap()).unwrap();
+        let (op, fields) = match case["op"].as_str().unwrap() {
+            "apply" => ("apply", &["original", "patch"][..]),
+            "twoway" => ("diff", &["original", "modified"][..]),
+            _ => ("three-way", &["original", "modified", "current"][..]),
+        };
+        let docs: Vec<String> = fields.iter().map(|f| serde_json::to_string_pretty(&case[*f]).unwrap()).collect();
+        assert_routes_agree(op, &docs, &[], name);
+    }
+    let long = "line one\n\"quoted\" <b>&</b>\t\u{2028}".repeat(8);
+    let pod = |env_vars: Value, extra: Value| {
+        let mut pod = pod(env_vars);
+        pod["metadata"]["annotations"] = extra;
+        pod.to_string()
+    };
+    let original = pod(env(&[("A", "1"), ("B", "2")]), json!({"note": long, "n": "<&>"}));
+    let applies = [
+        json!({"metadata": {"annotations": {"note": format!("{long}!")}}}).to_string(),
+        json!({"spec": {"terminationGracePeriodSeconds": 1.0}}).to_string(),
+        r#"{"spec": {"terminationGracePeriodSeconds": -0}}"#.to_string(),
+        r#"{"spec": {"terminationGracePeriodSeconds": 18446744073709551616}}"#.to_string(),
+        json!({"kind": null}).to_string(),
+        json!({"$patch": "delete"}).to_string(),
+        bad_env_patch().to_string(),
+        env_patch().to_string(),
+    ];
+    for patch in &applies {
+        assert_routes_agree("apply", &[original.clone(), patch.clone()], &[], patch);
+    }
+    let with_float = pod(env(&[("A", "1")]), json!({})).replace(r#""kind":"Pod""#, r#""kind":"Pod","x":1.0"#);
+    assert_routes_agree("apply", &[with_float, env_patch().to_string()], &[], "a float in the original");
+    let list =
+        json!({"apiVersion": "v1", "kind": "List", "items": [serde_json::from_str::<Value>(&original).unwrap()]});
+    assert_routes_agree("apply", &[list.to_string(), env_patch().to_string()], &[], "a list");
+    let modified = pod(env(&[("B", "3"), ("C", "4")]), json!({"note": long}));
+    assert_routes_agree("diff", &[original.clone(), modified.clone()], &[], "diff");
+    assert_routes_agree("diff", &[original.clone(), modified.clone()], &["--exit-code"], "diff --exit-code");
+    assert_routes_agree("diff", &[original.clone(), original.clone()], &["--exit-code"], "no change");
+    let current = pod(env(&[("A", "1"), ("B", "9")]), json!({"note": "live"}));
+    for extra in [&[][..], &["--overwrite"][..]] {
+        assert_routes_agree("three-way", &[original.clone(), modified.clone(), current.clone()], extra, "three-way");
+    }
+}

@@ -736,7 +736,21 @@ impl Serialize for Node<'_> {
                 seq.end()
             }
             Node::Object(o) => o.serialize(s),
-            Node::Raw(lazy) => lazy.decoded().serialize(s),
+            Node::Raw(lazy) => lazy.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Lazy<'_> {
+    /// Decoded for the writer only, unless it was decoded before: writing
+    /// out a large document kept as text holds one value of it at a time.
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let cached = self.decoded.get().cast::<Node<'_>>();
+        if cached.is_null() {
+            self.decode().serialize(s)
+        } else {
+            // SAFETY: a box this value owns (see `decoded`).
+            unsafe { &*cached }.serialize(s)
         }
     }
 }

@@ -5,6 +5,7 @@
 mod args;
 mod batch;
 mod builtin;
+mod compact_route;
 mod documents;
 mod explain;
 mod input;

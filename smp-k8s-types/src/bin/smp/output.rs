@@ -25,34 +25,51 @@ pub fn write_document(out: &mut impl Write, value: &Value, format: Format) -> io
 }
 
 /// JSON text with the characters escaped that Go's encoder escapes and
-/// serde_json does not: `<`, `>`, `&`, U+2028 and U+2029. None of them can
-/// stand outside a string, so the text can be rewritten byte by byte.
+/// serde_json does not (see [`GoEscapes`]).
 fn escaped_as_go(text: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.iter().position(|b| matches!(b, b'<' | b'>' | b'&' | 0xE2)) {
-        out.extend_from_slice(&rest[..i]);
-        let escape: Option<&[u8]> = match &rest[i..] {
-            [b'<', ..] => Some(b"\\u003c"),
-            [b'>', ..] => Some(b"\\u003e"),
-            [b'&', ..] => Some(b"\\u0026"),
-            [0xE2, 0x80, 0xA8, ..] => Some(b"\\u2028"),
-            [0xE2, 0x80, 0xA9, ..] => Some(b"\\u2029"),
-            _ => None,
-        };
-        match escape {
-            Some(escape) => {
-                out.extend_from_slice(escape);
-                rest = &rest[i + if rest[i] == 0xE2 { 3 } else { 1 }..];
-            }
-            None => {
-                out.push(rest[i]);
-                rest = &rest[i + 1..];
+    GoEscapes(&mut out).write_all(text).expect("writing to a vector");
+    out
+}
+
+/// Writes JSON text through, with the characters escaped that Go's encoder
+/// escapes and serde_json does not: `<`, `>`, `&`, U+2028 and U+2029. None
+/// of them can stand outside a string, so the text is rewritten byte by
+/// byte. It must come in whole characters, as serde_json writes it (each
+/// piece ends before a character it escapes, or at the end of a string).
+pub struct GoEscapes<W>(pub W);
+
+impl<W: Write> Write for GoEscapes<W> {
+    fn write(&mut self, text: &[u8]) -> io::Result<usize> {
+        let mut rest = text;
+        while let Some(i) = rest.iter().position(|b| matches!(b, b'<' | b'>' | b'&' | 0xE2)) {
+            self.0.write_all(&rest[..i])?;
+            let escape: Option<&[u8]> = match &rest[i..] {
+                [b'<', ..] => Some(b"\\u003c"),
+                [b'>', ..] => Some(b"\\u003e"),
+                [b'&', ..] => Some(b"\\u0026"),
+                [0xE2, 0x80, 0xA8, ..] => Some(b"\\u2028"),
+                [0xE2, 0x80, 0xA9, ..] => Some(b"\\u2029"),
+                _ => None,
+            };
+            match escape {
+                Some(escape) => {
+                    self.0.write_all(escape)?;
+                    rest = &rest[i + if rest[i] == 0xE2 { 3 } else { 1 }..];
+                }
+                None => {
+                    self.0.write_all(&rest[i..=i])?;
+                    rest = &rest[i + 1..];
+                }
             }
         }
+        self.0.write_all(rest)?;
+        Ok(text.len())
     }
-    out.extend_from_slice(rest);
-    out
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Writes `value` as compact JSON.

@@ -52,6 +52,9 @@ impl Request<'_> {
         if self.from_annotation && self.inputs.len() != 2 {
             return Err(Failure::Error("with --from-annotation, give MODIFIED and CURRENT only".into()));
         }
+        if let Some(answer) = crate::compact_route::run(self, resolver) {
+            return answer;
+        }
         let (layout, cases) = self.cases()?;
         let names = self.op.inputs();
         let several = cases.len() > 1;
