@@ -21,7 +21,7 @@ use crate::prescan::MAX_DEPTH;
 use crate::yaml_scalar::{self, Scalar};
 use libyaml_safer::{EventData, Mark, Parser};
 use serde_json::{Map, Number, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 /// Every document of a YAML stream as JSON (`null` for an empty one), as
@@ -214,7 +214,7 @@ impl Decoder {
         }
         match node {
             Node::Scalar { value, tag, plain } => {
-                Ok(Decoded::Scalar(json(yaml_scalar::scalar(value, tag.as_deref(), *plain)?)?))
+                Ok(Decoded::Scalar(yaml_scalar::scalar(value, tag.as_deref(), *plain)?))
             }
             Node::Seq(items) => {
                 let mut values = Vec::with_capacity(items.len());
@@ -317,17 +317,23 @@ fn json(scalar: Scalar) -> Result<Value, String> {
 }
 
 /// A node as go-yaml decodes it, before `sigs.k8s.io/yaml` turns it into
-/// JSON.
+/// JSON (a value JSON cannot hold, `.inf`, is an error only if written).
 enum Decoded {
-    Scalar(Value),
+    Scalar(Scalar),
     Seq(Vec<Decoded>),
     Map(GoMap),
 }
 
 impl Decoded {
+    /// The value for a message about its key: what JSON cannot hold as
+    /// `null`.
+    fn into_json_for_message(self) -> Value {
+        self.into_json().unwrap_or_default()
+    }
+
     fn into_json(self) -> Result<Value, String> {
         match self {
-            Decoded::Scalar(value) => Ok(value),
+            Decoded::Scalar(scalar) => json(scalar),
             Decoded::Seq(items) => {
                 Ok(Value::Array(items.into_iter().map(Decoded::into_json).collect::<Result<_, _>>()?))
             }
@@ -381,30 +387,46 @@ impl GoMap {
         }
     }
 
-    /// The map as JSON. Two keys of one text (`1` and `"1"`) leave one
-    /// entry: the later here; kubectl keeps either, as Go's map order has it.
+    /// The map as JSON: every key turned into text first, then the values
+    /// written in the order of their keys, as Go's encoder writes a map
+    /// (the first value it cannot write, in that order, is the error). Two
+    /// keys of one text (`1` and `"1"`) leave one entry: the later here;
+    /// kubectl keeps either, as Go's map order has it.
     fn into_json(self) -> Result<Value, String> {
-        let mut map = Map::new();
+        let mut texts = BTreeMap::new();
         for (key, value) in self.entries {
-            let value = value.into_json()?;
-            map.insert(key_text(key, &value)?, value);
+            let text = match key_text(key) {
+                Ok(text) => text,
+                Err(key) => return Err(unsupported_key(&key, &value.into_json_for_message())),
+            };
+            texts.insert(text, value);
+        }
+        let mut map = Map::new();
+        for (text, value) in texts {
+            map.insert(text, value.into_json()?);
         }
         Ok(Value::Object(map))
     }
 }
 
-/// A mapping key as JSON text, as `sigs.k8s.io/yaml` writes it.
-fn key_text(key: Scalar, value: &Value) -> Result<String, String> {
+/// A mapping key as JSON text, as `sigs.k8s.io/yaml` writes it; the key
+/// back if it refuses it.
+fn key_text(key: Scalar) -> Result<String, Scalar> {
     Ok(match key {
         Scalar::Str(s) => s,
         Scalar::Bool(b) => b.to_string(),
         Scalar::Int(i) => i.to_string(),
         Scalar::Float(f) => yaml_scalar::float_key(f),
-        Scalar::Uint(u) => {
-            return Err(format!("unsupported map key of type: uint64, key: {u:#x}, value: {value}"));
-        }
-        Scalar::Null => return Err(format!("unsupported map key of type: %!s(<nil>), key: <nil>, value: {value}")),
+        key @ (Scalar::Uint(_) | Scalar::Null) => return Err(key),
     })
+}
+
+/// Why `sigs.k8s.io/yaml` refuses a key (see [`key_text`]).
+fn unsupported_key(key: &Scalar, value: &Value) -> String {
+    match key {
+        Scalar::Uint(u) => format!("unsupported map key of type: uint64, key: {u:#x}, value: {value}"),
+        _ => format!("unsupported map key of type: %!s(<nil>), key: <nil>, value: {value}"),
+    }
 }
 
 /// A YAML float as JSON. One Go writes without a fraction or exponent is
@@ -469,6 +491,11 @@ mod tests {
         assert_eq!(read("a: 2.0\nb: 1.5\nc: 1e400\nd:\n").unwrap(), json!({"a": 2, "b": 1.5, "c": "1e400", "d": null}));
         assert_eq!(read("a: !!binary aGVsbG8=\n").unwrap(), json!({"a": "hello"}));
         assert_eq!(read("a: -.inf\n").unwrap_err(), "json: unsupported value: -Inf");
+        // Only what is written out: a value replaced later is no error, and
+        // the first value in key order is the one refused.
+        assert_eq!(read("b: .inf\nb: again\n").unwrap(), json!({"b": "again"}));
+        assert_eq!(read("b: .inf\na: -.inf\n").unwrap_err(), "json: unsupported value: -Inf");
+        assert_eq!(read("b: [.nan]\na: {c: .inf}\n").unwrap_err(), "json: unsupported value: +Inf");
         assert_eq!(read("a: !!int 1.5\n").unwrap_err(), "cannot decode !!float `1.5` as a !!int");
     }
 
