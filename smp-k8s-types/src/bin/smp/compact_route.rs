@@ -12,6 +12,7 @@
 //! patch library sees them (`1.0` is the integer 1 there).
 
 use crate::args::{Format, PatchType, Source};
+use crate::documents::{self, Objects};
 use crate::numbers;
 use crate::op::{Extensions, Op};
 use crate::output::{GoEscapes, output_error};
@@ -51,7 +52,9 @@ pub fn run(request: &Request<'_>, resolver: &mut Resolver<'_>) -> Option<Result<
     let answer = match (request.op, texts.as_slice()) {
         (Op::Apply, [original, patch]) => {
             let patch = compact::decode_as(patch, Reading::Patch).ok()?;
-            let original = compact::decode_as(original, Reading::OriginalOf(&patch)).ok()?;
+            let original = compact::decode_as(original, Reading::OriginalOf(&patch))
+                .ok()
+                .filter(|object| read_alike(object, request.objects))?;
             let schema = schema(resolver, &[&original, &patch], names)?;
             let had_kind = has_kind(&original);
             let result = apply_document(original, &patch, schema).ok()?;
@@ -63,12 +66,14 @@ pub fn run(request: &Request<'_>, resolver: &mut Resolver<'_>) -> Option<Result<
             result
         }
         (Op::Diff, [original, modified]) => {
-            let (original, modified) = (whole(original)?, whole(modified)?);
+            let (original, modified) = (whole(original, request.objects)?, whole(modified, request.objects)?);
             let schema = schema(resolver, &[&original, &modified], names)?;
             diff_document(&original, &modified, schema).ok()?
         }
         (Op::ThreeWay, [original, modified, current]) => {
-            let (original, modified, current) = (whole(original)?, whole(modified)?, whole(current)?);
+            let objects = request.objects;
+            let (original, modified, current) =
+                (whole(original, objects)?, whole(modified, objects)?, whole(current, objects)?);
             let schema = schema(resolver, &[&original, &modified, &current], names)?;
             let options = ThreeWayOptions { overwrite: request.overwrite, ..Default::default() };
             three_way_document(&original, &modified, &current, schema, options).ok()?
@@ -94,9 +99,24 @@ fn plain_json(text: &[u8]) -> bool {
         && memchr::memmem::find(text, br"\uD").is_none()
 }
 
-/// A document read whole, if it holds integers only.
-fn whole(text: &[u8]) -> Option<Object<'_>> {
-    compact::decode_as(text, Reading::Whole).ok()
+/// An object of a file read whole, if the general route reads it alike.
+fn whole(text: &[u8], objects: Objects) -> Option<Object<'_>> {
+    compact::decode_as(text, Reading::Whole).ok().filter(|object| read_alike(object, objects))
+}
+
+/// Whether the general route reads the object of a file without refusing
+/// it (`documents::check_read`: its type and object metadata as kubectl
+/// reads them).
+fn read_alike(object: &Object<'_>, objects: Objects) -> bool {
+    if objects == Objects::Any {
+        return true;
+    }
+    let head = object
+        .iter()
+        .filter(|(k, _)| ["apiVersion", "kind", "metadata"].contains(k))
+        .map(|(k, v)| Some((k.to_string(), serde_json::to_value(v).ok()?)))
+        .collect::<Option<serde_json::Map<_, _>>>();
+    head.is_some_and(|head| documents::check_read(&head).is_ok())
 }
 
 /// The schema of the documents' kind, if they are single objects and

@@ -22,6 +22,7 @@ mod yaml_scalar;
 
 use args::{Cli, Command, Common, FileArgs, Source};
 use clap::Parser;
+use documents::Objects;
 use op::Op;
 use output::Failure;
 use std::process::ExitCode;
@@ -222,6 +223,10 @@ impl Invocation {
             exit_code: self.exit_code,
             patch_type: self.common.schema.patch_type,
             ext: self.ext,
+            objects: match &self.common.schema {
+                s if s.untyped || !s.openapi.is_empty() => Objects::Any,
+                _ => Objects::Kubernetes,
+            },
         };
         request.run(&mut resolver)
     }

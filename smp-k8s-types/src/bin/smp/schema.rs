@@ -48,7 +48,7 @@ pub fn load_documents(args: &SchemaArgs) -> Result<Vec<Document>, String> {
 fn load_crd(path: &Path, version: Option<&str>, warn: bool) -> Result<Document, String> {
     let source = Source::File(path.to_path_buf());
     let what = "CRD file";
-    let files = documents::read(&source, what, false)?;
+    let files = documents::read(&source, what, false, documents::Objects::Any)?;
     let crds: Vec<Value> = documents::objects(&files)
         .into_iter()
         .filter(|(_, object)| object.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition"))

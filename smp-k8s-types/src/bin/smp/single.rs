@@ -3,7 +3,7 @@
 //! each object, and optionally an account of what each patch did.
 
 use crate::args::{Format, PatchType, Source};
-use crate::documents::{self, Document};
+use crate::documents::{self, Document, Objects};
 use crate::op::{Extensions, Op, apply_as};
 use crate::output::{self, Failure};
 use crate::schema::Resolver;
@@ -34,6 +34,8 @@ pub struct Request<'a> {
     pub patch_type: PatchType,
     /// `--patch-merge-key`, `--strict`, `--checked`.
     pub ext: Extensions,
+    /// Kubernetes objects, or any documents (`--untyped`, `--openapi`).
+    pub objects: Objects,
 }
 
 /// One object's documents, in the order of [`Op::inputs`], and where it
@@ -108,7 +110,7 @@ impl Request<'_> {
     /// Reads the inputs and pairs their objects into cases. The layout is
     /// the documents of the first input, for apply's output.
     fn cases(&self) -> Result<(Vec<Document>, Vec<Case>), String> {
-        let read = |source: &Source, what: &str| documents::read(source, what, self.recursive);
+        let read = |source: &Source, what: &str| documents::read(source, what, self.recursive, self.objects);
         let names = self.op.inputs();
         let first = read(self.inputs[0], if self.from_annotation { names[1] } else { names[0] })?;
         let cases = match self.op {
@@ -169,7 +171,7 @@ impl Request<'_> {
             };
         }
         let source = self.inputs[1];
-        let mut values = documents::read(source, "patch", false)?;
+        let mut values = documents::read(source, "patch", false, self.objects)?;
         match (values.len(), values.pop().map(|d| d.body)) {
             (1, Some(documents::Body::Object(patch))) => Ok(patch),
             _ => Err(format!("{}: a patch is one object", input::describe(source, "patch"))),
