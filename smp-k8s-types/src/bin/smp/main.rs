@@ -189,6 +189,11 @@ impl Invocation {
         output::check_stdout()?;
         self.common.schema.patch_type = self.common.schema.effective_type();
         let docs = schema::load_documents(&self.common.schema)?;
+        // (Before the patch type makes the schema untyped.)
+        let objects = match &self.common.schema {
+            s if s.untyped || !s.openapi.is_empty() => Objects::Any,
+            _ => Objects::Kubernetes,
+        };
         // Merge and JSON patches take no patch metadata.
         if self.common.schema.patch_type != args::PatchType::Strategic {
             self.common.schema.untyped = true;
@@ -223,10 +228,7 @@ impl Invocation {
             exit_code: self.exit_code,
             patch_type: self.common.schema.patch_type,
             ext: self.ext,
-            objects: match &self.common.schema {
-                s if s.untyped || !s.openapi.is_empty() => Objects::Any,
-                _ => Objects::Kubernetes,
-            },
+            objects,
         };
         request.run(&mut resolver)
     }
