@@ -49,14 +49,17 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> io::Result<()> {
             // Chunks are alike: each one's buffer starts at the size of the
-            // one before, so that it is seldom grown (and copied) as it fills;
-            // up to a long line's size, which gets room of its own as it is
-            // read (a buffer the size of a huge line, made before the next
-            // line is known to exist, would double the batch's memory).
+            // one before, so that it is seldom grown (and copied) as it fills.
+            // Long lines do not count: each gets room of its own as it is
+            // read, and a buffer the size of a huge line, made before the
+            // next line is known to exist, would double the batch's memory.
             let mut size = 0;
             for index in 0.. {
                 let mut lines = Vec::with_capacity(CHUNK_LINES);
-                let mut text = Vec::with_capacity(size.min(LONG_LINE as usize));
+                let mut text = Vec::with_capacity(size);
+                // The chunk's text but its long lines, with room for the line
+                // breaks, read before they are cut off.
+                let mut short = 0;
                 while lines.len() < CHUNK_LINES {
                     let start = text.len();
                     match read_line(&mut input, &mut left, &mut text, batch.max_line)? {
@@ -65,12 +68,14 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
                             let len = trim_newline(&text[start..]).len();
                             text.truncate(start + len);
                             lines.push(Some(start..start + len));
+                            if (len as u64) < LONG_LINE {
+                                short += len + 2;
+                            }
                         }
                         Line::TooLong => lines.push(None),
                     }
                 }
-                // With room for the line breaks, read before they are cut off.
-                size = size.max(text.len() + 2 * lines.len());
+                size = size.max(short);
                 if lines.is_empty() || slot_tx.send(()).is_err() || work_tx.send(Chunk { index, text, lines }).is_err()
                 {
                     return Ok(());
