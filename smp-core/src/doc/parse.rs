@@ -61,8 +61,8 @@ pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
 /// is read as [`parse_patch`] reads one, and each
 /// original is read with the last patch as its guide ([`guided`]): when it
 /// comes after a patch, at once; when before, its text is first only
-/// checked to be canonical (and read as it comes otherwise), and read once
-/// the patch is known, if the text is at least `GUIDED_AFTER` long (below
+/// skipped by its brackets ([`Parser::skip_brackets`]), and read once the
+/// patch is known, if the text is at least `GUIDED_AFTER` long (below
 /// that, checking costs more than the guide saves).
 ///
 /// With [`Guides::ThreeWay`], each live object that comes after a desired
@@ -98,7 +98,7 @@ pub(crate) fn parse_members<'t>(text: &'t str, guides: Guides<'_>) -> Parsed<Vec
             let v = match (patch_at, modified_at.filter(|_| current)) {
                 (_, Some(g)) => read_guided(&mut p, &mut members, g, Guided::Current)?,
                 (Some(g), _) if original => read_guided(&mut p, &mut members, g, Guided::Original)?,
-                (None, _) if original && text.len() >= GUIDED_AFTER && p.skip_canonical() => {
+                (None, _) if original && text.len() >= GUIDED_AFTER && p.skip_brackets() => {
                     later.push(members.len());
                     Node::Null
                 }
@@ -129,6 +129,11 @@ pub(crate) fn parse_members<'t>(text: &'t str, guides: Guides<'_>) -> Parsed<Vec
                 Some(Node::Object(guide)) => p.object_guided(guide, Guided::Original)?,
                 _ => p.object()?,
             });
+            // Read, the object ends where its brackets said: the text
+            // skipped then is this one valid object.
+            if p.pos != members[i].2.end {
+                return Err(Invalid);
+            }
         }
         if let (Some(g), Some(guide)) = (patch_at, guide) {
             members[g].1 = guide;
@@ -268,6 +273,48 @@ impl<'a> Parser<'a> {
         {
             self.pos += 1;
         }
+    }
+
+    /// Moves past the object or list at the cursor by its brackets and
+    /// strings alone, checking nothing else: where a text that is valid
+    /// JSON ends it (the caller reads it later, and then checks it ends
+    /// there). False, the cursor unmoved, where the brackets do not close
+    /// within the nesting limit.
+    fn skip_brackets(&mut self) -> bool {
+        if !matches!(self.peek(), Some(b'{' | b'[')) {
+            return false;
+        }
+        let b = self.bytes;
+        let (mut i, mut depth) = (self.pos, 0);
+        while let Some(&c) = b.get(i) {
+            i += 1;
+            match c {
+                b'"' => loop {
+                    i += plain_len(&b[i..]);
+                    match b.get(i) {
+                        Some(b'"') => break i += 1,
+                        // An escape (or a control character: invalid, found later).
+                        Some(&e) => i = (i + if e == b'\\' { 2 } else { 1 }).min(b.len()),
+                        None => return false,
+                    }
+                },
+                b'{' | b'[' => {
+                    depth += 1;
+                    if self.depth + depth > NESTING_LIMIT {
+                        return false;
+                    }
+                }
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.pos = i;
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
     }
 
     /// The next byte after whitespace, consumed.
@@ -932,6 +979,53 @@ mod tests {
         );
         assert_eq!(ours(&text), serde(&text));
         assert_eq!(ours(&list(7)), serde(&list(7)));
+    }
+
+    /// An apply's line whose original comes first and is long is first
+    /// skipped by its brackets, then read with the patch as guide: it is
+    /// accepted exactly when serde_json accepts the line, whatever its
+    /// brackets and strings hide, and reads to the same members.
+    #[test]
+    fn long_originals_before_their_patch_read_as_serde_json_reads_the_line() {
+        let guides = Guides::Apply { original: "original", patch: "patch" };
+        let filler = format!("[{}]", vec!["\"x\""; GUIDED_AFTER / 4].join(","));
+        let line = |original: &str| format!(r#"{{"original":{original},"patch":{{"b":[1]}},"pad":{filler}}}"#);
+        // The text of the original, as read.
+        let original_text = |text: &str| {
+            let members = parse_members(text, guides).ok()?;
+            members.into_iter().find(|(k, ..)| k == "original").map(|(.., span)| text[span].to_string())
+        };
+        for original in [
+            r#"{"a":1,"b":[2]}"#,
+            r#"{"a":"]}","b":[2]}"#,
+            r#"{"a":""]}","b":[2]}"#,
+            r#"{"a":"\","b":[2]}"#,
+            r#"{"a":{"x":[{}]},"b":[2]}"#,
+            r#"{"b":[2],"a":1}"#,
+            r#"{ "a" : 1 , "b" : [ 2 ] }"#,
+            // Not JSON, though their brackets close:
+            r#"{"a":1,"b":[2]]}"#,
+            r#"{"a":1,"b":[2}}"#,
+            r#"{"a":1 "b":[2]}"#,
+            r#"{"a":"\q","b":[2]}"#,
+            "{\"a\":\"\u{1}\",\"b\":[2]}",
+            r#"{"a":1,"b":[2],}"#,
+            r#"{"a":tru,"b":[2]}"#,
+            // Brackets that do not close where JSON's would:
+            r#"{"a":1,"b":[2]"#,
+            r#"{"a":"1,"b":[2]}"#,
+            r#"{"a":1,"b":[2]}}"#,
+        ] {
+            let text = line(original);
+            assert!(text.len() >= GUIDED_AFTER);
+            let want = serde(&text).map(|_| original.to_string());
+            assert_eq!(original_text(&text), want, "{original}");
+        }
+        let deep = |n: usize| format!(r#"{{"a":{}1{},"b":[2]}}"#, "[".repeat(n), "]".repeat(n));
+        for n in [125, 126, 127, 200] {
+            let text = line(&deep(n));
+            assert_eq!(original_text(&text).is_some(), serde(&deep(n)).is_some(), "depth {n}");
+        }
     }
 
     #[test]

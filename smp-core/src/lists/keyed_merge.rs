@@ -10,7 +10,7 @@
 //! reference meets them, so that the same one is reported.
 
 use super::element::{Elements, MergeElements, PatchObject, element_kind, missing_key};
-use super::key::{Field, Interner, Key, KeyFields, KeyValue, Tag, TagIndex, uncomparable};
+use super::key::{Field, Key, KeyFields, KeyValue, Tag, TagIndex, number_keys, uncomparable};
 use super::key::{KeyHasher, KeyMap};
 use super::order::{Lookup, Uncomparable, in_order, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
 use crate::doc::{Document, Object as _};
@@ -111,15 +111,37 @@ impl<'p, P: Document> Keys<'p, P> {
         patch: impl IntoIterator<Item = &'p P>,
         order: &'p [P],
     ) -> Self {
-        // The order list names the live elements, mostly: room for the
-        // longer of the two, not for both.
-        let mut interner = Interner::with_capacity(live.len().max(order.len()));
-        let null = interner.tag(&Key::One(KeyValue::Null));
-        let live = live.iter().map(|e| fields.key_of(|n| l.field(e, n)).map(|k| interner.tag(&k))).collect();
-        let mut tag_patch = |v: &'p P| fields.key_of(|n| v.field(n)).map(|k| interner.tag(&k));
+        let patch: Vec<&'p P> = patch.into_iter().collect();
+        // One sequence: the null key, the live keys, the patch's, the order's.
+        let (live_at, patch_at, order_at) = (1, 1 + live.len(), 1 + live.len() + patch.len());
+        fn elem_key<'e, L: Elements>(l: &L, fields: KeyFields<'_>, e: &'e L::Elem) -> Field<Key<'e>> {
+            fields.key_of(|n| l.field(e, n))
+        }
+        let live_key = |e| elem_key(l, fields, e);
+        let patch_key = |v: &'p P| fields.key_of(|n| v.field(n));
+        let keys = std::iter::once(Field::Value(Key::One(KeyValue::Null)))
+            .chain(live.iter().map(live_key))
+            .chain(patch.iter().map(|v| patch_key(v)))
+            .chain(order.iter().map(patch_key));
+        let again = |i: usize| match i {
+            0 => Some(Key::One(KeyValue::Null)),
+            i if i < patch_at => live_key(&live[i - live_at]).value(),
+            i if i < order_at => patch_key(patch[i - patch_at]).value(),
+            i => patch_key(&order[i - order_at]).value(),
+        };
+        let mut tags = number_keys(keys, again);
+        let ids = tags.len();
+        let order = tags.split_off(order_at);
+        let patch_tags = tags.split_off(patch_at);
+        let live = tags.split_off(live_at);
+        let null = match tags.pop() {
+            Some(Field::Value(tag)) => tag,
+            _ => unreachable!("the null key is comparable"),
+        };
         let patch = patch
             .into_iter()
-            .map(|value| {
+            .zip(patch_tags)
+            .map(|(value, key)| {
                 let directive = match value.as_object().and_then(|m| m.get(PATCH)) {
                     None => Directive::None,
                     Some(d) => match d.as_str() {
@@ -129,11 +151,10 @@ impl<'p, P: Document> Keys<'p, P> {
                         _ => Directive::Other(d),
                     },
                 };
-                Entry { value, directive, key: tag_patch(value) }
+                Entry { value, directive, key }
             })
             .collect();
-        let order = order.iter().map(&mut tag_patch).collect();
-        Keys { null, ids: interner.len(), live, patch, order }
+        Keys { null, ids, live, patch, order }
     }
 
     /// What the reference's order lists hold for an element: its key, or
