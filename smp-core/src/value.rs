@@ -327,6 +327,10 @@ fn write_go_string(s: &mut String, x: &str) {
             '\n' => s.push_str("\\n"),
             '\r' => s.push_str("\\r"),
             '\t' => s.push_str("\\t"),
+            // Go's encoder writes these two short since Go 1.22, which
+            // builds every kubectl here (1.27 to 1.33 alike).
+            '\u{8}' => s.push_str("\\b"),
+            '\u{c}' => s.push_str("\\f"),
             '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
                 let _ = write!(s, "\\u{:04x}", c as u32);
             }
@@ -387,6 +391,17 @@ mod tests {
         // The sign of a zero is written, as `strconv.FormatFloat` writes it.
         assert_eq!(fmt_float_json(-0.0), "-0");
         assert_eq!(to_go_json(&json!([-0.0, 0.0, 1e21, -1e-7])), "[-0,0,1e+21,-1e-7]");
+    }
+
+    #[test]
+    fn go_json_escapes_strings_as_kubectl_writes_them() {
+        // As `kubectl create configmap --dry-run=client -o json` writes
+        // them (short escapes for backspace and form feed, HTML characters
+        // and line separators as `\u`, other control characters in
+        // lowercase hex), keys sorted.
+        let v = json!({"k": "a\u{8}b\u{c}c\n\r\t\"\\<>&\u{2028}\u{2029}\u{1}\u{1f}\u{7f}é", "a": 1});
+        let want = concat!(r#"{"a":1,"k":"a\bb\fc\n\r\t\"\\\u003c\u003e\u0026\u2028\u2029\u0001\u001f"#, "\u{7f}é\"}");
+        assert_eq!(to_go_json(&v), want);
     }
 
     #[test]

@@ -374,27 +374,40 @@ impl<'a> Interner<'a> {
 
 /// Numbers a sequence of keys by identity all at once, as an [`Interner`]
 /// fed them in turn would tell them apart: equal keys (Go's `==`) share a
-/// tag, the number of the first of them in the sequence; the ids are below
-/// the length of the sequence. `again(i)` gives the key of item `i` once
-/// more (asked only of keys whose hash another key shares).
+/// tag; the ids are below the length of the sequence. `again(i)` gives the
+/// key of item `i` once more (asked only of keys whose hash another key
+/// shares).
 ///
-/// Rather than a table probed at random (on a list of a million elements,
-/// a cache miss or two on every key, about half the time of an apply), each
-/// key is hashed in turn and the hashes sorted with their positions: equal
-/// keys become neighbours, which are confirmed by `==`. Hashes that collide
-/// without `==` (unforeseeable: the seed is random) are told apart by
-/// comparing each with the first key of every distinct group of its run.
+/// A short sequence is numbered by an [`Interner`], whose table stays in
+/// the cache. A long one is not: on a list of a million elements, a table
+/// probed at random costs a cache miss or two on every key, about half the
+/// time of an apply. Each key is hashed in turn instead, and the hashes
+/// sorted with their positions ([`number_keys_sorted`]).
 pub fn number_keys<'a>(
     keys: impl IntoIterator<Item = Field<Key<'a>>>,
     again: impl Fn(usize) -> Option<Key<'a>>,
 ) -> Vec<Field<Tag>> {
+    let keys = keys.into_iter();
+    if keys.size_hint().0 < SORTED_FROM {
+        let mut interner = Interner::with_capacity(keys.size_hint().0);
+        return keys.map(|k| k.map(|k| interner.tag(&k))).collect();
+    }
     let hasher = KeyHasher::default();
-    number_keys_hashed(keys, again, |id| std::hash::BuildHasher::hash_one(&hasher, id))
+    number_keys_sorted(keys, again, |id| std::hash::BuildHasher::hash_one(&hasher, id))
 }
 
-/// [`number_keys`] with the hash function given (the tests give one that
-/// collides).
-fn number_keys_hashed<'a>(
+/// The length of a sequence of keys from which [`number_keys`] sorts
+/// hashes rather than fill a table: about where the table outgrows a
+/// core's own caches.
+const SORTED_FROM: usize = 8192;
+
+/// [`number_keys`] by sorted hashes, with the hash function given (the
+/// tests give one that collides): equal keys become neighbours, which are
+/// confirmed by `==`, and share the number of the first of them in the
+/// sequence. Hashes that collide without `==` (unforeseeable: the seed is
+/// random) are told apart by comparing each with the first key of every
+/// distinct group of its run.
+fn number_keys_sorted<'a>(
     keys: impl IntoIterator<Item = Field<Key<'a>>>,
     again: impl Fn(usize) -> Option<Key<'a>>,
     hash: impl Fn(&IdentityKey<'a>) -> u64,
@@ -558,7 +571,7 @@ mod tests {
     }
 
     proptest! {
-        /// Numbered at once, with a good hash or one where every key
+        /// Numbered by sorted hashes, good ones or ones where every key
         /// collides, keys get the tags an interner fed them in turn gives,
         /// up to the numbering: the same partition, each id the position
         /// of the first key of its group.
@@ -571,9 +584,10 @@ mod tests {
             let keys: Vec<Field<Key<'_>>> = picks.iter().map(|p| key_of(&values, p)).collect();
             let again = |i: usize| keys[i].clone().value();
             let tags = if colliding {
-                number_keys_hashed(keys.clone(), again, |_| 0)
+                number_keys_sorted(keys.clone(), again, |_| 0)
             } else {
-                number_keys(keys.clone(), again)
+                let hasher = KeyHasher::default();
+                number_keys_sorted(keys.clone(), again, |id| std::hash::BuildHasher::hash_one(&hasher, id))
             };
             let mut interner = Interner::default();
             let want: Vec<Field<Tag>> = keys.iter().map(|k| k.clone().map(|k| interner.tag(&k))).collect();

@@ -98,22 +98,27 @@ struct Entry<'p, P> {
 struct Keys<'p, P> {
     null: Tag,
     ids: usize,
-    live: Vec<Field<Tag>>,
+    /// The tags of the null key, the live elements, the patch's and the
+    /// order's, in one vector.
+    tags: Vec<Field<Tag>>,
+    /// Where the live elements' tags and the order's start in `tags`.
+    live_at: usize,
+    order_at: usize,
     patch: Vec<Entry<'p, P>>,
-    order: Vec<Field<Tag>>,
 }
 
 impl<'p, P: Document> Keys<'p, P> {
+    /// The keys of `live`, of the `patch_len` patch elements `patch` gives
+    /// by position, and of `order`.
     fn new<L: MergeElements<Patch = P>>(
         l: &L,
         fields: KeyFields<'_>,
         live: &[L::Elem],
-        patch: impl IntoIterator<Item = &'p P>,
+        (patch_len, patch): (usize, impl Fn(usize) -> &'p P),
         order: &'p [P],
     ) -> Self {
-        let patch: Vec<&'p P> = patch.into_iter().collect();
         // One sequence: the null key, the live keys, the patch's, the order's.
-        let (live_at, patch_at, order_at) = (1, 1 + live.len(), 1 + live.len() + patch.len());
+        let (live_at, patch_at, order_at) = (1, 1 + live.len(), 1 + live.len() + patch_len);
         fn elem_key<'e, L: Elements>(l: &L, fields: KeyFields<'_>, e: &'e L::Elem) -> Field<Key<'e>> {
             fields.key_of(|n| l.field(e, n))
         }
@@ -121,27 +126,21 @@ impl<'p, P: Document> Keys<'p, P> {
         let patch_key = |v: &'p P| fields.key_of(|n| v.field(n));
         let keys = std::iter::once(Field::Value(Key::One(KeyValue::Null)))
             .chain(live.iter().map(live_key))
-            .chain(patch.iter().map(|v| patch_key(v)))
+            .chain((0..patch_len).map(|i| patch_key(patch(i))))
             .chain(order.iter().map(patch_key));
         let again = |i: usize| match i {
             0 => Some(Key::One(KeyValue::Null)),
             i if i < patch_at => live_key(&live[i - live_at]).value(),
-            i if i < order_at => patch_key(patch[i - patch_at]).value(),
+            i if i < order_at => patch_key(patch(i - patch_at)).value(),
             i => patch_key(&order[i - order_at]).value(),
         };
-        let mut tags = number_keys(keys, again);
-        let ids = tags.len();
-        let order = tags.split_off(order_at);
-        let patch_tags = tags.split_off(patch_at);
-        let live = tags.split_off(live_at);
-        let null = match tags.pop() {
-            Some(Field::Value(tag)) => tag,
-            _ => unreachable!("the null key is comparable"),
-        };
-        let patch = patch
-            .into_iter()
-            .zip(patch_tags)
-            .map(|(value, key)| {
+        let tags = number_keys(keys, again);
+        let Field::Value(null) = tags[0] else { unreachable!("the null key is comparable") };
+        let patch = tags[patch_at..order_at]
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let value = patch(i);
                 let directive = match value.as_object().and_then(|m| m.get(PATCH)) {
                     None => Directive::None,
                     Some(d) => match d.as_str() {
@@ -151,10 +150,20 @@ impl<'p, P: Document> Keys<'p, P> {
                         _ => Directive::Other(d),
                     },
                 };
-                Entry { value, directive, key }
+                Entry { value, directive, key: key.clone() }
             })
             .collect();
-        Keys { null, ids, live, patch, order }
+        Keys { null, ids: tags.len(), tags, live_at, order_at, patch }
+    }
+
+    /// The live elements' keys.
+    fn live(&self) -> &[Field<Tag>] {
+        &self.tags[self.live_at..self.order_at - self.patch.len()]
+    }
+
+    /// The keys of the order's entries.
+    fn order(&self) -> &[Field<Tag>] {
+        &self.tags[self.order_at..]
     }
 
     /// What the reference's order lists hold for an element: its key, or
@@ -177,7 +186,7 @@ pub(crate) fn merge<L: MergeElements>(
     patch: &[L::Patch],
     delete_list: bool,
 ) -> Result<Vec<L::Elem>> {
-    let keys = Keys::new(l, fields, &list, patch, &[]);
+    let keys = Keys::new(l, fields, &list, (patch.len(), |i| &patch[i]), &[]);
     Ok(merge_slice(l, fields, &keys, list, delete_list)?.elems)
 }
 
@@ -233,14 +242,14 @@ fn merge_ordered_in<L: MergeElements>(
         (None, Some(_)) => stripped.iter().map(|v| &**v).collect(),
         (_, p) => p.unwrap_or(&[]).iter().collect(),
     };
-    let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), entries, order);
+    let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), (entries.len(), |i| entries[i]), order);
     // `normalizeSliceOrder` checks the server order's elements for the key
     // too. The merge keeps each live element or deletes it (by its key), so
     // every live element must be an object carrying the key; the merged
     // list's check below finds most of those first, not those of a list
     // the schema replaces (or a `$patch: replace` list).
     let live_keys: Result<()> = match &list {
-        Some(o) => keys.live.iter().zip(o).try_for_each(|(k, e)| key_or_error(l, fields, k, e).map(drop)),
+        Some(o) => keys.live().iter().zip(o).try_for_each(|(k, e)| key_or_error(l, fields, k, e).map(drop)),
         None => Ok(()),
     };
     let built = |keys: &Keys<'_, L::Patch>| -> Result<Items<L::Elem>> {
@@ -253,7 +262,7 @@ fn merge_ordered_in<L: MergeElements>(
     let (merged, view): (Items<L::Elem>, Vec<Tag>) = match (list, patch) {
         (None, None) => return Ok(None),
         (Some(o), None) => {
-            let view = keys.live.iter().map(|k| keys.order_key(k)).collect();
+            let view = keys.live().iter().map(|k| keys.order_key(k)).collect();
             (live_items(l, &keys, o), view)
         }
         (None, Some(_)) => (built(&keys)?, Vec::new()),
@@ -261,7 +270,7 @@ fn merge_ordered_in<L: MergeElements>(
             let view = if merge_strategy && matches!(kind, Ok(GoKind::Object)) {
                 server_order_view(&keys)
             } else {
-                keys.live.iter().map(|k| keys.order_key(k)).collect()
+                keys.live().iter().map(|k| keys.order_key(k)).collect()
             };
             let merged = if merge_strategy { merge_slice(l, fields, &keys, o, false)? } else { built(&keys)? };
             (merged, view)
@@ -270,7 +279,7 @@ fn merge_ordered_in<L: MergeElements>(
 
     // Split the merged list into elements the order names and the server's
     // own, then order both.
-    let named = FirstMatch::new(&keys.order, keys.ids);
+    let named = FirstMatch::new(keys.order(), keys.ids);
     let mut found = Vec::with_capacity(merged.len());
     for i in 0..merged.len() {
         let tag = checked_key(l, fields, &merged, i)?;
@@ -283,7 +292,7 @@ fn merge_ordered_in<L: MergeElements>(
     let (patch_items, server_only): (Vec<usize>, Vec<usize>) = (0..merged.len()).partition(|&i| found[i]);
     let order: Vec<&L::Patch> = order.iter().collect();
     let sorted =
-        normalize(fields, &keys, &merged.meta, patch_items, server_only, (&keys.order, &order), objects, &view)?;
+        normalize(fields, &keys, &merged.meta, patch_items, server_only, (keys.order(), &order), objects, &view)?;
     Ok(Some(merged.into_ordered(&sorted)))
 }
 
@@ -400,7 +409,7 @@ fn strip_directives<P: Document>(v: &P) -> Option<Cow<'_, P>> {
 
 /// The live elements as items (the list itself, not a copy).
 fn live_items<L: MergeElements>(l: &L, keys: &Keys<'_, L::Patch>, list: Vec<L::Elem>) -> Items<L::Elem> {
-    let meta = list.iter().zip(&keys.live).map(|(elem, key)| Meta { key: key.clone(), delete: l.is_delete(elem) });
+    let meta = list.iter().zip(keys.live()).map(|(elem, key)| Meta { key: key.clone(), delete: l.is_delete(elem) });
     Items { meta: meta.collect(), elems: list }
 }
 
@@ -451,7 +460,7 @@ fn merge_slice<L: MergeElements>(
         if delete_list {
             let doomed = super::key::ValueIndex::of_members(patch.iter().map(|p| p.as_member()));
             let mut kept = Items::with_capacity(original.len());
-            for (e, key) in original.into_iter().zip(&keys.live) {
+            for (e, key) in original.into_iter().zip(keys.live()) {
                 let member = l.as_member(&e).ok_or_else(uncomparable)?;
                 if !doomed.contains_key(&Key::One(member))? {
                     kept.push(e, key.clone(), false);
@@ -714,8 +723,8 @@ fn sort_by_index(items: &[Meta], at: Vec<usize>, index: &TagIndex) -> Result<Vec
 /// live list minus the deleted elements, then the first appended patch
 /// elements, then stale copies of the old tail.
 fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
-    let n = keys.live.len();
-    let key_of = |i: usize| keys.order_key(&keys.live[i]);
+    let n = keys.live().len();
+    let key_of = |i: usize| keys.order_key(&keys.live()[i]);
     let scalar = |k: &Field<Tag>| match k {
         Field::Value(t @ Tag::Id(_)) => Some(*t),
         _ => None,
@@ -725,7 +734,7 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
     // The live positions of each key, for the deletions (only they need it).
     let mut positions: KeyMap<Tag, VecDeque<usize>> = KeyMap::default();
     if keys.patch.iter().any(|e| e.directive.is_delete()) {
-        for (i, k) in keys.live.iter().enumerate() {
+        for (i, k) in keys.live().iter().enumerate() {
             if let Some(t) = scalar(k) {
                 positions.entry(t).or_default().push_back(i);
             }
@@ -768,7 +777,7 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
     if !replaced {
         // The keys present, by interned id.
         let mut present = vec![false; keys.ids];
-        for t in survivors.iter().filter_map(|&i| scalar(&keys.live[i])) {
+        for t in survivors.iter().filter_map(|&i| scalar(&keys.live()[i])) {
             if let Tag::Id(id) = t {
                 present[id as usize] = true;
             }
