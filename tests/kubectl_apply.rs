@@ -5,7 +5,9 @@
 //! Both must succeed with equal results (numbers compared by value, as
 //! kubectl prints `1.0` as `1`), or both must fail; error texts are not
 //! compared (kubectl reads Go struct tags, smp the OpenAPI v3 documents, and
-//! a few messages name the source).
+//! a few messages name the source). The bytes entry point (`apply_slice`)
+//! must write what the `Value` one writes, on the case's texts with the
+//! escapes serde_json writes or, in long strings, others.
 //!
 //! Environment:
 //! - `SMP_DIFF_SEED`: seed (default: from the clock; always printed);
@@ -22,7 +24,8 @@ use smp_tests::harness::{env_number, loud};
 use smp_tests::json_cmp::first_difference;
 use smp_tests::k8s_schema::{K8sSchemas, openapi_dir};
 use smp_tests::kubectl::{self, Kubectl, Outcome};
-use smp_tests::rng::case_seed;
+use smp_tests::long_text::write_escaped;
+use smp_tests::rng::{Rng, case_seed};
 use smp_tests::{Gen, Kind};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -71,11 +74,9 @@ fn replay(file: &std::ffi::OsStr) -> Vec<Case> {
         .collect()
 }
 
-/// Runs smp; a panic counts as an error.
-fn run_smp(schemas: &K8sSchemas, case: &Case) -> Outcome {
-    let schema = schemas.schema_of(&case.object).map_err(|e| format!("harness: schema: {e}"))?;
-    let run = std::panic::AssertUnwindSafe(|| smp_core::apply(&case.object, &case.patch, schema));
-    match std::panic::catch_unwind(run) {
+/// Runs `f`; a panic counts as an error.
+fn catching<T>(f: impl FnOnce() -> smp_core::Result<T>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(result) => result.map_err(|e| e.to_string()),
         Err(panic) => {
             let msg = panic
@@ -86,6 +87,34 @@ fn run_smp(schemas: &K8sSchemas, case: &Case) -> Outcome {
             Err(format!("smp panicked: {msg}"))
         }
     }
+}
+
+/// Runs smp; a panic counts as an error.
+fn run_smp(schemas: &K8sSchemas, case: &Case) -> Outcome {
+    let schema = schemas.schema_of(&case.object).map_err(|e| format!("harness: schema: {e}"))?;
+    catching(|| smp_core::apply(&case.object, &case.patch, schema))
+}
+
+/// `apply_slice` on texts of the case against the `Value` entry point on
+/// the same texts decoded: each long string written with serde_json's
+/// escapes (the reader keeps it as text) or with others (it decodes it).
+/// The difference, if any.
+fn bytes_difference(schemas: &K8sSchemas, case: &Case) -> Option<String> {
+    let schema = schemas.schema_of(&case.object).ok()?;
+    let mut rng = Rng::new(case.seed.unwrap_or(case.index as u64) ^ 0xe5c4);
+    let (object, patch) = (write_escaped(&case.object, &mut rng), write_escaped(&case.patch, &mut rng));
+    let shown = |r: Result<Vec<u8>, String>| match r {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => format!("error: {e}"),
+    };
+    let bytes = shown(catching(|| smp_core::apply_slice(object.as_bytes(), patch.as_bytes(), schema)));
+    let values = shown(catching(|| {
+        let (object, patch) = (smp_core::decode(object.as_bytes())?, smp_core::decode(patch.as_bytes())?);
+        smp_core::apply(&object, &patch, schema).and_then(|v| smp_core::bytes::to_json_vec(&v))
+    }));
+    (bytes != values).then(|| {
+        format!("bytes entry point: {bytes}\nValue entry point: {values}\nobject text: {object}\npatch text:  {patch}")
+    })
 }
 
 /// An error message with its data elided, to group messages by cause.
@@ -205,11 +234,13 @@ fn kubectl_apply() {
             (Ok(_), Err(_)) => Some("kubectl succeeded, smp failed".to_string()),
             (Err(_), Ok(_)) => Some("kubectl failed, smp succeeded".to_string()),
         };
+        let verdict = verdict.or_else(|| bytes_difference(&schemas, case));
         let Some(verdict) = verdict else {
             passed += 1;
             continue;
         };
         let category = match (want, &got) {
+            _ if verdict.starts_with("bytes entry point") => "bytes and Value entry points differ",
             (Ok(_), Ok(_)) => "results differ",
             (Ok(_), Err(_)) => "kubectl ok, smp error",
             _ => "kubectl error, smp ok",

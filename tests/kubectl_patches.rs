@@ -34,6 +34,7 @@ use smp_tests::harness::{diff_seed, env_number, loud};
 use smp_tests::k8s_kinds::{KINDS, fields_unknown_to_kubectl};
 use smp_tests::k8s_schema::{K8sSchemas, openapi_dir};
 use smp_tests::kubectl::{self, Kubectl};
+use smp_tests::long_text::holds_string;
 use smp_tests::openapi_gen::{self, Defs};
 use smp_tests::patch_oracle::{self, Tally};
 use smp_tests::rng::case_seed;
@@ -78,8 +79,11 @@ fn case(seed: u64, i: usize, n: usize) -> Vec<Value> {
 
 fn check_two_way(oracle: &Path, schemas: &K8sSchemas, tag: &str, cases: &[Vec<Value>]) -> Tally {
     // kubectl edit computes no patch for an object left as it was (where
-    // the library's diff may still hold the order of an unsorted set).
-    let cases: Vec<&Vec<Value>> = cases.iter().filter(|c| c[0] != c[1]).collect();
+    // the library's diff may still hold the order of an unsorted set), and
+    // cannot show a live object holding U+007F: it prints it as YAML, which
+    // refuses the character ("yaml: control characters are not allowed").
+    let delete_char = |s: &str| s.contains('\u{7f}');
+    let cases: Vec<&Vec<Value>> = cases.iter().filter(|c| c[0] != c[1] && !holds_string(&c[0], &delete_char)).collect();
     let lines: Vec<Value> = cases
         .iter()
         .enumerate()

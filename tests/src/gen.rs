@@ -13,6 +13,11 @@
 //! assert!(patch.get("kind").is_none(), "patches leave apiVersion, kind and name alone");
 //! ```
 //!
+//! Free text (annotation values, env values, container commands and args,
+//! condition messages) is sometimes a long string with escapes
+//! ([`crate::long_text`]); patches and mutations keep such a string, edit
+//! it or replace it.
+//!
 //! Everything is deterministic for a seed. Patches never touch `apiVersion`,
 //! `kind` or `metadata.name`, and carry no directive at the top level, so
 //! kubectl never refuses them for reasons outside strategic merge patch.
@@ -21,6 +26,7 @@
 
 mod model;
 
+use crate::long_text::{LONG_TEXT, edited, has_long_string, is_long, long_text};
 use crate::rng::Rng;
 use model::{F, St, Ty};
 use serde_json::{Map, Value, json};
@@ -195,6 +201,7 @@ impl Gen {
     fn value(&mut self, ty: &Ty, depth: usize) -> Value {
         match ty {
             Ty::Str(pool) => json!(*self.rng.pick(pool)),
+            Ty::Text(pool) => self.text(pool),
             Ty::Int(pool) => json!(*self.rng.pick(pool)),
             Ty::Bool => json!(self.rng.chance(0.5)),
             Ty::IntOrStr(ints, strs) => {
@@ -207,7 +214,8 @@ impl Gen {
             Ty::Map(keys, vals) => {
                 let mut m = Map::new();
                 for k in self.rng.subset(keys, 3) {
-                    m.insert(k.to_string(), json!(*self.rng.pick(vals)));
+                    let v = self.value(vals, depth);
+                    m.insert(k.to_string(), v);
                 }
                 Value::Object(m)
             }
@@ -242,6 +250,52 @@ impl Gen {
             }
             _ => self.value(&f.ty, depth),
         }
+    }
+
+    /// Free text: a word of the pool, sometimes a long string with escapes.
+    fn text(&mut self, pool: &[&str]) -> Value {
+        if self.rng.chance(LONG_TEXT) { json!(long_text(&mut self.rng)) } else { json!(*self.rng.pick(pool)) }
+    }
+
+    /// New free text for `old`: a long string mostly stays long, as it is
+    /// or edited (so that kept and changed long strings both occur), else
+    /// any text.
+    fn text_change(&mut self, pool: &[&str], old: Option<&Value>) -> Value {
+        if let Some(Value::String(s)) = old
+            && is_long(s)
+        {
+            match self.rng.below(3) {
+                0 => return json!(s),
+                1 => return json!(edited(&mut self.rng, s)),
+                _ => {}
+            }
+        }
+        self.text(pool)
+    }
+
+    /// Records what a patch does to free text `old`.
+    fn text_op(&mut self, old: Option<&Value>, new: &Value) {
+        let long = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(is_long);
+        match (long(old), long(Some(new))) {
+            (true, _) if old == Some(new) => self.op("long string: the same"),
+            (true, true) => self.op("long string: another long one"),
+            (true, false) => self.op("long string: a short one"),
+            (false, true) => self.op("long string: new"),
+            (false, false) => {}
+        }
+    }
+
+    /// A list of free text like `items`: each long string kept, edited or
+    /// made short, the other items kept.
+    fn text_items(&mut self, elem: &Ty, items: &[Value]) -> Vec<Value> {
+        let Ty::Text(pool) = elem else { return items.to_vec() };
+        items
+            .iter()
+            .map(|v| match v.as_str() {
+                Some(s) if is_long(s) => self.text_change(pool, Some(v)),
+                _ => v.clone(),
+            })
+            .collect()
     }
 
     fn struct_value(&mut self, st: &St, depth: usize) -> Map<String, Value> {
@@ -440,9 +494,14 @@ impl Gen {
         let present: Vec<&'static F> =
             candidates.iter().copied().filter(|f| orig.is_some_and(|o| o.contains_key(f.name))).collect();
         let n = if candidates.is_empty() { 0 } else { 1 + self.rng.below(if ctx == Ctx::Top { 2 } else { 3 }) };
+        let with_long = fields_with_long_strings(&present, orig);
         let mut chosen: Vec<&'static F> = Vec::new();
         for _ in 0..n {
-            let f = if !present.is_empty() && self.rng.chance(0.65) {
+            // Long strings are few: the fields leading to them are chosen
+            // more often, so that patches change them too.
+            let f = if !with_long.is_empty() && self.rng.chance(0.6) {
+                *self.rng.pick(&with_long)
+            } else if !present.is_empty() && self.rng.chance(0.65) {
                 *self.rng.pick(&present)
             } else {
                 *self.rng.pick(&candidates)
@@ -599,7 +658,7 @@ impl Gen {
             }
         }
         let v = match &f.ty {
-            Ty::Str(_) | Ty::Int(_) | Ty::Bool | Ty::IntOrStr(..) => self.scalar_patch(&f.ty),
+            Ty::Str(_) | Ty::Text(_) | Ty::Int(_) | Ty::Bool | Ty::IntOrStr(..) => self.scalar_patch(&f.ty, orig),
             Ty::Map(keys, vals) => match orig.and_then(Value::as_object) {
                 Some(m) => Value::Object(self.patch_map(keys, vals, Some(m))),
                 None if self.rng.chance(0.5) => Value::Object(self.patch_map(keys, vals, None)),
@@ -617,11 +676,16 @@ impl Gen {
         p.insert(name.into(), v);
     }
 
-    fn scalar_patch(&mut self, ty: &Ty) -> Value {
+    fn scalar_patch(&mut self, ty: &Ty, orig: Option<&Value>) -> Value {
         match ty {
-            Ty::Str(_) if self.rng.chance(0.03) => {
+            Ty::Str(_) | Ty::Text(_) if self.rng.chance(0.03) => {
                 self.op("number for a string field");
                 json!(*self.rng.pick(&[7, 0]))
+            }
+            Ty::Text(pool) => {
+                let v = self.text_change(pool, orig);
+                self.text_op(orig, &v);
+                v
             }
             Ty::Int(pool) => {
                 let x = *self.rng.pick(pool);
@@ -649,7 +713,7 @@ impl Gen {
     fn patch_map(
         &mut self,
         keys: &'static [&'static str],
-        vals: &'static [&'static str],
+        vals: &'static Ty,
         orig: Option<&Map<String, Value>>,
     ) -> Map<String, Value> {
         let mut p = Map::new();
@@ -667,8 +731,14 @@ impl Gen {
             return p;
         }
         let present: Vec<String> = orig.map(|o| o.keys().cloned().collect()).unwrap_or_default();
+        let long = long_keys(orig);
         for _ in 0..1 + self.rng.below(3) {
-            let k = (*self.rng.pick(keys)).to_string();
+            // Keys holding long strings are set more often.
+            let k = if !long.is_empty() && self.rng.chance(0.5) {
+                self.rng.pick(&long).clone()
+            } else {
+                (*self.rng.pick(keys)).to_string()
+            };
             match self.rng.below(10) {
                 0 | 1 if !present.is_empty() => {
                     self.op("map: null for a key");
@@ -683,7 +753,13 @@ impl Gen {
                     p.insert(k, json!(1));
                 }
                 _ => {
-                    p.insert(k, json!(*self.rng.pick(vals)));
+                    let old = orig.and_then(|o| o.get(&k));
+                    let v = match vals {
+                        Ty::Text(pool) => self.text_change(pool, old),
+                        _ => self.value(vals, 0),
+                    };
+                    self.text_op(old, &v);
+                    p.insert(k, v);
                 }
             }
         }
@@ -731,7 +807,13 @@ impl Gen {
                 let r = self.rng.below(100);
                 if r < 40 && !orig_items.is_empty() {
                     self.op("list: merge into an element");
-                    let e = *self.rng.pick(&orig_items);
+                    let long: Vec<&Map<String, Value>> =
+                        orig_items.iter().copied().filter(|e| e.values().any(has_long_string)).collect();
+                    let e = if !long.is_empty() && self.rng.chance(0.7) {
+                        *self.rng.pick(&long)
+                    } else {
+                        *self.rng.pick(&orig_items)
+                    };
                     items.push(Value::Object(self.patch_struct(st, Some(e), Ctx::Elem(key), depth + 1)));
                 } else if r < 65 {
                     self.op("list: new element");
@@ -1005,7 +1087,7 @@ impl Gen {
         depth: usize,
     ) {
         let scalars: Vec<Value> = match elem {
-            Ty::Str(pool) => pool.iter().map(|s| json!(s)).collect(),
+            Ty::Str(pool) | Ty::Text(pool) => pool.iter().map(|s| json!(s)).collect(),
             _ => Vec::new(),
         };
         let r = self.rng.below(100);
@@ -1053,6 +1135,11 @@ impl Gen {
                 list.insert(self.rng.below(list.len() + 1), json!({"$patch": "delete", "key": "k1"}));
                 p.insert(name.into(), Value::Array(list));
             }
+            (Some(o), false) if o.iter().filter_map(Value::as_str).any(is_long) && self.rng.chance(0.5) => {
+                self.op("atomic list: replace, long strings kept or changed");
+                let list = self.text_items(elem, o);
+                p.insert(name.into(), Value::Array(list));
+            }
             _ => {
                 self.op("atomic list: replace");
                 let v = self.value(&Ty::Atomic(elem), depth);
@@ -1070,8 +1157,13 @@ impl Gen {
         if candidates.is_empty() {
             return out;
         }
+        let with_long = fields_with_long_strings(&candidates, Some(m));
         for _ in 0..1 + self.rng.below(if depth == 0 { 2 } else { 3 }) {
-            let f = *self.rng.pick(&candidates);
+            let f = if !with_long.is_empty() && self.rng.chance(0.5) {
+                *self.rng.pick(&with_long)
+            } else {
+                *self.rng.pick(&candidates)
+            };
             let child_ctx = if ctx == Ctx::Top && f.name == "metadata" { Ctx::Meta } else { Ctx::Plain };
             let removable = !(st.required.contains(&f.name) || st.union_required && st.one_of.contains(&f.name));
             match out.get(f.name).cloned() {
@@ -1108,13 +1200,20 @@ impl Gen {
             (Ty::Map(keys, vals), Value::Object(m)) => {
                 let mut out = m.clone();
                 let present: Vec<String> = out.keys().cloned().collect();
-                if !present.is_empty() && self.rng.chance(0.4) {
+                let long = long_keys(Some(m));
+                if let (Ty::Text(pool), false, true) = (vals, long.is_empty(), self.rng.chance(0.3)) {
+                    let k = self.rng.pick(&long).clone();
+                    let v = self.text_change(pool, m.get(&k));
+                    out.insert(k, v);
+                } else if !present.is_empty() && self.rng.chance(0.4) {
                     out.remove(self.rng.pick(&present));
                 } else {
-                    out.insert((*self.rng.pick(keys)).into(), json!(*self.rng.pick(vals)));
+                    let v = self.value(vals, depth);
+                    out.insert((*self.rng.pick(keys)).into(), v);
                 }
                 Value::Object(out)
             }
+            (Ty::Text(pool), v) => self.text_change(pool, Some(v)),
             (Ty::Keyed(key, st), Value::Array(items)) => {
                 let pool = key_pool(st, key);
                 let mut out = items.clone();
@@ -1133,7 +1232,12 @@ impl Gen {
                             }
                         }
                         2 if !out.is_empty() => {
-                            let i = self.rng.below(out.len());
+                            let long: Vec<usize> = (0..out.len()).filter(|i| has_long_string(&out[*i])).collect();
+                            let i = if !long.is_empty() && self.rng.chance(0.5) {
+                                *self.rng.pick(&long)
+                            } else {
+                                self.rng.below(out.len())
+                            };
                             if let Value::Object(m) = &out[i] {
                                 out[i] = Value::Object(self.mutate_struct(st, m, Ctx::Elem(key), depth + 1));
                             }
@@ -1160,6 +1264,11 @@ impl Gen {
                 }
                 Value::Array(out)
             }
+            (Ty::Atomic(elem), Value::Array(vals))
+                if vals.iter().filter_map(Value::as_str).any(is_long) && self.rng.chance(0.5) =>
+            {
+                Value::Array(self.text_items(elem, vals))
+            }
             (Ty::Atomic(_), Value::Array(vals)) if self.rng.chance(0.4) => {
                 let mut out = vals.clone();
                 self.rng.shuffle(&mut out);
@@ -1168,6 +1277,17 @@ impl Gen {
             _ => self.value(ty, depth),
         }
     }
+}
+
+/// The fields of `fields` whose value in `m` holds a long string.
+fn fields_with_long_strings(fields: &[&'static F], m: Option<&Map<String, Value>>) -> Vec<&'static F> {
+    let long = |f: &&'static F| m.and_then(|m| m.get(f.name)).is_some_and(has_long_string);
+    fields.iter().copied().filter(long).collect()
+}
+
+/// The keys of a map that hold long strings.
+fn long_keys(m: Option<&Map<String, Value>>) -> Vec<String> {
+    m.into_iter().flatten().filter(|(_, v)| v.as_str().is_some_and(is_long)).map(|(k, _)| k.clone()).collect()
 }
 
 /// The merge-key values of a merge list's element type.

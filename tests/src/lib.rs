@@ -10,6 +10,7 @@ pub mod json_cmp;
 pub mod k8s_kinds;
 pub mod k8s_schema;
 pub mod kubectl;
+pub mod long_text;
 pub mod merge_item;
 pub mod odd_shapes;
 pub mod openapi_gen;

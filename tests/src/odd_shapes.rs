@@ -12,12 +12,16 @@
 //! - number literals in every form (`1e21`, `-0`, `1.0`, `1E+2`, integers
 //!   beyond int64 and uint64), string escapes (`\u00e9`, surrogate pairs,
 //!   `\u2028`, `\/`, `\u0000`), escaped keys (`\u0024patch`), keys written
-//!   twice, and field names that differ from the schema's only in case.
+//!   twice, and field names that differ from the schema's only in case;
+//! - long strings with escapes (an annotation, an env value, a command)
+//!   set again as they were, edited, replaced or made short, written with
+//!   the escapes serde_json writes or with others.
 //!
 //! Patches are written as text, member by member, so that a number keeps
 //! the literal form chosen and a key may repeat. Objects hold integers only
 //! and valid metadata (kubectl decodes an object's metadata before patching).
 
+use crate::long_text::{edited, escaped, long_text};
 use crate::rng::Rng;
 use serde_json::{Value, json};
 
@@ -247,6 +251,7 @@ const LISTS: &[ListSite] = &[
 /// Maps of the Pod (struct fields or string maps), with some of their keys.
 const MAPS: &[(&[&str], &[&str])] = &[
     (&["metadata", "labels"], &["app", "tier", "zz"]),
+    (&["metadata", "annotations"], &["note", "x", "zz"]),
     (&["spec", "securityContext"], &["runAsUser", "supplementalGroups", "seLinuxOptions", "zz"]),
     (&["spec", "securityContext", "seLinuxOptions"], &["user", "role"]),
     (&["spec", "containers", "[name=c1]", "resources", "limits"], &["cpu", "memory"]),
@@ -267,16 +272,19 @@ const CASE_VARIANTS: &[(&[&str], &str)] = &[
 pub struct OddGen {
     rng: Rng,
     ops: Vec<String>,
+    /// The long strings of the Pod.
+    texts: Vec<String>,
 }
 
 impl OddGen {
     pub fn new(seed: u64) -> Self {
-        OddGen { rng: Rng::new(seed), ops: Vec::new() }
+        OddGen { rng: Rng::new(seed), ops: Vec::new(), texts: Vec::new() }
     }
 
     /// A Pod and an odd patch for it.
     pub fn case(&mut self) -> OddCase {
         self.ops.clear();
+        self.texts.clear();
         let object = self.pod();
         let mut patch = Json::Obj(Vec::new());
         for _ in 0..1 + self.rng.below(3) {
@@ -340,6 +348,22 @@ impl OddGen {
         if !finalizers.is_null() || self.rng.chance(0.5) {
             pod["metadata"]["finalizers"] = finalizers;
         }
+        // Long strings with escapes, where real objects carry them.
+        if self.rng.chance(0.3) {
+            let note = self.new_text();
+            pod["metadata"]["annotations"] = json!({"note": note, "x": "1"});
+        }
+        if self.rng.chance(0.3) {
+            let script = self.new_text();
+            pod["spec"]["containers"][0]["command"] = json!(["sh", "-c", script]);
+        }
+        if self.rng.chance(0.3)
+            && let Some(Value::Object(e)) = pod["spec"]["containers"][0]["env"].get_mut(0)
+            && e.contains_key("value")
+        {
+            let text = self.new_text();
+            e.insert("value".into(), json!(text));
+        }
         if self.rng.chance(0.2) {
             let odd = self.pick_of(&[
                 json!({"name": 1, "image": "n"}),
@@ -388,8 +412,62 @@ impl OddGen {
         here
     }
 
+    /// A new long string, remembered as one of the Pod's.
+    fn new_text(&mut self) -> String {
+        let text = long_text(&mut self.rng);
+        self.texts.push(text.clone());
+        text
+    }
+
+    /// A string for a place of the Pod that may hold a long one: one of
+    /// the Pod's long strings, an edit of one, a new one or a short one;
+    /// written with serde_json's escapes or with others.
+    fn text_value(&mut self) -> Json {
+        let (what, s) = match self.rng.below(6) {
+            0 | 1 if !self.texts.is_empty() => ("the same", self.rng.pick(&self.texts).clone()),
+            0..=2 if !self.texts.is_empty() => {
+                let old = self.rng.pick(&self.texts).clone();
+                ("edited", edited(&mut self.rng, &old))
+            }
+            5 => ("a short one", "s".to_string()),
+            _ => ("new", long_text(&mut self.rng)),
+        };
+        let (escapes, text) = if self.rng.chance(0.5) {
+            let quoted = serde_json::to_string(&s).expect("a string");
+            ("serde_json's", quoted[1..quoted.len() - 1].to_string())
+        } else {
+            ("other", escaped(&s, &mut self.rng))
+        };
+        self.ops.push(format!("long string: {what} ({escapes} escapes)"));
+        Json::Str(text)
+    }
+
+    /// A long string (or a short one) where the Pod may hold one.
+    fn long_string(&mut self, patch: &mut Json) {
+        let text = self.text_value();
+        match self.rng.below(4) {
+            0 => {
+                self.ops.push("annotation".into());
+                Self::at(patch, &["metadata", "annotations"]).push("note", text);
+            }
+            1 => {
+                self.ops.push("command".into());
+                Self::at(patch, CONTAINER).push("command", Json::Arr(vec![Json::str("sh"), Json::str("-c"), text]));
+            }
+            2 => {
+                self.ops.push("env value".into());
+                let env = Json::obj(&[("name", Json::str("E1")), ("value", text)]);
+                Self::at(patch, CONTAINER).push("env", Json::Arr(vec![env]));
+            }
+            _ => {
+                self.ops.push("args".into());
+                Self::at(patch, CONTAINER).push("args", Json::Arr(vec![text, Json::str("b")]));
+            }
+        }
+    }
+
     fn op(&mut self, patch: &mut Json) {
-        match self.rng.below(12) {
+        match self.rng.below(13) {
             0 => self.retain_keys(patch),
             1 | 2 => self.delete_from_list(patch),
             3 | 4 => self.set_element_order(patch),
@@ -397,6 +475,7 @@ impl OddGen {
             6 | 7 => self.list_elements(patch),
             8 | 9 => self.odd_value(patch),
             10 => self.case_variant(patch),
+            11 => self.long_string(patch),
             _ => self.repeated_key(patch),
         }
     }

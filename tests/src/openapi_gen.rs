@@ -18,7 +18,9 @@
 //!
 //! Objects stay small: optional fields are rare, except on the paths that
 //! lead to a field with a patch strategy, so that the strategies get
-//! exercised. Merge keys are distinct within a list, required fields are
+//! exercised. Strings of free text (annotations, ConfigMap data, env
+//! values, commands, args, messages) are sometimes long, with escapes
+//! ([`crate::long_text`]). Merge keys are distinct within a list, required fields are
 //! always there, and scalars have the types (and formats) of the schema.
 
 mod applied;
@@ -324,11 +326,14 @@ impl Ctx<'_> {
 pub struct Gen<'a> {
     defs: &'a Defs,
     rng: Rng,
+    /// The field being generated or changed holds free text (see
+    /// `scalars::TEXT_FIELDS`).
+    text: bool,
 }
 
 impl<'a> Gen<'a> {
     pub fn new(defs: &'a Defs, seed: u64) -> Self {
-        Gen { defs, rng: Rng::new(seed) }
+        Gen { defs, rng: Rng::new(seed), text: false }
     }
 
     /// The definition of a generated object, from its `apiVersion` and `kind`.

@@ -11,8 +11,12 @@ pub enum Ty {
     Bool,
     /// `intstr.IntOrString`.
     IntOrStr(&'static [i64], &'static [&'static str]),
-    /// `map[string]string` (labels, selectors, resource lists).
-    Map(&'static [&'static str], &'static [&'static str]),
+    /// A string of free text: a word of the pool, sometimes a long string
+    /// with escapes.
+    Text(&'static [&'static str]),
+    /// `map[string]string` (labels, selectors, resource lists): its keys
+    /// and the type of its values.
+    Map(&'static [&'static str], &'static Ty),
     Struct(&'static St),
     /// A list of objects with `patchStrategy:"merge"` and this merge key.
     Keyed(&'static str, &'static St),
@@ -86,8 +90,8 @@ pub static OBJECT_META: St = st(
     &[
         f("name", Str(&["obj"])),
         f("namespace", Str(&["default", "ns1"])),
-        f("labels", Map(LABEL_KEYS, WORDS)),
-        f("annotations", Map(&["a.io/x", "a.io/y", "note", "b"], WORDS)),
+        f("labels", Map(LABEL_KEYS, &Str(WORDS))),
+        f("annotations", Map(&["a.io/x", "a.io/y", "note", "b"], &Text(WORDS))),
         f("finalizers", Set(&["f/a", "f/b", "f/c", "f/d"])),
         f("ownerReferences", Keyed("uid", &OWNER_REF)),
         f("generation", Int(&[1, 2, 3])),
@@ -95,8 +99,10 @@ pub static OBJECT_META: St = st(
     &["name"],
 );
 
-static TEMPLATE_META: St =
-    st(&[f("labels", Map(LABEL_KEYS, WORDS)), f("annotations", Map(&["a.io/x", "a.io/y", "note"], WORDS))], &[]);
+static TEMPLATE_META: St = st(
+    &[f("labels", Map(LABEL_KEYS, &Str(WORDS))), f("annotations", Map(&["a.io/x", "a.io/y", "note"], &Text(WORDS)))],
+    &[],
+);
 
 // ---- containers ----
 
@@ -104,7 +110,7 @@ static FIELD_REF: St =
     st(&[f("fieldPath", Str(&["metadata.name", "spec.nodeName"])), f("apiVersion", Str(&["v1"]))], &["fieldPath"]);
 static ENV_SOURCE: St = st(&[f("fieldRef", Struct(&FIELD_REF))], &[]);
 static ENV_VAR: St = st(
-    &[f("name", Str(&["A", "B", "C", "D"])), f("value", Str(WORDS)), f("valueFrom", Struct(&ENV_SOURCE))],
+    &[f("name", Str(&["A", "B", "C", "D"])), f("value", Text(WORDS)), f("valueFrom", Struct(&ENV_SOURCE))],
     &["name"],
 );
 static CONTAINER_PORT: St = st(
@@ -121,14 +127,14 @@ static VOLUME_MOUNT: St = st(
     &["mountPath", "name"],
 );
 static RESOURCES: St =
-    st(&[f("limits", Map(QUANTITY_KEYS, QUANTITIES)), f("requests", Map(QUANTITY_KEYS, QUANTITIES))], &[]);
+    st(&[f("limits", Map(QUANTITY_KEYS, &Str(QUANTITIES))), f("requests", Map(QUANTITY_KEYS, &Str(QUANTITIES)))], &[]);
 static CONTAINER: St = st(
     &[
         f("name", Str(NAMES)),
         f("image", Str(&["nginx", "nginx:1.25", "busybox", "redis"])),
         f("imagePullPolicy", Str(&["Always", "IfNotPresent", "Never"])),
-        f("command", Atomic(&Str(&["sh", "-c", "/bin/app"]))),
-        f("args", Atomic(&Str(&["-v", "--x", "--y", "run"]))),
+        f("command", Atomic(&Text(&["sh", "-c", "/bin/app"]))),
+        f("args", Atomic(&Text(&["-v", "--x", "--y", "run"]))),
         f("env", Keyed("name", &ENV_VAR)),
         f("ports", Keyed("containerPort", &CONTAINER_PORT)),
         f("volumeMounts", Keyed("mountPath", &VOLUME_MOUNT)),
@@ -176,7 +182,7 @@ static POD_SPEC: St = st(
         f("volumes", Keyed("name", &VOLUME)),
         f("tolerations", Atomic(&Struct(&TOLERATION))),
         f("imagePullSecrets", Keyed("name", &LOCAL_REF)),
-        f("nodeSelector", Map(LABEL_KEYS, WORDS)),
+        f("nodeSelector", Map(LABEL_KEYS, &Str(WORDS))),
         f("restartPolicy", Str(&["Always", "OnFailure", "Never"])),
         f("serviceAccountName", Str(&["default", "sa1"])),
         f("hostname", Str(&["h1", "h2"])),
@@ -194,7 +200,7 @@ static POD_CONDITION: St = st(
         f("type", Str(&["Ready", "Initialized", "PodScheduled", "ContainersReady"])),
         f("status", Str(COND_STATUS)),
         f("reason", Str(REASONS)),
-        f("message", Str(WORDS)),
+        f("message", Text(WORDS)),
     ],
     &["type", "status"],
 );
@@ -220,7 +226,7 @@ pub static POD: St = st(
 
 // ---- Deployment ----
 
-static LABEL_SELECTOR: St = st(&[f("matchLabels", Map(LABEL_KEYS, WORDS))], &[]);
+static LABEL_SELECTOR: St = st(&[f("matchLabels", Map(LABEL_KEYS, &Str(WORDS)))], &[]);
 static ROLLING_UPDATE: St =
     st(&[f("maxSurge", IntOrStr(&[0, 1, 2], &["25%", "50%"])), f("maxUnavailable", IntOrStr(&[0, 1], &["25%"]))], &[]);
 static STRATEGY: St = St {
@@ -286,7 +292,7 @@ static SERVICE_PORT: St = st(
 static SERVICE_SPEC: St = st(
     &[
         f("ports", Keyed("port", &SERVICE_PORT)),
-        f("selector", Map(LABEL_KEYS, WORDS)),
+        f("selector", Map(LABEL_KEYS, &Str(WORDS))),
         f("type", Str(&["ClusterIP", "NodePort", "LoadBalancer"])),
         f("clusterIP", Str(&["10.0.0.10", "None"])),
         f("sessionAffinity", Str(&["None", "ClientIP"])),
@@ -299,7 +305,7 @@ static CONDITION: St = st(
         f("type", Str(&["Ready", "Degraded", "X"])),
         f("status", Str(COND_STATUS)),
         f("reason", Str(REASONS)),
-        f("message", Str(WORDS)),
+        f("message", Text(WORDS)),
         f("lastTransitionTime", Str(&["2024-01-01T00:00:00Z"])),
     ],
     &["type", "status"],

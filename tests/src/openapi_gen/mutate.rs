@@ -3,8 +3,9 @@
 //! changed. Required fields, `apiVersion`, `kind`, `metadata.name` and the
 //! merge keys of list items stay.
 
-use super::scalars::KEYS;
+use super::scalars::{KEYS, is_text_field};
 use super::{Ctx, Field, Gen, Node, keys_of};
+use crate::long_text::{edited, is_long};
 use serde_json::{Map, Value};
 
 /// The chance of removing a present optional field, a list item or a map entry.
@@ -65,6 +66,20 @@ impl<'a> Gen<'a> {
     }
 
     fn mutate_field(
+        &mut self,
+        field: &Field<'a>,
+        value: &Value,
+        ctx: Ctx,
+        depth: usize,
+        stack: &mut Vec<&'a str>,
+    ) -> Value {
+        let text = std::mem::replace(&mut self.text, is_text_field(field.name));
+        let changed = self.mutate_field_value(field, value, ctx, depth, stack);
+        self.text = text;
+        changed
+    }
+
+    fn mutate_field_value(
         &mut self,
         field: &Field<'a>,
         value: &Value,
@@ -170,6 +185,11 @@ impl<'a> Gen<'a> {
                 }
                 self.maybe_shuffle(&mut out);
                 Value::Array(out)
+            }
+            // A long string of free text, mostly edited: kept text and
+            // changed text side by side.
+            (Node::Scalar(_), Value::String(s)) if self.text && is_long(s) && self.rng.chance(0.5) => {
+                Value::String(edited(&mut self.rng, s))
             }
             (Node::Scalar(scalar), _) => {
                 // A few tries at a different value; small pools may not have one.

@@ -1,6 +1,6 @@
 //! New random objects and subtrees.
 
-use super::scalars::KEYS;
+use super::scalars::{KEYS, is_text_field};
 use super::{Field, Gen, Node, Scalar};
 use serde_json::{Map, Value, json};
 
@@ -59,6 +59,13 @@ impl<'a> Gen<'a> {
 
     /// A value for a field: lists follow the field's strategy.
     pub(super) fn field_value(&mut self, field: &Field<'a>, depth: usize, stack: &mut Vec<&'a str>) -> Value {
+        let text = std::mem::replace(&mut self.text, is_text_field(field.name));
+        let value = self.new_field_value(field, depth, stack);
+        self.text = text;
+        value
+    }
+
+    fn new_field_value(&mut self, field: &Field<'a>, depth: usize, stack: &mut Vec<&'a str>) -> Value {
         match self.defs.node(field.schema) {
             Node::List(_) if self.rng.chance(EMPTY) => json!([]),
             Node::Map(_) if self.rng.chance(EMPTY) => json!({}),

@@ -2,6 +2,7 @@
 //! values and merge keys collide between an object and its modifications.
 
 use super::{Gen, Scalar};
+use crate::long_text::long_text;
 use serde_json::{Value, json};
 
 const STRINGS: &[&str] = &["a", "b", "c", "web", "db"];
@@ -16,11 +17,25 @@ const MICRO_TIMES: &[&str] = &["2024-01-02T03:04:05.123456Z", "2025-06-07T08:09:
 const BYTES: &[&str] = &["aGVsbG8=", "d29ybGQ=", "YQ=="];
 /// Map keys and the string values of merge keys.
 pub(super) const KEYS: &[&str] = &["a", "b", "c", "d", "app", "tier"];
+/// Fields of free text: their strings (their own, their map values, their
+/// list items) are sometimes long, with escapes; never names or merge keys.
+const TEXT_FIELDS: &[&str] =
+    &["annotations", "data", "stringData", "value", "message", "description", "command", "args"];
+
+/// The chance that a string of free text is long: higher than the other
+/// generators' (`long_text::LONG_TEXT`), as these objects seldom have such
+/// optional fields.
+const LONG: f64 = 0.25;
+
+pub(super) fn is_text_field(name: &str) -> bool {
+    TEXT_FIELDS.contains(&name)
+}
 
 impl Gen<'_> {
     pub(super) fn scalar(&mut self, scalar: Scalar) -> Value {
         let rng = &mut self.rng;
         match scalar {
+            Scalar::String if self.text && rng.chance(LONG) => json!(long_text(rng)),
             Scalar::String => json!(rng.pick(STRINGS)),
             Scalar::Enum(values) => rng.pick(values).clone(),
             Scalar::Integer => json!(rng.pick(INTEGERS)),
