@@ -186,8 +186,117 @@ pub(crate) fn merge<L: MergeElements>(
     patch: &[L::Patch],
     delete_list: bool,
 ) -> Result<Vec<L::Elem>> {
+    merge_in(l, fields, list, patch, delete_list, true)
+}
+
+/// [`merge`]; `in_order`: a patch that names live elements in their order
+/// and then adds new ones is merged where the elements are
+/// ([`in_order_targets`]), else the general steps run.
+fn merge_in<L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    mut list: Vec<L::Elem>,
+    patch: &[L::Patch],
+    delete_list: bool,
+    in_order: bool,
+) -> Result<Vec<L::Elem>> {
     let keys = Keys::new(l, fields, &list, (patch.len(), |i| &patch[i]), &[]);
+    if in_order
+        && !delete_list
+        && let Some(targets) = in_order_targets(l, &keys, &list)
+    {
+        merge_in_order(l, fields, &keys, &mut list, &targets)?;
+        return Ok(list);
+    }
     Ok(merge_slice(l, fields, &keys, list, delete_list)?.elems)
+}
+
+/// Where each element of a patch goes, when the patch has the shape most
+/// patches have: objects without directives, which name live elements in
+/// their order (each at most once) and then add new ones. The live
+/// elements are objects whose keys are all distinct, none of them null
+/// (a null key can be lost in the merge), and none is a deletion marker.
+/// Then the reference's ordering of the merged list (`normalizeElementOrder`)
+/// leaves the live elements where they are and puts the new ones, in patch
+/// order, right after the last element named (at the start when none is):
+/// its merge of the two sorted runs takes an element it cannot place by
+/// the server's order (a new one) as soon as it meets it. The positions
+/// (a live one for each element named, none for a new one), or `None`.
+fn in_order_targets<L: MergeElements>(
+    l: &L,
+    keys: &Keys<'_, L::Patch>,
+    live: &[L::Elem],
+) -> Option<Vec<Option<usize>>> {
+    const ABSENT: u32 = u32::MAX;
+    const NEW: u32 = u32::MAX - 1;
+    if live.len() >= NEW as usize {
+        return None;
+    }
+    let comparable = |key: &Field<Tag>| match *key {
+        Field::Value(Tag::Id(id)) if Tag::Id(id) != keys.null => Some(id as usize),
+        _ => None,
+    };
+    // The position of each live key: distinct keys only.
+    let mut at = vec![ABSENT; keys.ids];
+    for (i, (e, key)) in live.iter().zip(keys.live()).enumerate() {
+        let id = comparable(key)?;
+        if at[id] != ABSENT || l.kind(e) != GoKind::Object || l.is_delete(e) {
+            return None;
+        }
+        at[id] = i as u32;
+    }
+    let mut targets = Vec::with_capacity(keys.patch.len());
+    let mut next = 0;
+    let mut adding = false;
+    for e in &keys.patch {
+        if !matches!(e.directive, Directive::None) || e.value.kind() != GoKind::Object {
+            return None;
+        }
+        let id = comparable(&e.key)?;
+        match at[id] {
+            // A key new to the list, once.
+            ABSENT => {
+                at[id] = NEW;
+                adding = true;
+                targets.push(None);
+            }
+            NEW => return None,
+            pos if !adding && pos as usize >= next => {
+                next = pos as usize + 1;
+                targets.push(Some(pos as usize));
+            }
+            _ => return None,
+        }
+    }
+    Some(targets)
+}
+
+/// Merges each patch element into the live element at its target, or
+/// builds it, as [`merge_plain`] does, the new elements then inserted
+/// after the last element named ([`in_order_targets`]).
+fn merge_in_order<L: MergeElements>(
+    l: &L,
+    fields: KeyFields<'_>,
+    keys: &Keys<'_, L::Patch>,
+    list: &mut Vec<L::Elem>,
+    targets: &[Option<usize>],
+) -> Result<()> {
+    let mk = fields.name();
+    let mut new = Vec::new();
+    let mut after = 0;
+    for (i, (e, target)) in keys.patch.iter().zip(targets).enumerate() {
+        let at_element = |err: crate::Error| err.at_element(mk, &e.value.to_json(), i);
+        match *target {
+            Some(pos) => {
+                let m = e.value.as_object().expect("an object (in_order_targets)");
+                l.merge(&mut list[pos], &[m]).map_err(at_element)?;
+                after = pos + 1;
+            }
+            None => new.push(l.build(e.value, &[]).map_err(at_element)?),
+        }
+    }
+    list.splice(after..after, new);
+    Ok(())
 }
 
 /// The merge of a keyed list that the patch orders with
@@ -806,7 +915,7 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
 
 #[cfg(test)]
 mod tests {
-    use super::{in_order, merge_ordered_in};
+    use super::{in_order, merge_in, merge_ordered_in};
     use crate::engine::Docs;
     use crate::error::Result;
     use crate::lists::element::MergeElements;
@@ -914,7 +1023,38 @@ mod tests {
         }
     }
 
+    fn run_plain(live: &[Value], patch: &[Value], in_order: bool) -> String {
+        let mk = MergeKey::One("k");
+        match merge_in(&Docs::new(Shallow), KeyFields::primary(&mk), live.to_vec(), patch, false, in_order) {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
     proptest! {
+        /// Merging a patch that names live elements in order where they
+        /// are gives what the general steps give, errors included.
+        #[test]
+        fn in_order_merge_is_the_general_merge(live in list(0), patch in list(1)) {
+            prop_assert_eq!(run_plain(&live, &patch, true), run_plain(&live, &patch, false));
+        }
+
+        /// The same on lists that the in-order merge takes: distinct keys,
+        /// a patch naming a subsequence of them, then new ones (whose
+        /// place the reference's ordering decides).
+        #[test]
+        fn in_order_merge_on_aligned_lists(
+            keys in prop::sample::subsequence(vec!["a", "b", "c", "d", "e", "f"], 0..6),
+            picked in prop::collection::vec(any::<bool>(), 6),
+            new in prop::sample::subsequence(vec!["x", "y", "z"], 0..3),
+        ) {
+            let live: Vec<Value> = keys.iter().map(|k| json!({"k": k, "v": 0})).collect();
+            let mut patch: Vec<Value> =
+                keys.iter().zip(&picked).filter(|(_, p)| **p).map(|(k, _)| json!({"k": k, "v": 1, "w": null})).collect();
+            patch.extend(new.iter().map(|k| json!({"k": k, "v": 2})));
+            prop_assert_eq!(run_plain(&live, &patch, true), run_plain(&live, &patch, false));
+        }
+
         /// Merging a list that the patch leaves in order where it is gives
         /// what the general steps give, errors included.
         #[test]
