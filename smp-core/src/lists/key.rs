@@ -414,22 +414,26 @@ fn number_keys_sorted<'a>(
 ) -> Vec<Field<Tag>> {
     let keys = keys.into_iter();
     let mut tags = Vec::with_capacity(keys.size_hint().0);
-    let mut hashes: Vec<(u64, u32)> = Vec::with_capacity(keys.size_hint().0);
+    // Each key as one number: the top half of its hash, then its position
+    // (eight bytes a key: a million keys sort in a few milliseconds).
+    let mut hashes: Vec<u64> = Vec::with_capacity(keys.size_hint().0);
     for (i, key) in keys.enumerate() {
         tags.push(key.map(|k| match k.identity() {
             Ok(id) => {
-                hashes.push((hash(&id), i as u32));
+                hashes.push(hash(&id) & !u64::from(u32::MAX) | i as u64);
                 Tag::Id(i as u32)
             }
             Err(tag) => tag,
         }));
     }
     hashes.sort_unstable();
+    let position = |h: u64| h as u32;
     let identity = |i: u32| again(i as usize).and_then(|k| k.identity().ok());
-    for run in hashes.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+    for run in hashes.chunk_by(|a, b| a >> 32 == b >> 32).filter(|run| run.len() > 1) {
         // The first item of each group of equal keys, with its identity.
-        let mut groups: Vec<(u32, Option<IdentityKey<'a>>)> = vec![(run[0].1, identity(run[0].1))];
-        for &(_, i) in &run[1..] {
+        let first = position(run[0]);
+        let mut groups: Vec<(u32, Option<IdentityKey<'a>>)> = vec![(first, identity(first))];
+        for i in run[1..].iter().map(|&h| position(h)) {
             let id = identity(i);
             let first = match groups.iter().find(|(_, g)| *g == id) {
                 Some(&(first, _)) => first,
