@@ -430,19 +430,23 @@ fn number_keys_sorted<'a>(
     let position = |h: u64| h as u32;
     let identity = |i: u32| again(i as usize).and_then(|k| k.identity().ok());
     for run in hashes.chunk_by(|a, b| a >> 32 == b >> 32).filter(|run| run.len() > 1) {
-        // The first item of each group of equal keys, with its identity.
+        // Mostly one group of equal keys (a patch element and the live one
+        // it names): the first item's identity, and a list of the first
+        // item of every other group only when there are others.
         let first = position(run[0]);
-        let mut groups: Vec<(u32, Option<IdentityKey<'a>>)> = vec![(first, identity(first))];
+        let first_id = identity(first);
+        let mut others: Vec<(u32, Option<IdentityKey<'a>>)> = Vec::new();
         for i in run[1..].iter().map(|&h| position(h)) {
             let id = identity(i);
-            let first = match groups.iter().find(|(_, g)| *g == id) {
-                Some(&(first, _)) => first,
-                None => {
-                    groups.push((i, id));
-                    i
-                }
+            let group = if id == first_id {
+                first
+            } else if let Some(&(other, _)) = others.iter().find(|(_, g)| *g == id) {
+                other
+            } else {
+                others.push((i, id));
+                i
             };
-            tags[i as usize] = Field::Value(Tag::Id(first));
+            tags[i as usize] = Field::Value(Tag::Id(group));
         }
     }
     tags
