@@ -227,6 +227,52 @@ fn integral_floats_of_the_original_are_integers_for_the_library() {
 }
 
 #[test]
+fn long_lists_merge_as_kubectl_merges_them() {
+    if kubectl_path().is_none() {
+        return;
+    }
+    // 10,000 env vars: the merge numbers their keys by sorted hashes (from
+    // 8,192 keys on), and a patch that names elements in their order, then
+    // adds new ones, merges where they are, the new ones right after the
+    // last one named (here before E09994).
+    let n = 10_000;
+    let env = |i: usize, value: &str| format!(r#"{{"name":"E{i:05}","value":"{value}"}}"#);
+    let list = (0..n).map(|i| env(i, "v")).collect::<Vec<_>>().join(",");
+    let pod = format!(
+        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p"}},"spec":{{"containers":[{{"name":"c","image":"i","env":[{list}]}}]}}}}"#
+    );
+    let object = file("long-pod.json", &pod);
+    let patch = |elements: String| format!(r#"{{"spec":{{"containers":[{{"name":"c","env":[{elements}]}}]}}}}"#);
+    let changed = |from: usize| (from..n).step_by(10).map(|i| env(i, "w")).collect::<Vec<_>>().join(",");
+    let new = format!("{},{}", env(n, "new"), env(n + 1, "new"));
+    let patches = [
+        patch(format!("{},{new}", changed(3))),
+        patch(new.clone()),
+        patch(format!("{new},{}", changed(5))),
+        patch(format!("{},{},{}", env(9000, "x"), env(1, "y"), env(9000, "z"))),
+    ];
+    let case = |p: &String| Case {
+        object: object.clone(),
+        patch_type: "strategic",
+        patch: p.clone(),
+        output: "json",
+        layout: Layout::Documents,
+    };
+    compare_all(&patches.iter().map(case).collect::<Vec<_>>());
+    // A batch line whose long original comes before its patch: the
+    // original is skipped by its brackets first, then read with the patch
+    // as guide. The same results.
+    let object = object.display().to_string();
+    for p in &patches {
+        let want = kubectl(&["patch", "--local", "-f", &object, "--type", "strategic", "-p", p, "-o", "json"]);
+        let want: serde_json::Value = serde_json::from_slice(&want.expect("kubectl is there").stdout).unwrap();
+        let got = smp(&["apply", "--kind", "Pod", "--jsonl"], &format!(r#"{{"original":{pod},"patch":{p}}}"#));
+        let got: serde_json::Value = serde_json::from_slice(&got.stdout).expect("one JSON line");
+        assert_eq!(got["result"], want, "patch {}", &p[..p.len().min(200)]);
+    }
+}
+
+#[test]
 fn yaml_streams_are_split_as_kubectl_splits_them() {
     if kubectl_path().is_none() {
         return;
