@@ -21,6 +21,7 @@
 
 use crate::rng::Rng;
 use serde_json::{Value, json};
+use smp_core::value::to_go_json;
 
 /// The chance that a free-text value the generators make is long.
 pub const LONG_TEXT: f64 = 1.0 / 8.0;
@@ -141,12 +142,7 @@ fn json_blob(rng: &mut Rng) -> String {
         "kind": "ConfigMap",
         "metadata": {"annotations": {"note": note}, "name": "cfg", "namespace": "default"},
     });
-    let text = serde_json::to_string(&blob).expect("JSON");
-    text.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
+    to_go_json(&blob)
 }
 
 /// `v` as JSON text, each of its long strings written with serde_json's
