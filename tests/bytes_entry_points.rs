@@ -125,3 +125,61 @@ fn bytes_entry_points_agree_with_the_value_ones_on_long_strings_with_escapes() {
         ));
     }
 }
+
+/// Every list of objects of `v` made longer than a diff reads before it
+/// keeps elements as text: copies of its elements, each string suffixed
+/// with the copy's number (the same in every document of a case, so that
+/// merge keys still pair up and changes show in the copies too).
+fn lengthen_lists(v: &mut Value) {
+    fn suffixed(v: &Value, n: usize) -> Value {
+        match v {
+            Value::String(s) => Value::String(format!("{s}~{n}")),
+            Value::Array(a) => Value::Array(a.iter().map(|e| suffixed(e, n)).collect()),
+            Value::Object(m) => Value::Object(m.iter().map(|(k, e)| (k.clone(), suffixed(e, n))).collect()),
+            other => other.clone(),
+        }
+    }
+    match v {
+        Value::Array(a) => {
+            a.iter_mut().for_each(lengthen_lists);
+            if !a.is_empty() && a.iter().all(Value::is_object) {
+                let len = a.len();
+                let copies: Vec<Value> =
+                    (0..70usize.div_ceil(len) * len).map(|i| suffixed(&a[i % len], i / len)).collect();
+                a.extend(copies);
+            }
+        }
+        Value::Object(m) => m.values_mut().for_each(lengthen_lists),
+        _ => {}
+    }
+}
+
+#[test]
+fn bytes_entry_points_agree_with_the_value_ones_on_long_lists() {
+    let count = env_number("SMP_BYTES_CASES").unwrap_or(2_000) / 20;
+    for (op, _) in OPS {
+        let (mut errors, mut long) = (0, 0);
+        for (i, line) in random_lines(op, count, 9).iter().enumerate() {
+            let mut case: Value = serde_json::from_str(line).expect("a generated line");
+            for k in inputs(op) {
+                lengthen_lists(&mut case[*k]);
+            }
+            let mut rng = Rng::new(i as u64);
+            let texts: Vec<Vec<u8>> = inputs(op)
+                .iter()
+                .map(|k| {
+                    // Every other case in other text: elements not canonical.
+                    if i.is_multiple_of(2) { case[*k].to_string() } else { write_escaped(&case[*k], &mut rng) }
+                        .into_bytes()
+                })
+                .collect();
+            long += usize::from(texts.iter().any(|t| t.len() > 4096));
+            match compare_texts(op, &case, &texts, line) {
+                Ok(failed) => errors += usize::from(failed),
+                Err(difference) => panic!("{difference}"),
+            }
+        }
+        assert!(long > count / 4, "{op}: only {long} of {count} cases have long lists");
+        loud(&format!("bytes entry points: {count} random {op} cases with long lists agree ({errors} of them errors)"));
+    }
+}

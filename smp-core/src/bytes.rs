@@ -59,7 +59,7 @@ pub fn diff_slice(original: &[u8], modified: &[u8], schema: Schema<'_>) -> Resul
     let mut fixed = [None, None];
     let [f0, f1] = &mut fixed;
     let (original, modified) =
-        (decode_compact(original, f0, Reading::Whole)?, decode_compact(modified, f1, Reading::Whole)?);
+        (decode_compact(original, f0, Reading::Compared)?, decode_compact(modified, f1, Reading::Compared)?);
     let mut out = Vec::with_capacity(256);
     diff_objects(&mut out, &original, &modified, schema)?;
     Ok(out)
@@ -76,7 +76,7 @@ pub fn three_way_slice(
     let mut fixed = [None, None, None];
     let [f0, f1, f2] = &mut fixed;
     let (original, modified) =
-        (decode_compact(original, f0, Reading::Whole)?, decode_compact(modified, f1, Reading::Whole)?);
+        (decode_compact(original, f0, Reading::Compared)?, decode_compact(modified, f1, Reading::Compared)?);
     // The live object with the desired one as guide: what the desired one
     // does not name is kept as text.
     let current = decode_compact(current, f2, Reading::CurrentOf(&modified))?;

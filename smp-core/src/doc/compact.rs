@@ -87,15 +87,27 @@ pub struct Lazy<'a> {
     /// The decoded value, once something looked into it: a `Box<Node<'a>>`
     /// turned into a pointer without its type. (A cell of the box would
     /// make `Node` invariant in `'a`, and documents of two texts could no
-    /// longer meet in one operation.) Bit 0 of its address says the text
-    /// is not canonical: a box's address is even, and without a word of its
-    /// own for the flag, a `Node` takes 32 bytes instead of 40.
+    /// longer meet in one operation.) The two low bits of its address are
+    /// flags ([`NOT_CANONICAL`], [`ELEMENTS_AS_TEXT`]): a box's address is
+    /// a multiple of 8, and without a word of its own for the flags, a
+    /// `Node` takes 32 bytes instead of 40.
     decoded: Cell<*const ()>,
 }
 
 /// The bit of [`Lazy::decoded`]'s address that says the text is not
 /// canonical.
 const NOT_CANONICAL: usize = 1;
+
+/// The bit of [`Lazy::decoded`]'s address that says the value decodes as
+/// a document of a diff does (`Reading::Compared`): the elements of its
+/// lists kept as text again.
+const ELEMENTS_AS_TEXT: usize = 2;
+
+/// Both flags.
+const FLAGS: usize = NOT_CANONICAL | ELEMENTS_AS_TEXT;
+
+// The flags live in the low bits of a box's address.
+const _: () = assert!(std::mem::align_of::<Node<'static>>() > FLAGS);
 
 // Documents are mostly nodes: four words each (a list of a million
 // elements is 32 MB of them), kept so by the flag's place above. (The
@@ -113,6 +125,12 @@ impl<'a> Lazy<'a> {
         Lazy { text, decoded: Cell::new(std::ptr::null()) }
     }
 
+    /// [`Lazy::new`], decoding as a document of a diff is read (the
+    /// elements of its lists kept as text where canonical).
+    pub(super) fn compared(text: &'a str) -> Self {
+        Lazy { text, decoded: Cell::new(std::ptr::without_provenance(ELEMENTS_AS_TEXT)) }
+    }
+
     /// `text` must be valid JSON of a list or an object within the nesting
     /// limit (`Parser::skip_value` says so); it is written once decoded.
     pub(super) fn as_written(text: &'a str) -> Self {
@@ -126,12 +144,12 @@ impl<'a> Lazy<'a> {
 
     /// The decoded value's box, or null.
     fn node(&self) -> *mut Node<'a> {
-        self.decoded.get().map_addr(|a| a & !NOT_CANONICAL).cast::<Node<'a>>().cast_mut()
+        self.decoded.get().map_addr(|a| a & !FLAGS).cast::<Node<'a>>().cast_mut()
     }
 
     /// Sets the decoded value's box (or null), keeping the flag.
     fn set_node(&self, node: *mut Node<'a>) {
-        let flag = self.decoded.get().addr() & NOT_CANONICAL;
+        let flag = self.decoded.get().addr() & FLAGS;
         self.decoded.set(node.cast_const().cast::<()>().map_addr(|a| a | flag));
     }
 
@@ -153,8 +171,14 @@ impl<'a> Lazy<'a> {
         // Canonical text always reads back (it was checked to be valid
         // JSON within the nesting limit when it was kept). A string is read
         // decoded, not kept as text again.
-        if self.text.starts_with('"') { super::parse::parse_string(self.text) } else { super::parse::parse(self.text) }
-            .unwrap_or_default()
+        if self.text.starts_with('"') {
+            super::parse::parse_string(self.text)
+        } else if self.decoded.get().addr() & ELEMENTS_AS_TEXT != 0 {
+            super::parse::parse_compared(self.text)
+        } else {
+            super::parse::parse(self.text)
+        }
+        .unwrap_or_default()
     }
 
     #[cold]
@@ -198,6 +222,31 @@ impl<'a> Lazy<'a> {
                 Err(_) => return self.decoded_field(name),
             },
         })
+    }
+
+    /// [`Document::pick`] of an object in canonical text, read from the
+    /// text: each member's own text is canonical, scalars read as they
+    /// are, lists and objects kept as text.
+    fn pick(&self, keys: &[&str]) -> Object<'a> {
+        let mut members: Vec<Member<'a>> = Vec::with_capacity(keys.len());
+        for &key in keys {
+            if members.iter().any(|(kept, _)| kept == key) {
+                continue;
+            }
+            let Some((key, value)) = super::parse::member(self.text, key) else { continue };
+            let node = match value.as_bytes()[0] {
+                b'{' | b'[' => {
+                    let flag = self.decoded.get().addr() & ELEMENTS_AS_TEXT;
+                    Node::Raw(Lazy { text: value, decoded: Cell::new(std::ptr::without_provenance(flag)) })
+                }
+                // Canonical: without escapes.
+                b'"' => Node::Str(Cow::Borrowed(&value[1..value.len() - 1])),
+                _ => super::parse::parse(value).unwrap_or_default(),
+            };
+            members.push((Cow::Borrowed(key), Some(node)));
+        }
+        members.sort_by(|a, b| key_order(&a.0, &b.0));
+        Object { sorted: members.len(), members }
     }
 
     #[cold]
@@ -249,7 +298,7 @@ impl Drop for Lazy<'_> {
 
 impl Clone for Lazy<'_> {
     fn clone(&self) -> Self {
-        let flag = self.decoded.get().addr() & NOT_CANONICAL;
+        let flag = self.decoded.get().addr() & FLAGS;
         Lazy { text: self.text, decoded: Cell::new(std::ptr::without_provenance(flag)) }
     }
 }
@@ -455,10 +504,12 @@ impl<'a> super::Object<Node<'a>> for Object<'a> {
         self.members[i].1.take()
     }
 
-    fn retain_keys(&mut self, mut keep: impl FnMut(&str) -> bool) {
-        for (k, v) in &mut self.members {
-            if !keep(k) {
-                *v = None;
+    fn retain_members(&mut self, mut keep: impl FnMut(&str, &mut Node<'a>) -> bool) {
+        for (k, slot) in &mut self.members {
+            if let Some(v) = slot
+                && !keep(k, v)
+            {
+                *slot = None;
             }
         }
     }
@@ -664,6 +715,23 @@ impl<'a> Document for Node<'a> {
             _ => self.deep_eq_other(other),
         }
     }
+
+    fn same_at_a_glance(&self, other: &Self) -> bool {
+        match (self, other) {
+            // The same text is the same value, canonical or not.
+            (Node::Raw(a), Node::Raw(b)) => a.text == b.text,
+            _ => false,
+        }
+    }
+
+    fn pick(&self, keys: &[&str]) -> Object<'a> {
+        match self {
+            Node::Raw(lazy) if lazy.node().is_null() && lazy.is_canonical() && lazy.text.starts_with('{') => {
+                lazy.pick(keys)
+            }
+            _ => self.as_object().map(|o| o.pick(keys)).unwrap_or_default(),
+        }
+    }
 }
 
 impl Node<'_> {
@@ -713,6 +781,9 @@ pub fn decode_guided<'t>(text: &'t [u8], guide: Option<&Object<'_>>) -> Result<O
 pub enum Reading<'g, 'p> {
     /// Every value decoded.
     Whole,
+    /// A document of a diff: the elements of lists that are lists or
+    /// objects in canonical text are kept as that text.
+    Compared,
     /// The patch of an apply: the elements of its `$setElementOrder` lists
     /// kept as text (the merge reads their merge keys only).
     Patch,
@@ -736,6 +807,7 @@ pub fn decode_as<'t>(text: &'t [u8], reading: Reading<'_, '_>) -> Result<Object<
     let text = std::str::from_utf8(text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
     let parsed = match reading {
         Reading::Whole => super::parse::parse(text),
+        Reading::Compared => super::parse::parse_compared(text),
         Reading::Patch => super::parse::parse_patch(text),
         Reading::OriginalOf(guide) => super::parse::parse_guided(text, guide, Guided::Original),
         Reading::CurrentOf(guide) => super::parse::parse_guided(text, guide, Guided::Current),

@@ -77,6 +77,18 @@ pub(crate) trait Document: Sized + Default + Clone {
     /// `reflect.DeepEqual`: structural, with int64 ≠ float64.
     fn deep_eq(&self, other: &Self) -> bool;
 
+    /// Equal at a glance: [`Document::deep_eq`] when that takes no walk
+    /// (two values kept as the same canonical text), `false` otherwise.
+    fn same_at_a_glance(&self, _other: &Self) -> bool {
+        false
+    }
+
+    /// The members named in `keys` of the value, an object
+    /// ([`Object::pick`]); an empty object for anything else.
+    fn pick(&self, keys: &[&str]) -> Self::Object {
+        self.as_object().map(|o| o.pick(keys)).unwrap_or_default()
+    }
+
     /// A list as JSON values, for the steps written on them (lists of
     /// scalars): borrowed where the list already is JSON.
     fn json_list(list: &[Self]) -> Cow<'_, [Value]> {
@@ -99,7 +111,12 @@ pub(crate) trait Object<D>: Default + Clone {
     fn remove(&mut self, key: &str) -> Option<D>;
 
     /// Keeps the members whose key `keep` accepts.
-    fn retain_keys(&mut self, keep: impl FnMut(&str) -> bool);
+    fn retain_keys(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.retain_members(|k, _| keep(k));
+    }
+
+    /// Keeps the members `keep` accepts, which may change their values.
+    fn retain_members(&mut self, keep: impl FnMut(&str, &mut D) -> bool);
 
     /// The member `key`, with the object's own copy of the key.
     fn get_key_value(&self, key: &str) -> Option<(&str, &D)>;
@@ -281,8 +298,8 @@ impl Object<Value> for Map<String, Value> {
         Map::remove(self, key)
     }
 
-    fn retain_keys(&mut self, mut keep: impl FnMut(&str) -> bool) {
-        self.retain(|k, _| keep(k));
+    fn retain_members(&mut self, mut keep: impl FnMut(&str, &mut Value) -> bool) {
+        self.retain(|k, v| keep(k, v));
     }
 
     fn from_entries(entries: Vec<(String, Value)>) -> Self {

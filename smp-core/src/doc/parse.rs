@@ -27,7 +27,7 @@ use super::compact::{Lazy, Member, Node, Object};
 use std::borrow::Cow;
 use std::ops::Range;
 
-pub(super) use guided::{Guided, member_text, parse_guided, parse_patch};
+pub(super) use guided::{Guided, member, member_text, parse_guided, parse_patch};
 
 /// Nested lists and objects a text may open, as serde_json counts them.
 const NESTING_LIMIT: usize = 127;
@@ -42,6 +42,17 @@ type Parsed<T> = Result<T, Invalid>;
 /// aside).
 pub(super) fn parse(text: &str) -> Parsed<Node<'_>> {
     let mut p = Parser::new(text);
+    let v = p.value()?;
+    p.end()?;
+    Ok(v)
+}
+
+/// [`parse`], keeping the elements of lists that are lists or objects in
+/// canonical text as that text: how a diff reads its documents
+/// (`Reading::Compared`).
+pub(super) fn parse_compared(text: &str) -> Parsed<Node<'_>> {
+    let mut p = Parser::new(text);
+    p.elements_as_text = true;
     let v = p.value()?;
     p.end()?;
     Ok(v)
@@ -69,11 +80,12 @@ pub(crate) type SpannedMember<'a> = (Cow<'a, str>, Node<'a>, Range<usize>);
 /// one is read with the last desired object as its guide ([`guided`]).
 pub(crate) fn parse_members<'t>(text: &'t str, guides: Guides<'_>) -> Parsed<Vec<SpannedMember<'t>>> {
     let (apply, three_way) = match guides {
-        Guides::None => (None, None),
+        Guides::None | Guides::Diff => (None, None),
         Guides::Apply { original, patch } => (Some((original, patch)), None),
         Guides::ThreeWay { current, modified } => (None, Some((current, modified))),
     };
     let mut p = Parser::new(text);
+    p.elements_as_text = matches!(guides, Guides::ThreeWay { .. } | Guides::Diff);
     let mut members: Vec<SpannedMember<'t>> = Vec::new();
     // Where the last patch is, and the originals to read once it is known.
     let mut patch_at: Option<usize> = None;
@@ -164,6 +176,8 @@ fn read_guided<'t>(p: &mut Parser<'t>, members: &mut [SpannedMember<'t>], g: usi
 pub enum Guides<'n> {
     /// None: each is read whole.
     None,
+    /// None, each read as a diff reads its documents (`Reading::Compared`).
+    Diff,
     /// An apply's original, with its patch as guide (when the original
     /// comes after the patch, or the line is long).
     Apply {
@@ -230,6 +244,10 @@ const STACK_ROOM: usize = 64;
 /// its patch is read with the patch as guide.
 const GUIDED_AFTER: usize = 64 * 1024;
 
+/// The elements of a list that a document of a diff reads before it keeps
+/// the others as text.
+const READ_ELEMENTS: usize = 64;
+
 struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -241,17 +259,28 @@ struct Parser<'a> {
     /// its exact size, when it ends.
     items: Vec<Node<'a>>,
     members: Vec<Member<'a>>,
+    /// Elements of lists that are lists or objects in canonical text are
+    /// kept as that text ([`Reading::Compared`]).
+    elements_as_text: bool,
 }
 
 impl<'a> Parser<'a> {
     fn new(text: &'a str) -> Self {
         let (items, members) = (Vec::with_capacity(STACK_ROOM), Vec::with_capacity(STACK_ROOM));
-        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items, members }
+        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items, members, elements_as_text: false }
     }
 
     /// A parser that only checks and skips text (no stacks allocated).
     fn scanner(text: &'a str) -> Self {
-        Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items: Vec::new(), members: Vec::new() }
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            depth: 0,
+            items: Vec::new(),
+            members: Vec::new(),
+            elements_as_text: false,
+        }
     }
 
     /// Only whitespace is left.
@@ -360,6 +389,20 @@ impl<'a> Parser<'a> {
 
     #[inline(never)]
     fn array(&mut self) -> Parsed<Node<'a>> {
+        if self.elements_as_text {
+            // The first elements are read: a short list's elements (one
+            // container, its few ports) are mostly looked into anyway, and
+            // kept as text they would be scanned twice.
+            let mut read = 0;
+            return self.list_of(|p| {
+                if read < READ_ELEMENTS {
+                    read += 1;
+                    return p.value();
+                }
+                p.skip_ws();
+                p.kept_or_read()
+            });
+        }
         self.list_of(Self::value)
     }
 

@@ -398,7 +398,11 @@ impl<D: Document> DiffElements for Docs<DiffCx<'_>, D> {
 
     fn entry(&self, e: &D, fields: KeyFields<'_>, _: &crate::lists::key::Key<'_>) -> D::Object {
         // The element's own key members, shared rather than rebuilt.
-        e.as_object().map(|o| o.pick(fields.names())).unwrap_or_default()
+        e.pick(fields.names())
+    }
+
+    fn unchanged(&self, old: &D, new: &D) -> bool {
+        old.same_at_a_glance(new)
     }
 }
 

@@ -124,21 +124,6 @@ pub(crate) fn slice_element_type<D: Document>([a, b]: &[&[D]; 2]) -> Result<GoKi
     crate::lists::element::element_kind(&Docs::<(), D>::new(()), a, b.iter())
 }
 
-/// Drops objects carrying `$patch` (as values or list elements), at any
-/// depth (`removeDirectives`). `None` when `v` itself is such an object.
-pub(crate) fn remove_directives(v: Value) -> Option<Value> {
-    match v {
-        Value::Object(m) => {
-            if m.contains_key(PATCH) {
-                return None;
-            }
-            Some(Value::Object(m.into_iter().filter_map(|(k, v)| remove_directives(v).map(|v| (k, v))).collect()))
-        }
-        Value::Array(a) => Some(Value::Array(a.into_iter().filter_map(remove_directives).collect())),
-        other => Some(other),
-    }
-}
-
 /// A copy of a patch value as it is taken whole into the result: without
 /// objects carrying `$patch` (`removeDirectives`) and, when `drop_nulls`,
 /// without null object members (`discardNullValuesFromPatch`, which runs
@@ -158,6 +143,29 @@ pub(crate) fn copy_patch_value<D: Document>(v: &D, drop_nulls: bool) -> Option<D
         return Some(D::array(a.iter().filter_map(|v| copy_patch_value(v, drop_nulls)).collect()));
     }
     Some(v.clone())
+}
+
+/// [`copy_patch_value`] of a value the caller gives away: what is kept is
+/// moved, not copied. (Without `drop_nulls`, `removeDirectives`.)
+pub(crate) fn take_patch_value<D: Document>(v: D, drop_nulls: bool) -> Option<D> {
+    match v.into_object() {
+        Ok(mut m) => {
+            if m.get(PATCH).is_some_and(|d| !(drop_nulls && d.is_null())) {
+                return None;
+            }
+            m.retain_members(|_, v| {
+                if drop_nulls && v.is_null() {
+                    return false;
+                }
+                take_patch_value(std::mem::take(v), drop_nulls).map(|kept| *v = kept).is_some()
+            });
+            Some(D::object(m))
+        }
+        Err(v) => match v.into_array() {
+            Ok(a) => Some(D::array(a.into_iter().filter_map(|v| take_patch_value(v, drop_nulls)).collect())),
+            Err(v) => Some(v),
+        },
+    }
 }
 
 /// Removes null object members at any depth; null list elements stay

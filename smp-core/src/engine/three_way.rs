@@ -107,7 +107,7 @@ pub(crate) fn three_way_with<P: Document>(
         },
     )?;
     let merger = Merger { patch_merge_key: pmk, ..Merger::new(Mode::MergePatches) };
-    let patch = merger.merge_object::<P>(deletions, &delta, schema, 0)?;
+    let patch = merger.merge_patch_into::<P>(deletions, delta, schema, 0)?;
     if options.preconditions.is_empty() && options.overwrite {
         return Ok(patch);
     }

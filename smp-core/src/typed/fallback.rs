@@ -5,9 +5,7 @@
 use super::{Field, StrategicMerge};
 use crate::engine::apply::{Merger, Mode};
 use crate::engine::diff::{Opts, diff_maps};
-use crate::engine::{
-    DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, discard_nulls, remove_directives,
-};
+use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, copy_patch_value};
 use crate::error::{ErrorKind, Result};
 use crate::schema::{Schema, Shape};
 use serde::Serialize;
@@ -356,9 +354,7 @@ pub(crate) fn take_new_value<T: DeserializeOwned>(v: &Value, field: &Field) -> R
 /// A patch value as the engine stores it for a key the JSON lacks:
 /// without nulls and `$patch` objects (`None`: nothing left).
 pub(crate) fn new_value(v: &Value) -> Option<Value> {
-    let mut v = v.clone();
-    discard_nulls(&mut v);
-    remove_directives(v)
+    copy_patch_value(v, true)
 }
 
 /// Adds `$retainKeys` to a struct's patch (for generated code).

@@ -29,11 +29,15 @@ use crate::doc::Object as _;
 use crate::doc::compact::{Lazy, Node, Object};
 use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, SET_ELEMENT_ORDER};
 
+/// The longest list element a document of a diff keeps as text.
+const SHORT_ELEMENT: usize = 1024;
+
 /// Reads the JSON value that makes up `text`, as [`super::parse`] does,
 /// keeping what `guide` (an object) does not reach as text, as `what` says
 /// ([`Guided`]).
 pub(in crate::doc) fn parse_guided<'a>(text: &'a str, guide: &Object<'_>, what: Guided) -> Parsed<Node<'a>> {
     let mut p = Parser::new(text);
+    p.elements_as_text = what == Guided::Current;
     p.skip_ws();
     let v = if p.peek() == Some(b'{') {
         p.pos += 1;
@@ -98,6 +102,11 @@ fn named_by_directives<'g>(guide: &'g Object<'_>) -> Option<Vec<&'g str>> {
 /// `text` (a [`Lazy`] one), found without decoding the object: its keys are
 /// sorted, its values canonical.
 pub(in crate::doc) fn member_text<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    member(text, name).map(|(_, value)| value)
+}
+
+/// [`member_text`] with the member's key, as the text holds it.
+pub(in crate::doc) fn member<'a>(text: &'a str, name: &str) -> Option<(&'a str, &'a str)> {
     let mut p = Parser::scanner(text);
     if !p.closes(b'{') || p.closes(b'}') {
         return None;
@@ -111,7 +120,7 @@ pub(in crate::doc) fn member_text<'a>(text: &'a str, name: &str) -> Option<&'a s
             return None;
         }
         if key == name {
-            return Some(&text[start..p.pos]);
+            return Some((key, &text[start..p.pos]));
         }
         if !p.closes(b',') {
             return None;
@@ -236,10 +245,16 @@ impl<'a> Parser<'a> {
 
     /// The value at the cursor: a list or an object in canonical text kept
     /// as that text, anything else read.
-    fn kept_or_read(&mut self) -> Parsed<Node<'a>> {
+    pub(super) fn kept_or_read(&mut self) -> Parsed<Node<'a>> {
         let start = self.pos;
-        if matches!(self.peek(), Some(b'{' | b'[')) && self.skip_canonical() {
-            return Ok(Node::Raw(Lazy::new(&self.text[start..self.pos])));
+        if matches!(self.peek(), Some(b'{' | b'[')) {
+            if self.elements_as_text {
+                if self.skip_short_canonical() {
+                    return Ok(Node::Raw(Lazy::compared(&self.text[start..self.pos])));
+                }
+            } else if self.skip_canonical() {
+                return Ok(Node::Raw(Lazy::new(&self.text[start..self.pos])));
+            }
         }
         self.value()
     }
@@ -254,6 +269,23 @@ impl<'a> Parser<'a> {
         let canonical = self.canonical().is_some();
         if !canonical {
             (self.pos, self.depth) = (start, depth);
+        }
+        canonical
+    }
+
+    /// [`Parser::skip_canonical`] of a value whose text is at most
+    /// [`SHORT_ELEMENT`] bytes long. A longer one is read: kept as text, it
+    /// would be scanned again, whole, by each look into it.
+    fn skip_short_canonical(&mut self) -> bool {
+        let mut end = (self.pos + SHORT_ELEMENT).min(self.text.len());
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut p = Parser::scanner(&self.text[..end]);
+        (p.pos, p.depth) = (self.pos, self.depth);
+        let canonical = p.canonical().is_some();
+        if canonical {
+            self.pos = p.pos;
         }
         canonical
     }
@@ -602,6 +634,45 @@ mod tests {
                 prop_assert!(kept.deep_eq(&whole) && whole.deep_eq(&kept));
                 prop_assert_eq!(kept.to_json(), whole.to_json());
             }
+        }
+
+        /// A document of a diff, whose long lists keep their elements as
+        /// text, is the value read whole: compared, written, looked into
+        /// (keys picked, fields read) alike; errors alike. The lists hold
+        /// the random texts among elements of their own, more than a diff
+        /// reads before keeping, and one of them longer than is kept.
+        #[test]
+        fn a_compared_document_is_the_whole_one(t in json_text(), u in json_text(), at in 0usize..80) {
+            let long = format!(r#"{{"name":"{}","value":{t}}}"#, "x".repeat(super::SHORT_ELEMENT));
+            let mut elements: Vec<String> =
+                (0..80).map(|i| format!(r#"{{"name":"e{}","value":{}}}"#, i % 70, [&u, "1", &t][i % 3])).collect();
+            elements[at] = t.clone();
+            elements[(at + 40) % 80] = long;
+            let list = format!("[{}]", elements.join(","));
+            let doc = format!(r#"{{"a": {list}, "b": [{list}, {t}], "c": {{"d": {list}}}}}"#);
+            let (compared, whole) = (super::super::parse_compared(&doc), super::super::parse(&doc));
+            prop_assert_eq!(compared.is_ok(), whole.is_ok());
+            let (Ok(compared), Ok(whole)) = (compared, whole) else { return Ok(()) };
+            // Looked into first: comparing with decoded values decodes them.
+            let (kept, read) = (compared.as_object().unwrap(), whole.as_object().unwrap());
+            let (kept, read) = (kept.get("a").unwrap().as_array().unwrap(), read.get("a").unwrap().as_array().unwrap());
+            prop_assert!(kept.iter().any(|e| matches!(e, Node::Raw(_))), "long lists keep elements");
+            for (i, (k, r)) in kept.iter().zip(read).enumerate() {
+                let keys: &[&str] = &["value", "name", "name", "zz", ""];
+                prop_assert_eq!(text(&Node::Object(k.pick(keys))), text(&Node::Object(r.pick(keys))));
+                for name in keys {
+                    prop_assert_eq!(format!("{:?}", k.field(name).value().map(|v| v.to_value())),
+                        format!("{:?}", r.field(name).value().map(|v| v.to_value())));
+                }
+                for (j, other) in kept.iter().enumerate() {
+                    if k.same_at_a_glance(other) {
+                        prop_assert!(r.deep_eq(&read[j]), "{} and {} are not equal", i, j);
+                    }
+                }
+            }
+            prop_assert_eq!(text(&compared), text(&whole));
+            prop_assert!(compared.deep_eq(&whole) && whole.deep_eq(&compared));
+            prop_assert_eq!(compared.to_json(), whole.to_json());
         }
 
         /// Text taken as canonical is exactly what the writer writes for the

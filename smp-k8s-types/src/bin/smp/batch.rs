@@ -320,6 +320,7 @@ fn answer_bytes(
     let guides = match batch.op {
         Op::Apply => Guides::Apply { original: "original", patch: "patch" },
         Op::ThreeWay => Guides::ThreeWay { current: "current", modified: "modified" },
+        Op::Diff => Guides::Diff,
         _ => Guides::None,
     };
     let mut fields = smp_core::bytes::read_guided_members(line, &mut fixed, guides).ok()?;
