@@ -33,7 +33,7 @@
 //! Deployment of the apply bench case, counted with callgrind).
 
 use super::parse::Guided;
-use super::{Document, Object as _, objects_deep_eq, same_bytes, same_text};
+use super::{Document, Object as _, key_order, objects_deep_eq, same_bytes, same_text};
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::{Field, Key, KeyValue};
 use crate::value::GoKind;
@@ -434,25 +434,6 @@ impl<'a> Object<'a> {
         }
         let sorted = members.len();
         Object { members, sorted }
-    }
-}
-
-/// The order of two keys (their bytes'), the first eight bytes compared as
-/// one number: keys of an object mostly differ there, and sorting them
-/// then calls no `memcmp`.
-fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    match (a.first_chunk::<8>(), b.first_chunk::<8>()) {
-        (Some(x), Some(y)) => u64::from_be_bytes(*x).cmp(&u64::from_be_bytes(*y)).then_with(|| a[8..].cmp(&b[8..])),
-        _ => {
-            let n = a.len().min(b.len());
-            for i in 0..n {
-                if a[i] != b[i] {
-                    return a[i].cmp(&b[i]);
-                }
-            }
-            a.len().cmp(&b.len())
-        }
     }
 }
 

@@ -176,6 +176,25 @@ pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// The order of two keys (their bytes'), the first eight bytes compared as
+/// one number: keys of an object mostly differ there, and sorting them
+/// then calls no `memcmp`.
+pub(super) fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    match (a.first_chunk::<8>(), b.first_chunk::<8>()) {
+        (Some(x), Some(y)) => u64::from_be_bytes(*x).cmp(&u64::from_be_bytes(*y)).then_with(|| a[8..].cmp(&b[8..])),
+        _ => {
+            let n = a.len().min(b.len());
+            for i in 0..n {
+                if a[i] != b[i] {
+                    return a[i].cmp(&b[i]);
+                }
+            }
+            a.len().cmp(&b.len())
+        }
+    }
+}
+
 /// Whether two texts are equal ([`same_bytes`] once their lengths agree).
 #[inline]
 pub(super) fn same_text(a: &str, b: &str) -> bool {

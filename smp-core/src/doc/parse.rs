@@ -270,9 +270,11 @@ impl<'a> Parser<'a> {
         Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, items, members, elements_as_text: false }
     }
 
-    /// A parser that only checks and skips text (no stacks allocated).
-    fn scanner(text: &'a str) -> Self {
-        Parser {
+    /// A parser that only checks and skips text: its stacks stay empty,
+    /// never allocated, so there is nothing to drop (and it is not: a
+    /// parser's drop costs more than a short scan of a key).
+    fn scanner(text: &'a str) -> std::mem::ManuallyDrop<Self> {
+        std::mem::ManuallyDrop::new(Parser {
             text,
             bytes: text.as_bytes(),
             pos: 0,
@@ -280,7 +282,7 @@ impl<'a> Parser<'a> {
             items: Vec::new(),
             members: Vec::new(),
             elements_as_text: false,
-        }
+        })
     }
 
     /// Only whitespace is left.

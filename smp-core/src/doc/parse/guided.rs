@@ -25,8 +25,8 @@
 //! - or the patch object holds `$patch` (the object is then read whole).
 
 use super::{Invalid, Parsed, Parser, int64, plain_len};
-use crate::doc::Object as _;
 use crate::doc::compact::{Lazy, Node, Object};
+use crate::doc::{Object as _, key_order};
 use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, SET_ELEMENT_ORDER};
 
 /// The longest list element a document of a diff keeps as text.
@@ -116,10 +116,11 @@ pub(in crate::doc) fn member<'a>(text: &'a str, name: &str) -> Option<(&'a str, 
         let key = p.canonical_string()?;
         p.closes(b':');
         let start = p.pos;
-        if key > name || p.canonical().is_none() {
+        let order = key_order(key, name);
+        if order.is_gt() || p.canonical().is_none() {
             return None;
         }
-        if key == name {
+        if order.is_eq() {
             return Some((key, &text[start..p.pos]));
         }
         if !p.closes(b',') {
@@ -281,12 +282,12 @@ impl<'a> Parser<'a> {
         while !self.text.is_char_boundary(end) {
             end -= 1;
         }
-        let mut p = Parser::scanner(&self.text[..end]);
-        (p.pos, p.depth) = (self.pos, self.depth);
-        let canonical = p.canonical().is_some();
-        if canonical {
-            self.pos = p.pos;
-        }
+        // The text is cut short for the scan, and then restored.
+        let (text, bytes) = (self.text, self.bytes);
+        self.text = &text[..end];
+        self.bytes = &bytes[..end];
+        let canonical = self.skip_canonical();
+        (self.text, self.bytes) = (text, bytes);
         canonical
     }
 
@@ -304,7 +305,7 @@ impl<'a> Parser<'a> {
                             return None;
                         }
                         let key = self.canonical_string()?;
-                        if last.is_some_and(|last| last >= key) || !self.closes(b':') {
+                        if last.is_some_and(|last| key_order(last, key).is_ge()) || !self.closes(b':') {
                             return None;
                         }
                         last = Some(key);
@@ -355,7 +356,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The rest of a string without escapes whose opening quote was read.
-    #[inline]
+    #[inline(always)]
     fn canonical_string(&mut self) -> Option<&'a str> {
         let start = self.pos;
         self.pos += plain_len(&self.bytes[self.pos..]);

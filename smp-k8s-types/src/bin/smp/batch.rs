@@ -25,10 +25,38 @@ const CHUNK_LINES: usize = 64;
 
 /// A chunk of input lines, numbered: the lines' text in one buffer, and
 /// where each line is in it (`None`: a line too long to read).
-struct Chunk {
+struct Chunk<'m> {
     index: usize,
-    text: Vec<u8>,
+    text: Text<'m>,
     lines: Vec<Option<Range<usize>>>,
+}
+
+/// The text of a chunk: read into a buffer of its own, or where it lies
+/// in a mapped file.
+enum Text<'m> {
+    Read(Vec<u8>),
+    Mapped(&'m [u8]),
+}
+
+impl std::ops::Deref for Text<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Text::Read(text) => text,
+            Text::Mapped(text) => text,
+        }
+    }
+}
+
+/// The cases of a batch: a regular file mapped into memory, read where it
+/// lies (a long line costs neither a copy nor fresh memory, which the
+/// kernel would zero first: five times faster to read); or a stream (the
+/// standard input, a pipe), read line by line, with what is left of it
+/// when known (a file redirected to the standard input).
+enum Input {
+    Mapped(memmap2::Mmap),
+    Stream(Box<dyn BufRead + Send>, Option<u64>),
 }
 
 /// Runs every case of `source` on `jobs` threads; answers are written in
@@ -36,18 +64,27 @@ struct Chunk {
 /// line; only I/O failures stop the batch. Lines longer than `max_line`
 /// bytes are answered with an error line without being held in memory.
 pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failure> {
-    let (mut input, mut left) = open(source)?;
+    let (map, mut stream) = match open(source)? {
+        Input::Mapped(map) => (Some(map), None),
+        Input::Stream(input, left) => (None, Some((input, left))),
+    };
+    let mapped: Option<&[u8]> = map.as_deref();
     let read_error = |e: io::Error| Failure::Error(format!("cannot read {}: {e}", describe(source, CASES)));
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     // Chunks read but not yet written are bounded: the reader takes a slot
     // before reading a chunk, the writer gives it back.
     let in_flight = 4 * jobs;
     let (slot_tx, slot_rx) = mpsc::sync_channel::<()>(in_flight);
-    let (work_tx, work_rx) = mpsc::sync_channel::<Chunk>(in_flight);
+    let (work_tx, work_rx) = mpsc::sync_channel::<Chunk<'_>>(in_flight);
     let work_rx = Mutex::new(work_rx);
     let (done_tx, done_rx) = mpsc::channel::<(usize, Vec<u8>)>();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> io::Result<()> {
+            let send = |chunk| slot_tx.send(()).is_ok() && work_tx.send(chunk).is_ok();
+            let Some((input, left)) = stream.as_mut() else {
+                split_mapped(mapped.unwrap_or_default(), batch.max_line, send);
+                return Ok(());
+            };
             // Chunks are alike: each one's buffer starts at the size of the
             // one before, so that it is seldom grown (and copied) as it fills.
             // Long lines do not count: each gets room of its own as it is
@@ -62,7 +99,7 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
                 let mut short = 0;
                 while lines.len() < CHUNK_LINES {
                     let start = text.len();
-                    match read_line(&mut input, &mut left, &mut text, batch.max_line)? {
+                    match read_line(input, left, &mut text, batch.max_line)? {
                         Line::End => break,
                         Line::Whole => {
                             let len = trim_newline(&text[start..]).len();
@@ -76,8 +113,7 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
                     }
                 }
                 size = size.max(short);
-                if lines.is_empty() || slot_tx.send(()).is_err() || work_tx.send(Chunk { index, text, lines }).is_err()
-                {
+                if lines.is_empty() || !send(Chunk { index, text: Text::Read(text), lines }) {
                     return Ok(());
                 }
             }
@@ -185,10 +221,12 @@ const LONG_LINE: u64 = 1 << 20;
 /// twice its length).
 fn read_line(input: &mut impl BufRead, left: &mut Option<u64>, text: &mut Vec<u8>, max: u64) -> io::Result<Line> {
     let start = text.len();
-    // `read_until` on at most `max + 1` bytes, with a vectorised search for
-    // the line break (the standard library's looks a word at a time).
-    let limit = max.saturating_add(1);
+    // `read_until` on at most `max + 2` bytes (a line of `max` and its
+    // `\r\n`), with a vectorised search for the line break (the standard
+    // library's looks a word at a time).
+    let limit = max.saturating_add(2);
     let mut read = 0;
+    let mut ended = false;
     while read < limit {
         let buf = match input.fill_buf() {
             Ok(buf) => buf,
@@ -213,13 +251,14 @@ fn read_line(input: &mut impl BufRead, left: &mut Option<u64>, text: &mut Vec<u8
         input.consume(n);
         read += n as u64;
         if line_ends || n == 0 {
+            ended = true;
             break;
         }
     }
     if read == 0 {
         return Ok(Line::End);
     }
-    if trim_newline(&text[start..]).len() as u64 <= max {
+    if ended && trim_newline(&text[start..]).len() as u64 <= max {
         return Ok(Line::Whole);
     }
     if text.last() != Some(&b'\n') {
@@ -230,6 +269,28 @@ fn read_line(input: &mut impl BufRead, left: &mut Option<u64>, text: &mut Vec<u8
     }
     text.truncate(start);
     Ok(Line::TooLong)
+}
+
+/// Cuts a mapped input into chunks of lines, as [`read_line`] reads a
+/// stream, and gives them to `send` until it refuses one.
+fn split_mapped<'m>(text: &'m [u8], max: u64, mut send: impl FnMut(Chunk<'m>) -> bool) {
+    let mut pos = 0;
+    for index in 0.. {
+        if pos == text.len() {
+            return;
+        }
+        let start = pos;
+        let mut lines = Vec::with_capacity(CHUNK_LINES);
+        while lines.len() < CHUNK_LINES && pos < text.len() {
+            let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |at| pos + at + 1);
+            let len = trim_newline(&text[pos..end]).len();
+            lines.push((len as u64 <= max).then_some(pos - start..pos - start + len));
+            pos = end;
+        }
+        if !send(Chunk { index, text: Text::Mapped(&text[start..pos]), lines }) {
+            return;
+        }
+    }
 }
 
 /// Skips input up to and including the next line break; gives the bytes
@@ -265,15 +326,25 @@ fn stdin_left() -> Option<u64> {
     Some(len.saturating_sub(file.stream_position().ok()?))
 }
 
-/// The input, and its length when known.
-fn open(source: &Source) -> Result<(Box<dyn BufRead + Send>, Option<u64>), String> {
+/// The input: a regular file mapped, anything else as a stream.
+fn open(source: &Source) -> Result<Input, String> {
     match source {
-        Source::Stdin => Ok((Box::new(BufReader::with_capacity(1 << 16, io::stdin())), stdin_left())),
+        Source::Stdin => Ok(Input::Stream(Box::new(BufReader::with_capacity(1 << 16, io::stdin())), stdin_left())),
         Source::File(path) => {
             let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", describe(source, CASES)))?;
             // Only a regular file's length is what reading it gives.
             let len = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
-            Ok((Box::new(BufReader::with_capacity(1 << 16, file)), len))
+            if len.is_some_and(|len| len > 0) {
+                // SAFETY: the map is only read. A file changed by another
+                // process while it is mapped reads as its new bytes, or,
+                // cut shorter, kills the process (SIGBUS), as it would any
+                // program that maps its input; the cases of a batch are
+                // not expected to change while it runs.
+                if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+                    return Ok(Input::Mapped(map));
+                }
+            }
+            Ok(Input::Stream(Box::new(BufReader::with_capacity(1 << 16, file)), len))
         }
     }
 }
@@ -570,6 +641,55 @@ mod tests {
         assert_eq!(next(), (Line::Whole, "before\nshort\n".to_string()));
         assert_eq!(next(), (Line::TooLong, "before\nshort\n".to_string()));
         assert_eq!(next(), (Line::End, "before\nshort\n".to_string()));
+    }
+
+    /// The lines of `text` as the batch reads a stream of it (`None`: too long).
+    fn streamed(text: &[u8], max: u64) -> Vec<Option<Vec<u8>>> {
+        let mut input = io::BufReader::with_capacity(7, text);
+        let mut lines = Vec::new();
+        loop {
+            let mut buf = Vec::new();
+            match read_line(&mut input, &mut None, &mut buf, max).unwrap() {
+                Line::End => return lines,
+                Line::Whole => lines.push(Some(trim_newline(&buf).to_vec())),
+                Line::TooLong => lines.push(None),
+            }
+        }
+    }
+
+    /// The lines of `text` as the batch reads a mapped file of it.
+    fn mapped(text: &[u8], max: u64) -> Vec<Option<Vec<u8>>> {
+        let mut lines = Vec::new();
+        let mut next = 0;
+        split_mapped(text, max, |chunk| {
+            assert_eq!(chunk.index, next);
+            next += 1;
+            assert!(chunk.lines.len() <= CHUNK_LINES);
+            lines.extend(chunk.lines.iter().map(|l| l.clone().map(|l| chunk.text[l].to_vec())));
+            true
+        });
+        lines
+    }
+
+    proptest::proptest! {
+        /// A mapped file is cut into the lines a stream of it reads, long
+        /// ones refused alike (a line of the limit and its `\r\n` is whole).
+        #[test]
+        fn mapped_files_read_as_streams(
+            parts in proptest::collection::vec(proptest::sample::select(vec!["a", "bb", "\n", "\r\n", "\r", "{}"]), 0..200),
+            max in 0u64..8,
+        ) {
+            let text = parts.concat();
+            proptest::prop_assert_eq!(mapped(text.as_bytes(), max), streamed(text.as_bytes(), max));
+        }
+    }
+
+    #[test]
+    fn a_line_of_the_limit_ending_in_crlf_is_whole() {
+        let text = b"aaaa\r\nbbbbb\r\ncc";
+        let want = vec![Some(b"aaaa".to_vec()), None, Some(b"cc".to_vec())];
+        assert_eq!(streamed(text, 4), want);
+        assert_eq!(mapped(text, 4), want);
     }
 
     #[test]
