@@ -68,7 +68,7 @@ fn line_route(
     let mut fixed = None;
     let guides = match op {
         0 => Guides::Apply { original: "a", patch: "b" },
-        1 => Guides::None,
+        1 => Guides::Diff,
         _ => Guides::ThreeWay { current: "c", modified: "b" },
     };
     let members = read_guided_members(&line, &mut fixed, guides).ok()?;

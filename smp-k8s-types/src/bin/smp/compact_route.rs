@@ -66,14 +66,14 @@ pub fn run(request: &Request<'_>, resolver: &mut Resolver<'_>) -> Option<Result<
             result
         }
         (Op::Diff, [original, modified]) => {
-            let (original, modified) = (whole(original, request.objects)?, whole(modified, request.objects)?);
+            let (original, modified) = (compared(original, request.objects)?, compared(modified, request.objects)?);
             let schema = schema(resolver, &[&original, &modified], names)?;
             diff_document(&original, &modified, schema).ok()?
         }
         (Op::ThreeWay, [original, modified, current]) => {
             let objects = request.objects;
             let (original, modified, current) =
-                (whole(original, objects)?, whole(modified, objects)?, whole(current, objects)?);
+                (compared(original, objects)?, compared(modified, objects)?, compared(current, objects)?);
             let schema = schema(resolver, &[&original, &modified, &current], names)?;
             let options = ThreeWayOptions { overwrite: request.overwrite, ..Default::default() };
             three_way_document(&original, &modified, &current, schema, options).ok()?
@@ -99,9 +99,10 @@ fn plain_json(text: &[u8]) -> bool {
         && memchr::memmem::find(text, br"\uD").is_none()
 }
 
-/// An object of a file read whole, if the general route reads it alike.
-fn whole(text: &[u8], objects: Objects) -> Option<Object<'_>> {
-    compact::decode_as(text, Reading::Whole).ok().filter(|object| read_alike(object, objects))
+/// An object of a file read as a diff reads it (`Reading::Compared`), if
+/// the general route reads it alike.
+fn compared(text: &[u8], objects: Objects) -> Option<Object<'_>> {
+    compact::decode_as(text, Reading::Compared).ok().filter(|object| read_alike(object, objects))
 }
 
 /// Whether the general route reads the object of a file without refusing
