@@ -77,7 +77,9 @@ pub enum Node<'a> {
 /// parts its patch does not touch so: they cost neither decoding nor
 /// memory beyond the text. Long strings with escapes are kept so wherever
 /// they are read (kubectl's last-applied annotation, files in a
-/// ConfigMap): a diff or a merge mostly only carries them over.
+/// ConfigMap): a diff or a merge mostly only carries them over. The
+/// documents of a diff keep the elements of long lists so: a keyed diff
+/// reads their keys from the text and compares equal ones as text.
 ///
 /// The live object of a three-way patch keeps the lists and objects that
 /// the desired one does not name, whatever their text: with `overwrite`,

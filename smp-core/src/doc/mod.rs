@@ -77,8 +77,9 @@ pub(crate) trait Document: Sized + Default + Clone {
     /// `reflect.DeepEqual`: structural, with int64 ≠ float64.
     fn deep_eq(&self, other: &Self) -> bool;
 
-    /// Equal at a glance: [`Document::deep_eq`] when that takes no walk
-    /// (two values kept as the same canonical text), `false` otherwise.
+    /// Equal at a glance: `true` only when [`Document::deep_eq`] is and
+    /// that takes no walk (two values kept as the same text); `false`
+    /// says nothing.
     fn same_at_a_glance(&self, _other: &Self) -> bool {
         false
     }
