@@ -260,7 +260,7 @@ struct Parser<'a> {
     items: Vec<Node<'a>>,
     members: Vec<Member<'a>>,
     /// Elements of lists that are lists or objects in canonical text are
-    /// kept as that text ([`Reading::Compared`]).
+    /// kept as that text (`Reading::Compared`).
     elements_as_text: bool,
 }
 

@@ -4,7 +4,7 @@
 //! `mergePatchIntoOriginal`), written once over [`Elements`].
 //!
 //! Keys are read once, before anything is merged, and numbered
-//! ([`Interner`]); every later step (matching, deletion, ordering) works on
+//! ([`Interner`](crate::lists::key::Interner)); every later step (matching, deletion, ordering) works on
 //! those numbers, so elements are never borrowed while they change and
 //! every lookup is hashed. Errors are raised at the point where the
 //! reference meets them, so that the same one is reported.
