@@ -862,4 +862,14 @@ fn files_of_one_object_answer_as_the_general_route() {
     for extra in [&[][..], &["--overwrite"][..]] {
         assert_routes_agree("three-way", &[original.clone(), modified.clone(), current.clone()], extra, "three-way");
     }
+    // Long lists in compact text, whose elements a diff keeps as text:
+    // elements added at the end are written out from that text.
+    let vars = |n: usize, tag: &str| {
+        let names: Vec<(String, String)> = (0..n).map(|i| (format!("V{i:03}"), format!("{tag}{}", i % 7))).collect();
+        let pairs: Vec<(&str, &str)> = names.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        pod(env(&pairs), json!({}))
+    };
+    let (long, longer) = (vars(100, "x"), vars(103, "y"));
+    assert_routes_agree("diff", &[long.clone(), longer.clone()], &[], "long lists");
+    assert_routes_agree("three-way", &[long.clone(), longer, long], &["--overwrite"], "long lists");
 }

@@ -830,7 +830,7 @@ impl Serialize for Lazy<'_> {
     /// Decoded for the writer only, unless it was decoded before: writing
     /// out a large document kept as text holds one value of it at a time.
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let cached = self.decoded.get().cast::<Node<'_>>();
+        let cached = self.node();
         if cached.is_null() {
             self.decode().serialize(s)
         } else {

@@ -654,6 +654,10 @@ mod tests {
             let (compared, whole) = (super::super::parse_compared(&doc), super::super::parse(&doc));
             prop_assert_eq!(compared.is_ok(), whole.is_ok());
             let (Ok(compared), Ok(whole)) = (compared, whole) else { return Ok(()) };
+            // Written through serde (the command line's formats) before
+            // anything decodes the kept elements, and again after.
+            let serialized = serde_json::to_string(&compared).unwrap();
+            prop_assert_eq!(&serialized, &serde_json::to_string(&whole).unwrap());
             // Looked into first: comparing with decoded values decodes them.
             let (kept, read) = (compared.as_object().unwrap(), whole.as_object().unwrap());
             let (kept, read) = (kept.get("a").unwrap().as_array().unwrap(), read.get("a").unwrap().as_array().unwrap());
@@ -674,6 +678,7 @@ mod tests {
             prop_assert_eq!(text(&compared), text(&whole));
             prop_assert!(compared.deep_eq(&whole) && whole.deep_eq(&compared));
             prop_assert_eq!(compared.to_json(), whole.to_json());
+            prop_assert_eq!(serde_json::to_string(&compared).unwrap(), serialized);
         }
 
         /// Text taken as canonical is exactly what the writer writes for the
