@@ -16,7 +16,7 @@ use smp_tests::harness::{env_number, loud};
 use smp_tests::k8s_kinds::kind_of;
 use smp_tests::long_text::write_escaped;
 use smp_tests::rng::Rng;
-use smp_tests::scale::{OPS, inputs, random_lines};
+use smp_tests::scale::{OPS, inputs, lengthen_lists, random_lines};
 
 /// The answer of the `Value` entry points, written as the bytes ones write it.
 fn old(op: &str, texts: &[Vec<u8>], schema: Schema<'_>, overwrite: bool) -> smp_core::Result<Vec<u8>> {
@@ -123,34 +123,6 @@ fn bytes_entry_points_agree_with_the_value_ones_on_long_strings_with_escapes() {
         loud(&format!(
             "bytes entry points: {count} random {op} cases with long escaped strings agree ({errors} of them errors)"
         ));
-    }
-}
-
-/// Every list of objects of `v` made longer than a diff reads before it
-/// keeps elements as text: copies of its elements, each string suffixed
-/// with the copy's number (the same in every document of a case, so that
-/// merge keys still pair up and changes show in the copies too).
-fn lengthen_lists(v: &mut Value) {
-    fn suffixed(v: &Value, n: usize) -> Value {
-        match v {
-            Value::String(s) => Value::String(format!("{s}~{n}")),
-            Value::Array(a) => Value::Array(a.iter().map(|e| suffixed(e, n)).collect()),
-            Value::Object(m) => Value::Object(m.iter().map(|(k, e)| (k.clone(), suffixed(e, n))).collect()),
-            other => other.clone(),
-        }
-    }
-    match v {
-        Value::Array(a) => {
-            a.iter_mut().for_each(lengthen_lists);
-            if !a.is_empty() && a.iter().all(Value::is_object) {
-                let len = a.len();
-                let copies: Vec<Value> =
-                    (0..70usize.div_ceil(len) * len).map(|i| suffixed(&a[i % len], i / len)).collect();
-                a.extend(copies);
-            }
-        }
-        Value::Object(m) => m.values_mut().for_each(lengthen_lists),
-        _ => {}
     }
 }
 

@@ -38,6 +38,7 @@ use smp_tests::long_text::holds_string;
 use smp_tests::openapi_gen::{self, Defs};
 use smp_tests::patch_oracle::{self, Tally};
 use smp_tests::rng::case_seed;
+use smp_tests::scale::lengthen_lists;
 use std::path::{Path, PathBuf};
 
 const DEFAULT_CASES: usize = 120;
@@ -95,6 +96,18 @@ fn check_two_way(oracle: &Path, schemas: &K8sSchemas, tag: &str, cases: &[Vec<Va
         let (original, modified) = (&c[0], &c[1]);
         let schema = schemas.schema_of(original).unwrap_or_else(|e| panic!("{e}"));
         let got = smp_core::diff(original, modified, schema);
+        // The bytes route (documents read as the batch reads them) gives
+        // the same patch, written as it writes it.
+        let bytes = smp_core::diff_slice(original.to_string().as_bytes(), modified.to_string().as_bytes(), schema);
+        let want = match &got {
+            Ok(v) => Ok(smp_core::bytes::to_json_vec(v).unwrap()),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(
+            bytes.map_err(|e| e.to_string()),
+            want,
+            "two-way, bytes route: original {original}\n    modified {modified}"
+        );
         tally.compare("two-way", i, result, got, &format!("original {original}\n    modified {modified}"));
     }
     tally
@@ -178,6 +191,27 @@ fn strategic_patches_are_the_ones_kubectl_sends() {
     loud(&format!("strategic patch differential: seed {seed} (SMP_DIFF_SEED), {count} cases per check"));
     let cases: Vec<Vec<Value>> = (0..count).map(|i| case(seed, i, 2)).collect();
     check_all("strategic", "objects", &oracle, &schemas, seed, &cases);
+}
+
+/// The generator's objects with every list of objects lengthened past
+/// what a diff reads before it keeps elements as text
+/// (`scale::lengthen_lists`, alike in the object and its copies).
+#[test]
+fn strategic_patches_of_long_lists_are_the_ones_kubectl_sends() {
+    let test = "strategic_patches_of_long_lists_are_the_ones_kubectl_sends";
+    let Some((_, oracle, openapi)) = setup(test) else { return };
+    let schemas = K8sSchemas::load(&openapi).unwrap_or_else(|e| panic!("loading the OpenAPI documents: {e}"));
+    let seed = diff_seed();
+    let count = env_number("SMP_PATCH_CASES").unwrap_or(DEFAULT_CASES) / 4;
+    loud(&format!("strategic patch differential on long lists: seed {seed} (SMP_DIFF_SEED), {count} cases per check"));
+    let cases: Vec<Vec<Value>> = (0..count)
+        .map(|i| {
+            let mut objects = case(seed, i, 2);
+            objects.iter_mut().for_each(lengthen_lists);
+            objects
+        })
+        .collect();
+    check_all("long lists", "long-lists", &oracle, &schemas, seed, &cases);
 }
 
 /// Cluster-scoped kinds: their objects have no namespace.

@@ -62,3 +62,30 @@ pub fn random_lines(op: &str, count: usize, seed: u64) -> Vec<String> {
         })
         .collect()
 }
+
+/// The outermost lists of objects of `v` made longer than a diff reads
+/// before it keeps elements as text (64): copies of their elements, each
+/// string suffixed with the copy's number (the same in every document of
+/// a case, so that merge keys still pair up and changes show in the
+/// copies too). Lists inside their elements stay as they are: a
+/// Deployment stays small enough for kubectl's line reader.
+pub fn lengthen_lists(v: &mut Value) {
+    fn suffixed(v: &Value, n: usize) -> Value {
+        match v {
+            Value::String(s) => Value::String(format!("{s}~{n}")),
+            Value::Array(a) => Value::Array(a.iter().map(|e| suffixed(e, n)).collect()),
+            Value::Object(m) => Value::Object(m.iter().map(|(k, e)| (k.clone(), suffixed(e, n))).collect()),
+            other => other.clone(),
+        }
+    }
+    match v {
+        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_object) => {
+            let len = a.len();
+            let copies: Vec<Value> = (0..66usize.div_ceil(len) * len).map(|i| suffixed(&a[i % len], i / len)).collect();
+            a.extend(copies);
+        }
+        Value::Array(a) => a.iter_mut().for_each(lengthen_lists),
+        Value::Object(m) => m.values_mut().for_each(lengthen_lists),
+        _ => {}
+    }
+}

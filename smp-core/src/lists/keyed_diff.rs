@@ -165,7 +165,21 @@ fn order_by_modified<E, P: Document>(changes: Vec<(P, usize)>, m: &[Keyed<'_, E>
     // numbered: the modified list is scanned for the first position of
     // each, without adding its other keys (usually most of them) to a table.
     let mut interner = Interner::with_capacity(rest.len());
-    let tags: Vec<Tag> = rest.iter().map(|(_, j)| interner.tag(&m[*j].key)).collect();
+    let mut tags: Vec<Tag> = rest.iter().map(|(_, j)| interner.tag(&m[*j].key)).collect();
+    let mut rest = rest;
+    if in_place && interner.len() < rest.len() {
+        // Changed elements share a key. The reference walks both lists
+        // sorted by key text (an unstable sort) and lists the changes in
+        // that walk's order, which the stable ordering by first position
+        // keeps among equal keys; pairing in place listed them by position.
+        let mut rank = vec![0; m.len()];
+        for (r, (i, _)) in sorted_by_text(m).into_iter().enumerate() {
+            rank[i] = r;
+        }
+        let mut walked: Vec<((P, usize), Tag)> = rest.into_iter().zip(tags).collect();
+        walked.sort_by_key(|((_, j), _)| rank[*j]);
+        (rest, tags) = walked.into_iter().unzip();
+    }
     let mut index = TagIndex::new([], interner.len());
     for (p, k) in m.iter().enumerate() {
         if let Some(tag) = interner.get(&k.key) {
@@ -238,5 +252,18 @@ mod tests {
         let (patch, order) = run(json!([{"k": 1, "v": 1}]), json!([{"k": "1", "v": 1}]));
         assert!(patch.is_empty());
         assert_eq!(order, vec![json!({"k": "1"})]);
+    }
+
+    /// Changed elements that share a key are listed as the reference's walk
+    /// over the lists sorted by key meets them, also where the lists pair
+    /// in place: as kubectl sends the patch of 20 ports, all 8080, renamed
+    /// (the order of `order::tests::equal_keys_sort_as_kubectl_sorts_them`).
+    #[test]
+    fn changes_of_one_key_come_in_the_reference_walks_order() {
+        let list = |tag: &str| (0..20).map(|i| json!({"k": 8080, "v": format!("{tag}{i}")})).collect::<Value>();
+        let (patch, _) = run(list("a"), list("b"));
+        let names: Vec<&str> = patch.iter().map(|p| p["v"].as_str().unwrap()).collect();
+        let want = [1, 6, 4, 19, 12, 7, 9, 8, 11, 15, 14, 0, 2, 13, 5, 3, 18, 17, 16, 10].map(|i| format!("b{i}"));
+        assert_eq!(names, want);
     }
 }

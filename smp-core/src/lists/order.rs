@@ -139,25 +139,290 @@ pub fn merge_sorted_lookup<T>(
     Ok(merge_sorted(left, left_pos, right, right_pos))
 }
 
-/// Go's `sort.Sort` with a `less` that may be non-strict. For up to 12
-/// elements Go runs an insertion sort, which reverses runs of equal keys;
-/// longer lists are sorted stably (equal merge keys there are duplicates,
-/// whose order the reference leaves to its algorithm).
+/// Go's `sort.Sort` (and `sort.Slice`) with a `less` that may be
+/// non-strict: the reference sorts keyed lists by the `%v` text of their
+/// keys with `<=`. Go's sort is not stable: the order it leaves equal
+/// items in (duplicate merge keys) is that of its algorithm, pattern-
+/// defeating quicksort since Go 1.19, followed here step by step
+/// ([`GoSort`]). Up to 12 items it is an insertion sort, which reverses
+/// runs of equal keys under `<=`.
 pub(crate) fn go_sort_by<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
-    if items.len() <= 12 {
-        for i in 1..items.len() {
+    let n = items.len();
+    let limit = usize::BITS - n.leading_zeros();
+    GoSort { items, less }.pdqsort(0, n, limit);
+}
+
+/// Go's `pdqsort` over a slice and a `less` on its items.
+struct GoSort<'s, T, F> {
+    items: &'s mut [T],
+    less: F,
+}
+
+/// What `choosePivot` saw of the order around its samples.
+#[derive(Clone, Copy, PartialEq)]
+enum Hint {
+    Unknown,
+    Increasing,
+    Decreasing,
+}
+
+impl<T, F: Fn(&T, &T) -> bool> GoSort<'_, T, F> {
+    fn less(&self, i: usize, j: usize) -> bool {
+        (self.less)(&self.items[i], &self.items[j])
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.items.swap(i, j);
+    }
+
+    fn pdqsort(&mut self, mut a: usize, mut b: usize, mut limit: u32) {
+        const MAX_INSERTION: usize = 12;
+        let (mut was_balanced, mut was_partitioned) = (true, true);
+        loop {
+            let length = b - a;
+            if length <= MAX_INSERTION {
+                self.insertion_sort(a, b);
+                return;
+            }
+            if limit == 0 {
+                self.heap_sort(a, b);
+                return;
+            }
+            if !was_balanced {
+                self.break_patterns(a, b);
+                limit -= 1;
+            }
+            let (mut pivot, mut hint) = self.choose_pivot(a, b);
+            if hint == Hint::Decreasing {
+                self.reverse(a, b);
+                pivot = (b - 1) - (pivot - a);
+                hint = Hint::Increasing;
+            }
+            if was_balanced && was_partitioned && hint == Hint::Increasing && self.partial_insertion_sort(a, b) {
+                return;
+            }
+            // Many items equal to the one before the range: they go first.
+            if a > 0 && !self.less(a - 1, pivot) {
+                a = self.partition_equal(a, b, pivot);
+                continue;
+            }
+            let (mid, already) = self.partition(a, b, pivot);
+            was_partitioned = already;
+            let (left, right) = (mid - a, b - mid);
+            let balance = length / 8;
+            if left < right {
+                was_balanced = left >= balance;
+                self.pdqsort(a, mid, limit);
+                a = mid + 1;
+            } else {
+                was_balanced = right >= balance;
+                self.pdqsort(mid + 1, b, limit);
+                b = mid;
+            }
+        }
+    }
+
+    fn insertion_sort(&mut self, a: usize, b: usize) {
+        for i in a + 1..b {
             let mut j = i;
-            while j > 0 && less(&items[j], &items[j - 1]) {
-                items.swap(j, j - 1);
+            while j > a && self.less(j, j - 1) {
+                self.swap(j, j - 1);
                 j -= 1;
             }
         }
-    } else {
-        items.sort_by(|a, b| match (less(a, b), less(b, a)) {
-            (true, false) => std::cmp::Ordering::Less,
-            (false, true) => std::cmp::Ordering::Greater,
-            _ => std::cmp::Ordering::Equal,
-        });
+    }
+
+    fn sift_down(&mut self, lo: usize, hi: usize, first: usize) {
+        let mut root = lo;
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= hi {
+                return;
+            }
+            if child + 1 < hi && self.less(first + child, first + child + 1) {
+                child += 1;
+            }
+            if !self.less(first + root, first + child) {
+                return;
+            }
+            self.swap(first + root, first + child);
+            root = child;
+        }
+    }
+
+    fn heap_sort(&mut self, a: usize, b: usize) {
+        let (first, hi) = (a, b - a);
+        for i in (0..=(hi - 1) / 2).rev() {
+            self.sift_down(i, hi, first);
+        }
+        for i in (0..hi).rev() {
+            self.swap(first, first + i);
+            self.sift_down(0, i, first);
+        }
+    }
+
+    /// The pivot's final place, and whether the range was partitioned
+    /// already.
+    fn partition(&mut self, a: usize, b: usize, pivot: usize) -> (usize, bool) {
+        self.swap(a, pivot);
+        // Signed: `j` may step below `a` (to `a`, never below 0 as `a + 1 > 0`).
+        let (mut i, mut j) = (a + 1, b as isize - 1);
+        while i as isize <= j && self.less(i, a) {
+            i += 1;
+        }
+        while i as isize <= j && !self.less(j as usize, a) {
+            j -= 1;
+        }
+        if i as isize > j {
+            self.swap(j as usize, a);
+            return (j as usize, true);
+        }
+        self.swap(i, j as usize);
+        i += 1;
+        j -= 1;
+        loop {
+            while i as isize <= j && self.less(i, a) {
+                i += 1;
+            }
+            while i as isize <= j && !self.less(j as usize, a) {
+                j -= 1;
+            }
+            if i as isize > j {
+                break;
+            }
+            self.swap(i, j as usize);
+            i += 1;
+            j -= 1;
+        }
+        self.swap(j as usize, a);
+        (j as usize, false)
+    }
+
+    fn partition_equal(&mut self, a: usize, b: usize, pivot: usize) -> usize {
+        self.swap(a, pivot);
+        let (mut i, mut j) = (a + 1, b as isize - 1);
+        loop {
+            while i as isize <= j && !self.less(a, i) {
+                i += 1;
+            }
+            while i as isize <= j && self.less(a, j as usize) {
+                j -= 1;
+            }
+            if i as isize > j {
+                break;
+            }
+            self.swap(i, j as usize);
+            i += 1;
+            j -= 1;
+        }
+        i
+    }
+
+    /// Sorts a range with at most a few items out of place; whether it did.
+    fn partial_insertion_sort(&mut self, a: usize, b: usize) -> bool {
+        const MAX_STEPS: usize = 5;
+        const SHORTEST_SHIFTING: usize = 50;
+        let mut i = a + 1;
+        for _ in 0..MAX_STEPS {
+            while i < b && !self.less(i, i - 1) {
+                i += 1;
+            }
+            if i == b {
+                return true;
+            }
+            if b - a < SHORTEST_SHIFTING {
+                return false;
+            }
+            self.swap(i, i - 1);
+            if i - a >= 2 {
+                let mut j = i - 1;
+                while j >= 1 {
+                    if !self.less(j, j - 1) {
+                        break;
+                    }
+                    self.swap(j, j - 1);
+                    j -= 1;
+                }
+            }
+            if b - i >= 2 {
+                for j in i + 1..b {
+                    if !self.less(j, j - 1) {
+                        break;
+                    }
+                    self.swap(j, j - 1);
+                }
+            }
+        }
+        false
+    }
+
+    /// Swaps three items around the middle with others picked by Go's
+    /// xorshift (shifts 13, 17, 5, as Go 1.22 on, which builds every kubectl
+    /// of 1.27 to 1.33, has them), seeded with the length.
+    fn break_patterns(&mut self, a: usize, b: usize) {
+        let length = b - a;
+        if length >= 8 {
+            let mut random = length as u64;
+            let modulus = 1u64 << (usize::BITS - length.leading_zeros());
+            let first = a + (length / 4) * 2 - 1;
+            for idx in first..first + 3 {
+                random ^= random << 13;
+                random ^= random >> 17;
+                random ^= random << 5;
+                let mut other = (random & (modulus - 1)) as usize;
+                if other >= length {
+                    other -= length;
+                }
+                self.swap(idx, a + other);
+            }
+        }
+    }
+
+    fn choose_pivot(&mut self, a: usize, b: usize) -> (usize, Hint) {
+        const SHORTEST_NINTHER: usize = 50;
+        const MAX_SWAPS: usize = 4 * 3;
+        let l = b - a;
+        let mut swaps = 0;
+        let (mut i, mut j, mut k) = (a + l / 4, a + l / 4 * 2, a + l / 4 * 3);
+        if l >= 8 {
+            if l >= SHORTEST_NINTHER {
+                i = self.median(i - 1, i, i + 1, &mut swaps);
+                j = self.median(j - 1, j, j + 1, &mut swaps);
+                k = self.median(k - 1, k, k + 1, &mut swaps);
+            }
+            j = self.median(i, j, k, &mut swaps);
+        }
+        let hint = match swaps {
+            0 => Hint::Increasing,
+            MAX_SWAPS => Hint::Decreasing,
+            _ => Hint::Unknown,
+        };
+        (j, hint)
+    }
+
+    fn order2(&self, a: usize, b: usize, swaps: &mut usize) -> (usize, usize) {
+        if self.less(b, a) {
+            *swaps += 1;
+            return (b, a);
+        }
+        (a, b)
+    }
+
+    fn median(&self, a: usize, b: usize, c: usize, swaps: &mut usize) -> usize {
+        let (a, b) = self.order2(a, b, swaps);
+        let (b, c) = self.order2(b, c, swaps);
+        let (_, b) = self.order2(a, b, swaps);
+        let _ = c;
+        b
+    }
+
+    fn reverse(&mut self, a: usize, b: usize) {
+        let (mut i, mut j) = (a, b - 1);
+        while i < j {
+            self.swap(i, j);
+            i += 1;
+            j -= 1;
+        }
     }
 }
 
@@ -463,6 +728,66 @@ fn sort_by_values<D: Document>(items: Vec<D>, idx: &ValueIndex<'_>) -> Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The order Go's sort leaves items with equal keys in (`<=`, as the
+    /// reference sorts keyed lists), as kubectl 1.33 (Go 1.24) sends it:
+    /// the patch of a Service whose `n` ports, all port 8080, are renamed
+    /// `b0`, `b1`, ... lists them in this order (its walk over the sorted
+    /// list). Up to 12 items Go's insertion sort reverses them; beyond, its
+    /// partitions and pattern breaking scatter them.
+    #[test]
+    fn equal_keys_sort_as_kubectl_sorts_them() {
+        let seen: [(usize, &[usize]); 6] = [
+            (13, &[11, 10, 9, 8, 7, 0, 5, 4, 3, 2, 1, 12, 6]),
+            (14, &[11, 10, 9, 8, 7, 13, 5, 4, 3, 2, 1, 12, 0, 6]),
+            (16, &[11, 10, 9, 0, 3, 13, 15, 4, 7, 2, 1, 12, 14, 6, 5, 8]),
+            (20, &[1, 6, 4, 19, 12, 7, 9, 8, 11, 15, 14, 0, 2, 13, 5, 3, 18, 17, 16, 10]),
+            (
+                60,
+                &[
+                    13, 5, 29, 17, 34, 33, 9, 41, 24, 39, 21, 56, 35, 52, 43, 11, 31, 7, 47, 3, 0, 59, 46, 26, 38, 54,
+                    22, 36, 18, 44, 16, 19, 14, 48, 12, 32, 10, 42, 8, 53, 6, 20, 4, 28, 15, 40, 58, 27, 55, 30, 45,
+                    37, 23, 49, 57, 2, 50, 1, 51, 25,
+                ],
+            ),
+            (
+                100,
+                &[
+                    77, 99, 21, 69, 53, 37, 85, 9, 49, 47, 91, 98, 33, 54, 86, 81, 41, 89, 43, 66, 23, 51, 11, 55, 27,
+                    63, 59, 31, 67, 94, 71, 93, 75, 97, 79, 39, 24, 19, 87, 57, 90, 0, 3, 22, 48, 10, 50, 35, 52, 4,
+                    62, 26, 56, 12, 58, 28, 92, 60, 30, 64, 14, 25, 32, 68, 6, 70, 34, 72, 16, 74, 36, 17, 44, 78, 38,
+                    80, 18, 82, 40, 84, 8, 96, 42, 46, 20, 65, 95, 1, 5, 13, 29, 61, 73, 15, 76, 7, 83, 2, 88, 45,
+                ],
+            ),
+        ];
+        for (n, want) in seen {
+            let mut items: Vec<(&str, usize)> = (0..n).map(|i| ("8080", i)).collect();
+            go_sort_by(&mut items, |a, b| a.0 <= b.0);
+            let got: Vec<usize> = items.iter().map(|(_, i)| *i).collect();
+            assert_eq!(got, want, "{n} equal keys");
+        }
+    }
+
+    /// Go's sort sorts: any keys, strict or not, every length.
+    #[test]
+    fn go_sort_sorts() {
+        let mut seed = 7u64;
+        for n in 0..300 {
+            let keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (seed >> 33) % (1 + n as u64 / 3)
+                })
+                .collect();
+            for strict in [false, true] {
+                let mut items = keys.clone();
+                go_sort_by(&mut items, |a, b| if strict { a < b } else { a <= b });
+                let mut want = keys.clone();
+                want.sort_unstable();
+                assert_eq!(items, want, "{n} keys");
+            }
+        }
+    }
 
     #[test]
     fn consistent_positions_sort_stably() {
