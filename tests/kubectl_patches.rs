@@ -204,13 +204,18 @@ fn strategic_patches_of_long_lists_are_the_ones_kubectl_sends() {
     let seed = diff_seed();
     let count = env_number("SMP_PATCH_CASES").unwrap_or(DEFAULT_CASES) / 4;
     loud(&format!("strategic patch differential on long lists: seed {seed} (SMP_DIFF_SEED), {count} cases per check"));
+    // kubectl edit reads an object of one line with Go's line scanner,
+    // which refuses lines of 64 KiB: longer objects are left out.
     let cases: Vec<Vec<Value>> = (0..count)
         .map(|i| {
             let mut objects = case(seed, i, 2);
             objects.iter_mut().for_each(lengthen_lists);
             objects
         })
+        .filter(|objects| objects.iter().all(|o| o.to_string().len() < 60_000))
         .collect();
+    loud(&format!("{} of {count} cases short enough for kubectl edit", cases.len()));
+    assert!(cases.len() > count / 2, "too few cases short enough for kubectl edit");
     check_all("long lists", "long-lists", &oracle, &schemas, seed, &cases);
 }
 
