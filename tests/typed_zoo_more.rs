@@ -248,6 +248,8 @@ impl Zoo for EnumShapes {
             json!({"update": {"type": "Recreate", "graceSeconds": 3, "extraItems": []}}),
             json!({"update": {"maxSurge": 4}}),
             json!({"backend": {"Bucket": {"BUCKET_NAME": "b"}}}),
+            // A struct variant written as a list, which serde reads from text.
+            json!({"backend": {"Bucket": ["a"]}}),
             json!({"backend": {"Disk": {"SIZE_GB": 2}}}),
             json!({"backends": {"x": {"Disk": {"MOUNT_PATH": "/y"}}}}),
         ]

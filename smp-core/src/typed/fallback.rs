@@ -167,13 +167,21 @@ fn integral_floats_to_integers(v: &mut Value) {
 /// whole floats are read as the integers Go prints for them (see
 /// [`from_value`]).
 pub(crate) fn from_ref<T: DeserializeOwned>(v: &Value) -> Result<T> {
-    match T::deserialize(v) {
-        Ok(t) => Ok(t),
-        Err(e) => match go_printed(v) {
-            Some(printed) => T::deserialize(&printed).map_err(deserialize_error),
-            None => Err(deserialize_error(e)),
+    let e = match T::deserialize(v) {
+        Ok(t) => return Ok(t),
+        Err(e) => e,
+    };
+    let (v, e) = match go_printed(v) {
+        Some(printed) => match T::deserialize(&printed) {
+            Ok(t) => return Ok(t),
+            Err(e) => (printed, e),
         },
-    }
+        None => (v.clone(), e),
+    };
+    // serde_json reads a few forms from text that it refuses from a
+    // `Value` (a struct variant written as a list): the value is read as
+    // the JSON route reads its result, from its text.
+    serde_json::to_string(&v).ok().and_then(|text| serde_json::from_str(&text).ok()).ok_or_else(|| deserialize_error(e))
 }
 
 fn deserialize_error(e: serde_json::Error) -> crate::error::Error {
