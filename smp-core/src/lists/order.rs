@@ -265,57 +265,45 @@ impl<T, F: Fn(&T, &T) -> bool> GoSort<'_, T, F> {
     /// already.
     fn partition(&mut self, a: usize, b: usize, pivot: usize) -> (usize, bool) {
         self.swap(a, pivot);
-        // Signed: `j` may step below `a` (to `a`, never below 0 as `a + 1 > 0`).
-        let (mut i, mut j) = (a + 1, b as isize - 1);
-        while i as isize <= j && self.less(i, a) {
-            i += 1;
-        }
-        while i as isize <= j && !self.less(j as usize, a) {
-            j -= 1;
-        }
-        if i as isize > j {
-            self.swap(j as usize, a);
-            return (j as usize, true);
-        }
-        self.swap(i, j as usize);
-        i += 1;
-        j -= 1;
-        loop {
-            while i as isize <= j && self.less(i, a) {
-                i += 1;
-            }
-            while i as isize <= j && !self.less(j as usize, a) {
-                j -= 1;
-            }
-            if i as isize > j {
-                break;
-            }
-            self.swap(i, j as usize);
-            i += 1;
-            j -= 1;
-        }
+        let (_, j, swapped) = self.sweep(a + 1, b as isize - 1, |s, i| s.less(i, a), |s, j| !s.less(j, a));
+        // `j` stops at `a` at the lowest (`i` starts above it).
         self.swap(j as usize, a);
-        (j as usize, false)
+        (j as usize, !swapped)
     }
 
     fn partition_equal(&mut self, a: usize, b: usize, pivot: usize) -> usize {
         self.swap(a, pivot);
-        let (mut i, mut j) = (a + 1, b as isize - 1);
+        self.sweep(a + 1, b as isize - 1, |s, i| !s.less(a, i), |s, j| s.less(a, j)).0
+    }
+
+    /// The loop of Go's two partitions: `i` moves up past the items that
+    /// `left` keeps on the left, `j` down past those `right` keeps on the
+    /// right, and each pair out of place is swapped, until they cross.
+    /// Where they stopped, and whether a pair was swapped. (`j` is signed:
+    /// it may step just below `i`'s start.)
+    fn sweep(
+        &mut self,
+        mut i: usize,
+        mut j: isize,
+        left: impl Fn(&Self, usize) -> bool,
+        right: impl Fn(&Self, usize) -> bool,
+    ) -> (usize, isize, bool) {
+        let mut swapped = false;
         loop {
-            while i as isize <= j && !self.less(a, i) {
+            while i as isize <= j && left(self, i) {
                 i += 1;
             }
-            while i as isize <= j && self.less(a, j as usize) {
+            while i as isize <= j && right(self, j as usize) {
                 j -= 1;
             }
             if i as isize > j {
-                break;
+                return (i, j, swapped);
             }
             self.swap(i, j as usize);
+            swapped = true;
             i += 1;
             j -= 1;
         }
-        i
     }
 
     /// Sorts a range with at most a few items out of place; whether it did.
