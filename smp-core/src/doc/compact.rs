@@ -237,10 +237,9 @@ impl<'a> Lazy<'a> {
             }
             let Some((key, value)) = super::parse::member(self.text, key) else { continue };
             let node = match value.as_bytes()[0] {
-                b'{' | b'[' => {
-                    let flag = self.decoded.get().addr() & ELEMENTS_AS_TEXT;
-                    Node::Raw(Lazy { text: value, decoded: Cell::new(std::ptr::without_provenance(flag)) })
-                }
+                // Canonical too, and read as this value reads.
+                b'{' | b'[' if self.decoded.get().addr() & ELEMENTS_AS_TEXT != 0 => Node::Raw(Lazy::compared(value)),
+                b'{' | b'[' => Node::Raw(Lazy::new(value)),
                 // Canonical: without escapes.
                 b'"' => Node::Str(Cow::Borrowed(&value[1..value.len() - 1])),
                 _ => super::parse::parse(value).unwrap_or_default(),
