@@ -128,25 +128,15 @@ pub(crate) fn slice_element_type<D: Document>([a, b]: &[&[D]; 2]) -> Result<GoKi
 /// objects carrying `$patch` (`removeDirectives`) and, when `drop_nulls`,
 /// without null object members (`discardNullValuesFromPatch`, which runs
 /// first: a null `$patch` member is dropped, not obeyed). `None` when `v`
-/// itself is dropped. One pass over the borrowed patch, copying only what
-/// is kept.
+/// itself is dropped. ([`take_patch_value`] of a clone: what it drops is
+/// rare, and copying it first costs nothing measurable.)
 pub(crate) fn copy_patch_value<D: Document>(v: &D, drop_nulls: bool) -> Option<D> {
-    if let Some(m) = v.as_object() {
-        if m.get(PATCH).is_some_and(|d| !(drop_nulls && d.is_null())) {
-            return None;
-        }
-        let kept =
-            m.filter_map_members(|_, v| if drop_nulls && v.is_null() { None } else { copy_patch_value(v, drop_nulls) });
-        return Some(D::object(kept));
-    }
-    if let Some(a) = v.as_array() {
-        return Some(D::array(a.iter().filter_map(|v| copy_patch_value(v, drop_nulls)).collect()));
-    }
-    Some(v.clone())
+    take_patch_value(v.clone(), drop_nulls)
 }
 
-/// [`copy_patch_value`] of a value the caller gives away: what is kept is
-/// moved, not copied. (Without `drop_nulls`, `removeDirectives`.)
+/// A patch value as it is taken whole into the result, from a value the
+/// caller gives away: what is kept is moved (see [`copy_patch_value`];
+/// without `drop_nulls`, `removeDirectives`).
 pub(crate) fn take_patch_value<D: Document>(v: D, drop_nulls: bool) -> Option<D> {
     match v.into_object() {
         Ok(mut m) => {
