@@ -13,7 +13,8 @@
 //! - `SMP_DIFF_SEED`: seed (default: from the clock; always printed);
 //! - `SMP_DIFF_CASES`: number of cases (default 300);
 //! - `SMP_DIFF_REPLAY=FILE`: run the cases of a failures file
-//!   (`target/smp-diff-failures.jsonl`, one `{"object","patch",...}` a line) instead;
+//!   (`target/smp-diff-failures.jsonl`, or `smp-diff-long-failures.jsonl`
+//!   for the long lists' test; one `{"object","patch",...}` a line) instead;
 //! - `SMP_KUBECTL`: the kubectl binary (default: `kubectl` on `PATH`);
 //! - `SMP_SHARED`: the shared data folder with `k8s/openapi-v3`.
 //!
@@ -26,6 +27,7 @@ use smp_tests::k8s_schema::{K8sSchemas, openapi_dir};
 use smp_tests::kubectl::{self, Kubectl, Outcome};
 use smp_tests::long_text::write_escaped;
 use smp_tests::rng::{Rng, case_seed};
+use smp_tests::scale::lengthen_lists;
 use smp_tests::{Gen, Kind};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -48,13 +50,20 @@ fn target_dir() -> PathBuf {
     tmp.parent().map(PathBuf::from).unwrap_or(tmp)
 }
 
-fn generate(seed: u64, count: usize) -> Vec<Case> {
+/// `count` cases of the generator; with `long_lists`, the object's
+/// outermost lists of objects lengthened past 64 elements
+/// (`scale::lengthen_lists`) before its patch is made, so that patches
+/// reach elements of long lists, and numbered keys (ports) repeat.
+fn generate(seed: u64, count: usize, long_lists: bool) -> Vec<Case> {
     (0..count)
         .map(|index| {
             let case_seed = case_seed(seed, index);
             let mut g = Gen::new(case_seed).with_quirks(true);
             let kind = g.kind();
-            let object = g.object(kind);
+            let mut object = g.object(kind);
+            if long_lists {
+                lengthen_lists(&mut object);
+            }
             let (patch, ops) = g.patch_traced(&object);
             Case { index, seed: Some(case_seed), object, patch, ops: ops.into_iter().map(String::from).collect() }
         })
@@ -161,6 +170,18 @@ fn outcome_text(o: &Outcome) -> String {
 
 #[test]
 fn kubectl_apply() {
+    differential(DEFAULT_CASES, false);
+}
+
+/// Objects whose lists of objects are longer than 64 elements: where
+/// the engine indexes keys, and where merge keys that are numbers repeat.
+#[test]
+fn apply_to_long_lists_agrees_with_kubectl() {
+    differential(DEFAULT_CASES / 3, true);
+}
+
+/// Runs the differential on `SMP_DIFF_CASES` cases (default `default_count`).
+fn differential(default_count: usize, long_lists: bool) {
     let Some(binary) = kubectl::find() else {
         loud(
             "SKIPPED: kubectl not found on PATH (or $SMP_KUBECTL); the differential test against the Go reference did not run",
@@ -184,7 +205,7 @@ fn kubectl_apply() {
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         (t.as_nanos() % 1_000_000_000) as u64
     });
-    let count = env_number("SMP_DIFF_CASES").unwrap_or(DEFAULT_CASES);
+    let count = env_number("SMP_DIFF_CASES").unwrap_or(default_count);
     println!("seed = {seed}; rerun with SMP_DIFF_SEED={seed}");
     let replay_file = std::env::var_os("SMP_DIFF_REPLAY");
     let cases = match &replay_file {
@@ -192,7 +213,7 @@ fn kubectl_apply() {
             println!("replaying {}", PathBuf::from(file).display());
             replay(file)
         }
-        None => generate(seed, count),
+        None => generate(seed, count, long_lists),
     };
 
     let origin = match &replay_file {
@@ -201,7 +222,8 @@ fn kubectl_apply() {
     };
 
     let target = target_dir();
-    let work = target.join("tmp").join(format!("smp-diff-{}", std::process::id()));
+    let name = if long_lists { "smp-diff-long" } else { "smp-diff" };
+    let work = target.join("tmp").join(format!("{name}-{}", std::process::id()));
     let kubectl = Kubectl::new(binary.clone(), &work).expect("kubectl work folder");
     let started = Instant::now();
     let pairs: Vec<(&Value, &Value)> = cases.iter().map(|c| (&c.object, &c.patch)).collect();
@@ -269,7 +291,7 @@ fn kubectl_apply() {
     }
 
     let failed = failures.len();
-    let failures_file = target.join("smp-diff-failures.jsonl");
+    let failures_file = target.join(format!("{name}-failures.jsonl"));
     if replay_file.is_none() {
         let text: String = failures.iter().map(|f| format!("{f}\n")).collect();
         if let Err(e) = std::fs::write(&failures_file, text) {
@@ -300,7 +322,7 @@ fn kubectl_apply() {
     if failed > 0 && replay_file.is_none() {
         println!("failing cases saved to {} (replay with SMP_DIFF_REPLAY=that file)", failures_file.display());
     }
-    println!("kubectl differential (apply): {passed} passed, {failed} failed");
+    println!("kubectl differential ({name}): {passed} passed, {failed} failed");
     println!("{passed} passed, {failed} failed");
     assert!(failed == 0, "{failed} of {} cases disagree with kubectl (seed {seed})", cases.len());
 }
