@@ -21,7 +21,13 @@
 //!   (which copies what it keeps), encode the output with serde_json;
 //! - `decoded`: the operation alone, on already decoded values;
 //! - `codec`: decoding the inputs and encoding the output, without the
-//!   operation (what `new` and `old` spend outside the engine).
+//!   operation (what `new` and `old` spend outside the engine);
+//! - `read` (Deployment cases): reading the input texts into compact
+//!   documents and freeing them, what `new` spends before the operation;
+//! - `check` (Deployment cases): serde_json checking the input texts
+//!   without building anything (`IgnoredAny`): a floor for any exact
+//!   reader, which must check every byte of its inputs, as the reference
+//!   refuses invalid JSON anywhere in them.
 //!
 //! The Pod scaling series is extended to N = 100,000 env vars, generated as
 //! the shipped N = 100 ... 10,000 files were (checked against N = 100).
@@ -263,6 +269,18 @@ impl Case {
         serde_json::to_vec(&self.run(&values)).unwrap()
     }
 
+    /// Reading the input texts into compact documents (then freed).
+    fn read(&self, texts: &[Vec<u8>]) -> usize {
+        texts.iter().map(|t| compact::decode(t).unwrap().len()).sum()
+    }
+
+    /// Checking the input texts, building nothing.
+    fn check(&self, texts: &[Vec<u8>]) {
+        for t in texts {
+            serde_json::from_slice::<serde::de::IgnoredAny>(t).unwrap();
+        }
+    }
+
     /// Decoding the input texts and encoding the output, without the operation.
     fn codec(&self, texts: &[Vec<u8>]) -> (Vec<Value>, Vec<u8>) {
         let values: Vec<Value> = texts.iter().map(|t| decode(t).unwrap()).collect();
@@ -327,7 +345,11 @@ static CASES: LazyLock<Option<Vec<Case>>> = LazyLock::new(|| {
 fn case_args() -> Vec<String> {
     let Some(cases) = CASES.as_ref() else { return Vec::new() };
     let ways = |c: &Case| match c.op {
+        Op::Apply if c.name.starts_with("deploy") => {
+            &["new", "line", "value", "old", "decoded", "codec", "read", "check"][..]
+        }
         Op::Apply => &["new", "line", "value", "old", "decoded", "codec"][..],
+        _ if c.name.starts_with("deploy") => &["new", "line", "old", "decoded", "codec", "read", "check"][..],
         _ => &["new", "line", "old", "decoded", "codec"][..],
     };
     cases.iter().flat_map(|c| ways(c).iter().map(move |way| format!("{} {way}", c.name))).collect()
@@ -375,6 +397,8 @@ fn case_ns(bencher: Bencher, arg: &str) {
         "value" => bencher.bench(|| case.run_value_slices(black_box(texts))),
         "old" => bencher.bench(|| case.run_bytes(black_box(texts))),
         "decoded" => bencher.bench(|| case.run(black_box(values))),
+        "read" => bencher.bench(|| case.read(black_box(texts))),
+        "check" => bencher.bench(|| case.check(black_box(texts))),
         _ => bencher.bench(|| case.codec(black_box(texts))),
     }
 }
