@@ -9,7 +9,8 @@
 //!   the compact document);
 //! - `line`: as the command line's batch runs a case, from one line of
 //!   JSON text (`{"original": ..., "patch": ...}`) to the output text: the
-//!   line read once into compact documents (`read_members`), then
+//!   line read once into compact documents as the batch reads it
+//!   (`read_guided_members`, with the operation's guides), then
 //!   `apply_object`, `diff_objects` or `three_way_objects`;
 //! - `value` (applies only): the bytes path on `serde_json::Value`, as
 //!   `apply_slice` ran before the compact document: decode into `Value`s,
@@ -63,6 +64,7 @@
 
 use divan::{Bencher, black_box};
 use serde_json::Value;
+use smp_core::bytes::Guides;
 use smp_core::bytes::{apply_object, diff_objects, three_way_objects};
 use smp_core::doc::compact;
 use smp_core::{
@@ -230,7 +232,13 @@ impl Case {
     /// From one line of the inputs to the output text, as the batch runs it.
     fn run_line(&self, line: &[u8]) -> Vec<u8> {
         let mut fixed = None;
-        let members = smp_core::bytes::read_members(line, &mut fixed).unwrap();
+        // The guides the command line reads each operation's line with.
+        let guides = match self.op {
+            Op::Apply => Guides::Apply { original: "original", patch: "patch" },
+            Op::TwoWay => Guides::Diff,
+            Op::ThreeWay { .. } => Guides::ThreeWay { current: "current", modified: "modified" },
+        };
+        let members = smp_core::bytes::read_guided_members(line, &mut fixed, guides).unwrap();
         // The line holds the inputs in the order the operation takes them.
         let mut docs: Vec<compact::Object<'_>> = members
             .into_iter()
