@@ -167,16 +167,17 @@ fn integral_floats_to_integers(v: &mut Value) {
 /// whole floats are read as the integers Go prints for them (see
 /// [`from_value`]).
 pub(crate) fn from_ref<T: DeserializeOwned>(v: &Value) -> Result<T> {
-    let e = match T::deserialize(v) {
+    let first = match T::deserialize(v) {
         Ok(t) => return Ok(t),
         Err(e) => e,
     };
-    let (v, e) = match go_printed(v) {
-        Some(printed) => match T::deserialize(&printed) {
+    let printed = go_printed(v);
+    let (v, e) = match &printed {
+        Some(printed) => match T::deserialize(printed) {
             Ok(t) => return Ok(t),
             Err(e) => (printed, e),
         },
-        None => (v.clone(), e),
+        None => (v, first),
     };
     // serde_json reads a few forms from text that it refuses from a
     // `Value` (a struct variant written as a list): the value is read as
