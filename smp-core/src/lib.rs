@@ -40,6 +40,10 @@ pub mod text;
 /// number kinds): shared with smp-k8s-types and the tests, not an API.
 #[doc(hidden)]
 pub mod value;
+/// Go's `sort.Sort`, step by step: shared with smp-k8s-types (its YAML
+/// writer orders keys as go-yaml does), not an API.
+#[doc(hidden)]
+pub use lists::order::go_sort_by;
 
 pub use bytes::{apply_slice, diff_slice, three_way_slice};
 pub use check::{Finding, Problem, check, diff_checked};

@@ -146,7 +146,7 @@ pub fn merge_sorted_lookup<T>(
 /// defeating quicksort since Go 1.19, followed here step by step
 /// ([`GoSort`]). Up to 12 items it is an insertion sort, which reverses
 /// runs of equal keys under `<=`.
-pub(crate) fn go_sort_by<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
+pub fn go_sort_by<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
     let n = items.len();
     let limit = usize::BITS - n.leading_zeros();
     GoSort { items, less }.pdqsort(0, n, limit);

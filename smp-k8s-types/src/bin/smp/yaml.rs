@@ -2,15 +2,14 @@
 //! choices (a string is plain unless YAML 1.1 would read it as something
 //! else, then double-quoted; multi-line text is a literal block; numbers
 //! as go-yaml reads them back from the reference's JSON; keys in its
-//! natural order, `a9` before `a10`) written by the libyaml emitter go-yaml
-//! is a port of (which folds long plain text at 80 columns, and quotes
-//! what a plain scalar cannot hold).
+//! natural order, `a9` before `a10`, sorted as go-yaml sorts them)
+//! written by the libyaml emitter go-yaml is a port of (which folds long
+//! plain text at 80 columns, and quotes what a plain scalar cannot hold).
 
 use crate::numbers::write_go_number;
 use crate::yaml_scalar::{self, Scalar};
 use libyaml_safer::{Emitter, Encoding, Event, MappingStyle, ScalarStyle, SequenceStyle};
 use serde_json::Value;
-use std::cmp::Ordering;
 use std::io;
 
 /// `value` as a YAML document (without a `---` line).
@@ -49,7 +48,7 @@ fn node(emit: &mut impl FnMut(Event) -> io::Result<()>, value: &Value) -> io::Re
         Value::Object(map) => {
             emit(Event::mapping_start(None, None, true, MappingStyle::Block))?;
             let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| natural_order(a.0, b.0));
+            sort_keys(&mut entries);
             for (key, value) in entries {
                 string(emit, key, true)?;
                 node(emit, value)?;
@@ -92,35 +91,79 @@ fn number(n: &serde_json::Number) -> String {
     }
 }
 
-/// go-yaml v2's order of string keys: character by character, letters
-/// before other characters, and runs of digits compared as numbers.
-fn natural_order(a: &str, b: &str) -> Ordering {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    for i in 0..a.len().min(b.len()) {
-        if a[i] == b[i] {
-            continue;
+/// go-yaml v2's order of string keys (`keyList.Less`): at the first
+/// character that differs, two letters compare as characters, a letter
+/// goes after anything else, and other characters compare as the runs of
+/// digits starting there, read as numbers (a zero after a non-zero digit
+/// carries on the number before it). This is not a total order (`-01` <
+/// `-0a` < `-1` < `-01`): go-yaml sorts with it all the same, and so does
+/// [`sort_keys`].
+pub fn go_yaml_less(a: &str, b: &str) -> bool {
+    let mut at = 0;
+    for (x, y) in a.chars().zip(b.chars()) {
+        if x != y {
+            return less_at(a, b, at, x, y);
         }
-        let (al, bl) = (a[i].is_alphabetic(), b[i].is_alphabetic());
-        if al && bl {
-            return a[i].cmp(&b[i]);
-        }
-        if al || bl {
-            return if bl { Ordering::Less } else { Ordering::Greater };
-        }
-        // Digits after a non-zero digit carry on a number already begun.
-        let carried =
-            (a[i] == '0' || b[i] == '0') && a[..i].iter().rev().take_while(|c| c.is_ascii_digit()).any(|c| *c != '0');
-        let run = |s: &[char]| {
-            let digits = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-            let value = s[i..i + digits]
-                .iter()
-                .fold(u64::from(carried), |n, c| n.wrapping_mul(10).wrapping_add(u64::from(*c as u32 - '0' as u32)));
-            (value, digits)
-        };
-        let ((an, ad), (bn, bd)) = (run(&a), run(&b));
-        return an.cmp(&bn).then(ad.cmp(&bd)).then(a[i].cmp(&b[i]));
+        at += x.len_utf8();
     }
-    a.len().cmp(&b.len())
+    a.chars().count() < b.chars().count()
+}
+
+/// [`go_yaml_less`] at the first difference, at byte `at`, `x` in `a` and
+/// `y` in `b`.
+fn less_at(a: &str, b: &str, at: usize, x: char, y: char) -> bool {
+    let (x_letter, y_letter) = (is_letter(x), is_letter(y));
+    if x_letter && y_letter {
+        return x < y;
+    }
+    if x_letter || y_letter {
+        return y_letter;
+    }
+    let carried = (x == '0' || y == '0') && a[..at].chars().rev().take_while(|c| is_digit(*c)).any(|c| c != '0');
+    // Go's int64 arithmetic, wrapping; a digit of another script counts as
+    // its distance from '0'.
+    let run = |s: &str| {
+        s[at..].chars().take_while(|c| is_digit(*c)).fold((i64::from(carried), 0usize), |(n, len), c| {
+            (n.wrapping_mul(10).wrapping_add(i64::from(c as u32) - i64::from('0' as u32)), len + 1)
+        })
+    };
+    let ((an, a_len), (bn, b_len)) = (run(a), run(b));
+    if an != bn {
+        return an < bn;
+    }
+    if a_len != b_len {
+        return a_len < b_len;
+    }
+    x < y
+}
+
+/// Go's `unicode.IsLetter`: the general category L.
+fn is_letter(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    matches!(
+        get_general_category(c),
+        G::UppercaseLetter | G::LowercaseLetter | G::TitlecaseLetter | G::ModifierLetter | G::OtherLetter
+    )
+}
+
+/// Go's `unicode.IsDigit`: the general category Nd.
+fn is_digit(c: char) -> bool {
+    c.is_ascii_digit()
+        || (!c.is_ascii()
+            && unicode_general_category::get_general_category(c)
+                == unicode_general_category::GeneralCategory::DecimalNumber)
+}
+
+/// Orders a mapping's entries as go-yaml v2 does: [`go_yaml_less`] run
+/// through Go's `sort.Sort` step by step, from the keys' byte order (as
+/// the reference's JSON has them). Go's sort never fails on an order that
+/// is not total, and neither does this. Where the order is total the result
+/// is kubectl's; where it is not, kubectl's depends on the iteration order
+/// of a Go map, which varies from run to run, and this is one of its
+/// results.
+pub fn sort_keys<V>(entries: &mut [(&String, V)]) {
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    smp_core::go_sort_by(entries, |a, b| go_yaml_less(a.0, b.0));
 }
 
 #[cfg(test)]
@@ -192,6 +235,48 @@ mod tests {
         assert_eq!(text, kubectl);
         assert_eq!(read_back(&text), value);
         assert_eq!(to_string(&json!({})).unwrap(), "{}\n");
+    }
+
+    #[test]
+    fn keys_that_go_yaml_cannot_order_totally_are_written_without_a_panic() {
+        // `-01` < `-0a` < `-1` < `-01`: Rust's own sort may panic on such
+        // an order, Go's runs to the end (so does the writer's).
+        assert!(go_yaml_less("x-01", "x-0a") && go_yaml_less("x-0a", "x-1") && go_yaml_less("x-1", "x-01"));
+        let pieces = ["0", "1", "01", "0a", "a", "-", ".", "10", "00", "9", "b", "٣", "é"];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..200 {
+            let mut map = serde_json::Map::new();
+            while map.len() < 40 {
+                let key: String = (0..1 + next(3)).map(|_| pieces[next(pieces.len())]).collect();
+                map.insert(format!("k-{key}"), json!("v"));
+            }
+            let value = Value::Object(map);
+            assert_eq!(read_back(&to_string(&value).unwrap()), value);
+        }
+    }
+
+    #[test]
+    fn keys_of_other_scripts_ordered_as_kubectl_orders_them() {
+        // Go's letters are the general category L (not Rust's alphabetic:
+        // `Ⅻ` and a combining mark are not letters), its digits Nd (`٣`
+        // and `１` count as their distance from '0'), and its numbers wrap
+        // as int64s.
+        let value = object(json!({
+            "a3": 1, "a٣": 1, "a-": 1, "aⅫ": 1, "a\u{301}": 1, "aa": 1, "aª": 1, "a１": 1, "a99999999999999999999": 1,
+            "a0a": 1, "a00": 1, "aＡ": 1,
+        }));
+        let text = to_string(&value).unwrap();
+        let keys: Vec<&str> = text.lines().skip(3).map(|l| l.trim().split(':').next().unwrap()).collect();
+        // `kubectl patch --local -o yaml` printed this order.
+        let kubectl =
+            ["a-", "a\u{301}", "aⅫ", "a00", "a0a", "a3", "a٣", "a１", "a99999999999999999999", "aa", "aª", "aＡ"];
+        assert_eq!(keys, kubectl, "{text}");
     }
 
     #[test]
