@@ -116,6 +116,33 @@ fn directories_and_recursion_like_kubectl() {
     assert!(stderr(&out).contains("no .json, .yaml or .yml files"), "{}", stderr(&out));
 }
 
+/// `-R` walks as kubectl's (Go's `filepath.Walk`): a link to a file is
+/// read, a link to a directory is not followed (no object twice, no loop
+/// through a link to the directory itself).
+#[cfg(unix)]
+#[test]
+fn recursion_does_not_follow_links_to_directories() {
+    use std::os::unix::fs::symlink;
+    let top = file("a.json", &config_map("a").to_string());
+    let root = top.parent().unwrap();
+    let (dir, other) = (root.join("d"), root.join("other"));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::rename(&top, dir.join("a.json")).unwrap();
+    std::fs::write(dir.join("sub/b.json"), config_map("b").to_string()).unwrap();
+    std::fs::write(other.join("c.json"), config_map("c").to_string()).unwrap();
+    symlink(&other, dir.join("linked")).unwrap();
+    symlink(other.join("c.json"), dir.join("linked-file.json")).unwrap();
+    symlink(".", dir.join("self")).unwrap();
+    symlink(".", dir.join("self2")).unwrap();
+    let dir = dir.display().to_string();
+    let args = ["-R", dir.as_str(), "--type", "merge", "-p", "{}", "-o", "name"];
+    let out = smp(&[&["apply"][..], &args].concat(), "");
+    assert_eq!(stdout(&out), "configmap/a\nconfigmap/c\nconfigmap/b\n", "{}", stderr(&out));
+    let Some(kubectl_names) = kubectl(&[&["patch", "--local", "-f"][..], &args[1..], &["-R"]].concat()) else { return };
+    assert_eq!(stdout(&out), stdout(&kubectl_names));
+}
+
 #[test]
 fn an_inline_patch_gives_what_kubectl_gives() {
     let object = json_file("deploy.json", &deployment());

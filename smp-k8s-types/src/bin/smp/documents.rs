@@ -104,13 +104,18 @@ pub fn read(source: &Source, what: &str, recursive: bool, objects: Objects) -> R
     Ok(documents)
 }
 
+/// The files of `dir` as kubectl's `-R` walks it (Go's `filepath.Walk`):
+/// in name order, into subdirectories, never through a link to a
+/// directory (a link is taken as a file: one named `.json`, `.yaml` or
+/// `.yml` is read, and fails if it leads to a directory).
 fn list_dir(dir: &Path, recursive: bool, files: &mut Vec<PathBuf>) -> Result<(), String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read directory {:?}: {e}", dir.display().to_string()))?;
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut paths: Vec<(PathBuf, bool)> =
+        entries.filter_map(|e| e.ok().map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_dir())))).collect();
     paths.sort();
-    for path in paths {
-        if path.is_dir() {
+    for (path, is_dir) in paths {
+        if is_dir {
             if recursive {
                 list_dir(&path, recursive, files)?;
             }
