@@ -44,6 +44,27 @@ fn deep_yaml_flow_collections_are_refused_before_parsing() {
     );
 }
 
+/// Brackets inside strings are text, not nesting: kubectl reads a YAML
+/// patch, and a JSON patch (which it reads as YAML), whose string holds
+/// 200 of them.
+#[test]
+fn brackets_in_strings_are_no_nesting() {
+    let object = json_file("cm.json", &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}));
+    let many = "[".repeat(200);
+    for (patch_type, patch) in [
+        ("merge", format!("data: {{a: \"{many}\"}}")),
+        ("strategic", format!("data:\n  a: '{many}' # {many}\n")),
+        ("json", format!(r#"[{{"op": "add", "path": "/data", "value": {{"a": "{many}"}}}}]"#)),
+    ] {
+        let args = ["--type", patch_type, "-p", &patch, "-o", "json"];
+        let out = smp(&[&["apply", &object][..], &args].concat(), "");
+        assert_eq!(out.status.code(), Some(0), "{patch_type}: {}", stderr(&out));
+        assert_eq!(assert_ok(&out)["data"]["a"], json!(many));
+        let Some(theirs) = kubectl(&[&["patch", "--local", "-f", &object][..], &args].concat()) else { continue };
+        assert_eq!(stdout(&out), stdout(&theirs), "{patch_type}");
+    }
+}
+
 #[test]
 fn numbers_json_cannot_hold_are_refused_not_read_as_strings() {
     let original = json_file("original.json", &json!({"a": 1}));
