@@ -364,8 +364,8 @@ impl Merger {
             }
             return Ok(());
         }
-        let list = retained_keys(retain, patch)?;
-        original.retain_keys(|k| is_retained(list, k));
+        let kept = retained_keys(retain, patch)?;
+        original.retain_keys(|k| kept.keeps(k));
         Ok(())
     }
 
@@ -682,10 +682,21 @@ pub(crate) struct MergedList<D> {
     pub(crate) live_view: Option<Vec<D>>,
 }
 
+/// The names a `$retainKeys` list keeps, looked up by hash (the reference
+/// builds a Go map of them): a map of many keys is filtered in linear time.
+pub(crate) struct RetainedKeys<'p>(HashSet<&'p str>);
+
+impl RetainedKeys<'_> {
+    /// Whether the list keeps the key `k` of the original map.
+    pub(crate) fn keeps(&self, k: &str) -> bool {
+        self.0.contains(k)
+    }
+}
+
 /// The `$retainKeys` list of a patch map in apply mode
 /// (`applyRetainKeysDirective`), checked: every other key the patch sets
 /// must be in it (nulls and order and delete-list directives excepted).
-pub(crate) fn retained_keys<'p, D: Document>(retain: &'p D, patch: &D::Object) -> Result<&'p [D]> {
+pub(crate) fn retained_keys<'p, D: Document>(retain: &'p D, patch: &D::Object) -> Result<RetainedKeys<'p>> {
     let Some(list) = retain.as_array() else {
         return Err(ErrorKind::BadRetainKeys.into());
     };
@@ -706,12 +717,8 @@ pub(crate) fn retained_keys<'p, D: Document>(retain: &'p D, patch: &D::Object) -
         // Go panics hashing an object or list.
         return Err(ErrorKind::BadRetainKeys.into());
     }
-    Ok(list)
-}
-
-/// Whether a `$retainKeys` list keeps the key `k` of the original map.
-pub(crate) fn is_retained<D: Document>(list: &[D], k: &str) -> bool {
-    list.iter().any(|x| x.as_str() == Some(k))
+    // Only a string equals a key.
+    Ok(RetainedKeys(list.iter().filter_map(D::as_str).collect()))
 }
 
 #[cfg(test)]

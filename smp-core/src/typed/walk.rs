@@ -8,7 +8,7 @@ use super::facts::{self, FieldFacts, StructFacts};
 use super::fallback::{self, FieldPatch, Grouped, Outcome, group_patch};
 use super::impls::{apply_struct_field, diff_struct_field};
 use super::{Field, FieldKey};
-use crate::engine::apply::{is_retained, retained_keys};
+use crate::engine::apply::retained_keys;
 use crate::engine::diff::Opts;
 use crate::engine::{MAX_DEPTH, PATCH};
 use crate::error::{ErrorKind, Result};
@@ -496,10 +496,10 @@ fn retain_fields<S>(
     retain: &Value,
     patch: &Map<String, Value>,
 ) -> Result<Vec<usize>> {
-    let list = retained_keys(retain, patch)?;
+    let kept = retained_keys(retain, patch)?;
     let mut removed = Vec::new();
     for (i, ops) in table.fields.iter().enumerate() {
-        if ops.applied && ops.value(s).is_some() && !is_retained(list, ops.field.key) {
+        if ops.applied && ops.value(s).is_some() && !kept.keeps(ops.field.key) {
             ops.remove(s)?;
             removed.push(i);
         }
