@@ -98,6 +98,23 @@ fn check_nesting_from(v: &Value, depth: usize) -> Result<()> {
     Ok(())
 }
 
+/// Drops a value without recursion: serde_json's drop recurses, and a
+/// value given away to an entry point, or nested deeper by JSON patch
+/// moves, may be deeper than the stack allows.
+pub(crate) fn discard(value: Value) {
+    if !(value.is_object() || value.is_array()) {
+        return;
+    }
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+}
+
 /// The document a patch operation works on: a JSON object (`null` counts
 /// as `{}`), nested no deeper than [`MAX_DEPTH`].
 pub(crate) fn document(v: &Value) -> Result<&Map<String, Value>> {

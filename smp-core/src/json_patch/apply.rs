@@ -15,11 +15,17 @@
 //! - `test` compares numbers by value (`1` equals `1.0`), and a key that is
 //!   missing equals `null`.
 //!
-//! Nothing in a patch can make the document deeper than
-//! [`MAX_DEPTH`](crate::engine::MAX_DEPTH) or make `copy` duplicate more
-//! than [`COPY_BUDGET`] values beyond the size of the input.
+//! A patch cannot make `copy` duplicate more than [`COPY_BUDGET`] values
+//! beyond the size of the input, and the patched document is nested at
+//! most [`MAX_DEPTH`](crate::engine::MAX_DEPTH) levels. A `move` takes the
+//! value out and puts it in: it costs the length of its paths, not the
+//! size of the value, so nothing measures the value on its way. In between
+//! operations the document may therefore nest deeper (moves can chain its
+//! containers); nothing here recurses into it then (values are dropped by
+//! [`discard`], compared against the patch's own bounded values, and
+//! copied only when bounded), and the result is measured once, at the end.
 
-use crate::engine::{MAX_DEPTH, check_nesting};
+use crate::engine::{MAX_DEPTH, check_nesting, discard};
 use crate::error::{ErrorKind, Result};
 use serde_json::{Map, Value};
 
@@ -50,13 +56,18 @@ pub fn apply_ops(doc: &Value, ops: &Value) -> Result<Value> {
     for (i, op) in steps.into_iter().enumerate() {
         let kind = op.get("op").and_then(Value::as_str).unwrap_or("unknown");
         let path = op.get("path").and_then(Value::as_str);
-        step(&mut out, kind, op, &mut budget).map_err(|why| {
+        if let Err(why) = step(&mut out, kind, op, &mut budget) {
+            discard(out);
             let named = match path {
                 Some(path) => format!("operation {i} ({kind} {path}): {why}"),
                 None => format!("operation {i} ({kind}): {why}"),
             };
-            refused(named)
-        })?;
+            return Err(refused(named));
+        }
+    }
+    if let Err(too_deep) = check_nesting(&out) {
+        discard(out);
+        return Err(too_deep);
     }
     Ok(out)
 }
@@ -71,13 +82,11 @@ fn step(doc: &mut Value, kind: &str, op: &Map<String, Value>, budget: &mut usize
     match kind {
         "add" => {
             let (at, key) = find(doc, field(op, "path")?).ok_or(INVALID_PATH)?;
-            let value = value();
-            fits(&at, &value)?;
-            add(container(doc, &at), &key, value)
+            add(container(doc, &at), &key, value())
         }
         "remove" => {
             let (at, key) = find(doc, field(op, "path")?).ok_or(INVALID_PATH)?;
-            remove(container(doc, &at), &key).map(drop)
+            remove(container(doc, &at), &key).map(discard)
         }
         "replace" => {
             let path = field(op, "path")?;
@@ -88,30 +97,34 @@ fn step(doc: &mut Value, kind: &str, op: &Map<String, Value>, budget: &mut usize
                 // The library keeps the document when the value is not one.
                 let value = value();
                 if value.is_object() || value.is_array() {
-                    *doc = value;
+                    discard(std::mem::replace(doc, value));
                 }
                 return Ok(());
             }
             let (at, key) = find(doc, path).ok_or(INVALID_PATH)?;
-            let value = value();
-            fits(&at, &value)?;
             let con = container(doc, &at);
             get(con, &key)?;
-            set(con, &key, value)
+            set(con, &key, value())
         }
         "move" => {
             let (from, from_key) = find(doc, field(op, "from")?).ok_or(INVALID_FROM)?;
             let moved = remove(container(doc, &from), &from_key)?;
-            let (at, key) = find(doc, field(op, "path")?).ok_or(INVALID_PATH)?;
-            fits(&at, &moved)?;
+            let Some((at, key)) = find(doc, field(op, "path")?) else {
+                discard(moved);
+                return Err(INVALID_PATH.into());
+            };
             add(container(doc, &at), &key, moved)
         }
         "copy" => {
             let (from, from_key) = find(doc, field(op, "from")?).ok_or(INVALID_FROM)?;
-            let copied = get(container(doc, &from), &from_key)?.cloned().unwrap_or(Value::Null);
+            let copied = get(container(doc, &from), &from_key)?;
+            // Moves may have nested it deeper than a clone may recurse.
+            if copied.is_some_and(|v| check_nesting(v).is_err()) {
+                return Err(format!("the value copied is nested deeper than {MAX_DEPTH} levels"));
+            }
+            let copied = copied.cloned().unwrap_or(Value::Null);
             *budget = budget.checked_sub(size(&copied)).ok_or("copies duplicate too many values")?;
             let (at, key) = find(doc, field(op, "path")?).ok_or(INVALID_PATH)?;
-            fits(&at, &copied)?;
             add(container(doc, &at), &key, copied)
         }
         "test" => {
@@ -218,15 +231,6 @@ fn container<'d>(doc: &'d mut Value, steps: &[Step]) -> &'d mut Value {
     })
 }
 
-/// Refuses a value that would make the document deeper than the bound
-/// (the container `at` is nested `at.len() + 1` deep).
-fn fits(at: &[Step], value: &Value) -> Result<(), String> {
-    if at.len() + 1 + nesting(value) > MAX_DEPTH {
-        return Err(format!("the document would be nested deeper than {MAX_DEPTH} levels"));
-    }
-    Ok(())
-}
-
 /// A list position as the library reads it: Go's `strconv.Atoi`, a
 /// negative one counted back from `len`; `None` out of `0..len`.
 fn position(token: &str, len: usize) -> Option<usize> {
@@ -244,10 +248,13 @@ fn go_atoi(text: &str) -> Option<i64> {
     text.parse().ok()
 }
 
+/// Puts `value` in at `key`; on error it is discarded.
 fn add(con: &mut Value, key: &str, value: Value) -> Result<(), String> {
     match con {
         Value::Object(map) => {
-            map.insert(key.to_string(), value);
+            if let Some(old) = map.insert(key.to_string(), value) {
+                discard(old);
+            }
             Ok(())
         }
         Value::Array(items) if key == "-" => {
@@ -256,11 +263,17 @@ fn add(con: &mut Value, key: &str, value: Value) -> Result<(), String> {
         }
         Value::Array(items) => {
             // One past the end is where a value goes in.
-            let i = position(key, items.len() + 1).ok_or(INVALID_PATH)?;
+            let Some(i) = position(key, items.len() + 1) else {
+                discard(value);
+                return Err(INVALID_PATH.into());
+            };
             items.insert(i, value);
             Ok(())
         }
-        _ => Err(INVALID_PATH.into()),
+        _ => {
+            discard(value);
+            Err(INVALID_PATH.into())
+        }
     }
 }
 
@@ -286,22 +299,26 @@ fn get<'c>(con: &'c Value, key: &str) -> Result<Option<&'c Value>, String> {
     Ok(found.filter(|v| !v.is_null()))
 }
 
+/// Sets the value at `key` (found by [`get`]); the value it replaces is
+/// discarded.
 fn set(con: &mut Value, key: &str, value: Value) -> Result<(), String> {
-    match con {
-        Value::Object(map) => {
-            map.insert(key.to_string(), value);
-        }
+    let old = match con {
+        Value::Object(map) => map.insert(key.to_string(), value),
         Value::Array(items) => {
             let i = position(key, items.len()).ok_or(INVALID_PATH)?;
-            items[i] = value;
+            Some(std::mem::replace(&mut items[i], value))
         }
         _ => return Err(INVALID_PATH.into()),
+    };
+    if let Some(old) = old {
+        discard(old);
     }
     Ok(())
 }
 
 /// JSON equality with numbers compared by value, as the library compares
-/// them.
+/// them. It recurses only as deep as both values go, and the patch's
+/// value is bounded.
 pub(super) fn equal_as_numbers(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
@@ -313,27 +330,6 @@ pub(super) fn equal_as_numbers(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
-}
-
-/// How many objects and lists nest in a value, itself included (a
-/// scalar: 0), without recursion.
-fn nesting(value: &Value) -> usize {
-    let mut deepest = 0;
-    let mut stack = vec![(value, 0)];
-    while let Some((v, above)) = stack.pop() {
-        match v {
-            Value::Object(map) => {
-                deepest = deepest.max(above + 1);
-                stack.extend(map.values().map(|c| (c, above + 1)));
-            }
-            Value::Array(items) => {
-                deepest = deepest.max(above + 1);
-                stack.extend(items.iter().map(|c| (c, above + 1)));
-            }
-            _ => {}
-        }
-    }
-    deepest
 }
 
 /// How many values a value holds, itself included, without recursion.
@@ -393,5 +389,43 @@ mod tests {
         let copied = apply_ops(&doc, &json!([{"op": "copy", "from": "/a", "path": "/b/a"}])).unwrap_err();
         assert!(copied.to_string().contains("nested deeper than"), "{copied}");
         assert!(apply_ops(&doc, &json!([{"op": "move", "from": "/a", "path": "/c"}])).is_ok());
+    }
+
+    /// `{"k0": {}, "k1": {}, ...}` and the moves that chain its objects:
+    /// `k0` into `k1`, then `k1` into `k2`, ... `levels` deep in all.
+    fn chained_by_moves(levels: usize) -> (Value, Vec<Value>) {
+        let doc: Map<String, Value> = (0..levels).map(|i| (format!("k{i}"), json!({}))).collect();
+        let moves =
+            (1..levels).map(|i| json!({"op": "move", "from": format!("/k{}", i - 1), "path": format!("/k{i}/c")}));
+        (Value::Object(doc), moves.collect())
+    }
+
+    #[test]
+    fn moves_may_nest_deeper_in_between_and_the_result_is_measured() {
+        let run = || {
+            let levels = 10_000;
+            let (doc, moves) = chained_by_moves(levels);
+            let last = format!("/k{}", levels - 1);
+            // Left 10,000 deep: refused, and dropped without recursion.
+            let err = apply_ops(&doc, &Value::Array(moves.clone())).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::TooDeep(MAX_DEPTH));
+            // Failing later: the deep document is dropped as well.
+            let mut failing = moves.clone();
+            failing.push(json!({"op": "remove", "path": "/absent"}));
+            let err = apply_ops(&doc, &Value::Array(failing)).unwrap_err();
+            assert!(err.to_string().contains("path is invalid"), "{err}");
+            // A copy of the deep chain is refused before it is cloned.
+            let mut copied = moves.clone();
+            copied.push(json!({"op": "copy", "from": last.clone(), "path": "/copy"}));
+            let err = apply_ops(&doc, &Value::Array(copied)).unwrap_err();
+            assert!(err.to_string().contains("value copied is nested deeper"), "{err}");
+            // Removed again before the end: accepted.
+            let mut undone = moves;
+            undone.push(json!({"op": "remove", "path": format!("{last}/c")}));
+            let out = apply_ops(&doc, &Value::Array(undone)).unwrap();
+            assert_eq!(out, json!({format!("k{}", levels - 1): {}}));
+        };
+        let on_small_stack = std::thread::Builder::new().stack_size(2 * 1024 * 1024).spawn(run).unwrap();
+        on_small_stack.join().expect("no stack overflow");
     }
 }
