@@ -34,6 +34,7 @@ pub mod k8s;
 mod lists;
 pub mod merge_patch;
 pub mod schema;
+pub mod ssa;
 mod strict;
 pub mod text;
 /// The Go reference's view of JSON values (`%v` text, Go-encoded JSON,

@@ -1,0 +1,170 @@
+//! Server-side apply, offline: structured-merge-diff's semantics as the
+//! API server runs them (`k8s.io/apimachinery/pkg/util/managedfields`).
+//!
+//! - [`Schema`]: the SSA schema model, read from an OpenAPI v3 document
+//!   ([`Schema::from_openapi_v3`]) as the server's type converter reads it;
+//! - [`Resource`]: a schema's root type with the group, version and kind the
+//!   server's field manager serves;
+//! - [`apply`]: an apply by a field manager (merge, removal of what it no
+//!   longer applies, conflicts, `force`), [`update`]: a write by a
+//!   non-apply manager (it owns what it changed); both return the object
+//!   with its `metadata.managedFields` as the server writes them;
+//! - [`fieldpath`]: field paths and sets, [`fieldsv1`]: their `FieldsV1`
+//!   encoding.
+//!
+//! ```
+//! use serde_json::json;
+//! use smp_core::ssa::{self, Resource, Schema};
+//!
+//! let doc = json!({"components": {"schemas": {"T": {
+//!     "type": "object",
+//!     "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "T"}],
+//!     "properties": {
+//!         "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+//!         "metadata": {"type": "object", "properties": {"name": {"type": "string"}}},
+//!         "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}
+//!     }
+//! }}}});
+//! let schema = Schema::from_openapi_v3(&doc).unwrap();
+//! let res = Resource::for_kind(&schema, "example.com/v1", "T").unwrap();
+//! let cfg = json!({"apiVersion": "example.com/v1", "kind": "T",
+//!                  "metadata": {"name": "a"}, "spec": {"replicas": 2}});
+//! let live = ssa::apply(&res, None, &cfg, "alice", false, "2026-01-01T00:00:00Z").unwrap();
+//! let other = json!({"apiVersion": "example.com/v1", "kind": "T",
+//!                    "metadata": {"name": "a"}, "spec": {"replicas": 3}});
+//! let err = ssa::apply(&res, Some(&live), &other, "bob", false, "2026-01-01T00:01:00Z").unwrap_err();
+//! assert_eq!(err.to_string(), "Apply failed with 1 conflict: conflict with \"alice\": .spec.replicas");
+//! ```
+
+mod compare;
+mod conflicts;
+pub mod fieldpath;
+pub mod fieldsv1;
+mod managed;
+mod manager;
+mod merge;
+mod schema;
+mod time;
+mod typed;
+mod updater;
+mod value;
+
+pub use conflicts::{Conflict, Conflicts};
+pub use fieldpath::{Path, PathElement, Set};
+pub use schema::{Relationship, Scalar, Schema, SchemaError, TypeRef};
+pub use time::Time;
+pub use typed::{ValidationError, ValidationErrors};
+
+use serde_json::{Map, Value};
+
+/// Why an apply or update failed; nothing is half-applied.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The apply would change fields other managers own (and `force` was
+    /// not given); the message is the server's.
+    #[error("{0}")]
+    Conflicts(Conflicts),
+    /// Any other failure, with the server's message (paths included).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    /// The conflicts, if that is the failure.
+    pub fn conflicts(&self) -> Option<&Conflicts> {
+        match self {
+            Error::Conflicts(c) => Some(c),
+            Error::Invalid(_) => None,
+        }
+    }
+}
+
+/// What a field manager serves: a schema, the root type of its objects,
+/// and their `apiVersion` and `kind`.
+#[derive(Clone, Debug)]
+pub struct Resource<'s> {
+    /// The schema.
+    pub schema: &'s Schema,
+    /// The objects' type.
+    pub root: TypeRef,
+    /// `group/version`, or `version` for the core group.
+    pub api_version: String,
+    /// The kind.
+    pub kind: String,
+}
+
+impl<'s> Resource<'s> {
+    /// A resource from its parts.
+    pub fn new(schema: &'s Schema, root: TypeRef, api_version: &str, kind: &str) -> Self {
+        Resource { schema, root, api_version: api_version.to_string(), kind: kind.to_string() }
+    }
+
+    /// The type marked with `x-kubernetes-group-version-kind` for this
+    /// `apiVersion` and `kind`.
+    pub fn for_kind(schema: &'s Schema, api_version: &str, kind: &str) -> Option<Self> {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let def = schema.kind_definition(group, version, kind)?;
+        Some(Resource::new(schema, schema.root(def)?, api_version, kind))
+    }
+
+    /// A named definition; its group, version and kind are those it is
+    /// marked with (the one matching `object_api_version_kind` if given,
+    /// else the first), or `object_api_version_kind` when it has none.
+    pub fn for_definition(schema: &'s Schema, definition: &str, object_api_version_kind: Option<(&str, &str)>) -> Option<Self> {
+        let root = schema.root(definition)?;
+        let marked = schema.kinds_of(definition);
+        let gv = |g: &str, v: &str| if g.is_empty() { v.to_string() } else { format!("{g}/{v}") };
+        let chosen = object_api_version_kind
+            .and_then(|(av, k)| marked.iter().find(|(g, v, mk)| gv(g, v) == av && mk == k))
+            .or(marked.first())
+            .map(|(g, v, k)| (gv(g, v), k.clone()));
+        let (api_version, kind) = match chosen {
+            Some(c) => c,
+            None => {
+                let (av, k) = object_api_version_kind?;
+                (av.to_string(), k.to_string())
+            }
+        };
+        Some(Resource { schema, root, api_version, kind })
+    }
+
+    fn gvk_text(&self) -> String {
+        let (group, version) = self.api_version.split_once('/').unwrap_or(("", &self.api_version));
+        format!("{group}/{version}, Kind={}", self.kind)
+    }
+
+    /// The object the server starts a create from.
+    fn empty_object(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("apiVersion".into(), Value::String(self.api_version.clone()));
+        m.insert("kind".into(), Value::String(self.kind.clone()));
+        Value::Object(m)
+    }
+}
+
+fn prepare(res: &Resource, live: Option<&Value>, obj: &Value, now: &str) -> Result<(Value, Time), Error> {
+    let now = Time::parse(now).ok_or_else(|| Error::Invalid(format!("\"now\" is not an RFC 3339 time: {now}")))?;
+    for v in live.into_iter().chain([obj]) {
+        crate::check_nesting(v).map_err(|e| Error::Invalid(e.to_string()))?;
+        if !v.is_object() {
+            return Err(Error::Invalid("an object must be a JSON object".into()));
+        }
+    }
+    Ok((live.cloned().unwrap_or_else(|| res.empty_object()), now))
+}
+
+/// A server-side apply of `applied` by `manager` to `live` (`None`: a
+/// create); `now` (RFC 3339) stamps the entries the apply touches. Returns
+/// the object with its `metadata.managedFields`, or the conflicts with
+/// other managers' fields (unless `force`), or the server's error.
+pub fn apply(res: &Resource, live: Option<&Value>, applied: &Value, manager: &str, force: bool, now: &str) -> Result<Value, Error> {
+    let (live, now) = prepare(res, live, applied, now)?;
+    manager::Op { res, now }.apply(&live, applied, manager, force)
+}
+
+/// A write (a PUT or a non-apply patch) of `new` by `manager` over `live`
+/// (`None`: a create): the manager owns what changed, the others lose it.
+pub fn update(res: &Resource, live: Option<&Value>, new: &Value, manager: &str, now: &str) -> Result<Value, Error> {
+    let (live, now) = prepare(res, live, new, now)?;
+    manager::Op { res, now }.update(&live, new, manager)
+}

@@ -1,0 +1,148 @@
+//! structured-merge-diff's `merge.Updater`: an apply (merge, prune of what
+//! the applier no longer applies, conflicts with other managers) and an
+//! update (ownership of what changed), over one schema and one version.
+
+use super::compare::{Comparison, compare};
+use super::conflicts::Conflict;
+use super::fieldpath::Set;
+use super::managed::VersionedSet;
+use super::merge::merge;
+use super::schema::{Schema, TypeRef};
+use super::typed::{ensure_named_fields_are_members, reconcile_with_schema, remove_items, to_field_set};
+use super::value::equals;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub(crate) type Fields = BTreeMap<String, VersionedSet>;
+
+/// Why an updater step failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Conflicts(Vec<Conflict>),
+    Message(String),
+}
+
+pub(crate) struct Updater<'s> {
+    pub(crate) schema: &'s Schema,
+    pub(crate) root: TypeRef,
+}
+
+impl Updater<'_> {
+    /// Managers whose fields reach into atomic values own the atomic root
+    /// instead (after a schema change).
+    fn reconcile(&self, managers: &mut Fields) {
+        for vs in managers.values_mut() {
+            if let Some(s) = reconcile_with_schema(self.schema, self.root, &vs.set) {
+                vs.set = s;
+            }
+        }
+    }
+
+    /// Other managers lose what changed from `old` to `new`; without
+    /// `force`, a change to a field another manager owns is a conflict.
+    fn update_managers(&self, old: &Value, new: &Value, managers: &mut Fields, workflow: &str, force: bool) -> Result<Comparison, Failure> {
+        let cmp = compare(self.schema, self.root, old, new).map_err(|e| Failure::Message(format!("failed to compare objects: {e}")))?;
+        let changed = cmp.modified.union(&cmp.added);
+        let mut conflicts: Vec<(String, Set)> = Vec::new();
+        for (m, vs) in managers.iter() {
+            if m == workflow {
+                continue;
+            }
+            let c = vs.set.intersection(&changed);
+            if !c.is_empty() {
+                conflicts.push((m.clone(), c));
+            }
+        }
+        if !force && !conflicts.is_empty() {
+            let list = conflicts
+                .iter()
+                .flat_map(|(m, s)| s.iter_paths().into_iter().map(move |p| Conflict::new(m, p)))
+                .collect();
+            return Err(Failure::Conflicts(list));
+        }
+        for (m, c) in &conflicts {
+            if let Some(vs) = managers.get_mut(m) {
+                vs.set = vs.set.difference(c);
+            }
+        }
+        if !cmp.removed.is_empty() {
+            for (m, vs) in managers.iter_mut() {
+                if m != workflow {
+                    vs.set = vs.set.difference(&cmp.removed);
+                }
+            }
+        }
+        managers.retain(|_, vs| !vs.set.is_empty());
+        Ok(cmp)
+    }
+
+    /// `Updater.Update`: the manager owns what it changed.
+    pub(crate) fn update(&self, live: &Value, new: &Value, version: &str, managers: &mut Fields, manager: &str) -> Result<(), Failure> {
+        self.reconcile(managers);
+        let cmp = self.update_managers(live, new, managers, manager, true)?;
+        let own = managers.get(manager).map(|vs| vs.set.clone()).unwrap_or_default();
+        let set = own.difference(&cmp.removed).union(&cmp.modified).union(&cmp.added);
+        if set.is_empty() {
+            managers.remove(manager);
+        } else {
+            managers.insert(manager.to_string(), VersionedSet { set, api_version: version.to_string(), applied: false });
+        }
+        Ok(())
+    }
+
+    /// `Updater.Apply`: the merged object (`None` when it equals the live
+    /// one), and the managers with the applier's new set.
+    pub(crate) fn apply(
+        &self,
+        live: &Value,
+        config: &Value,
+        version: &str,
+        managers: &mut Fields,
+        manager: &str,
+        force: bool,
+    ) -> Result<Option<Value>, Failure> {
+        self.reconcile(managers);
+        let merged = merge(self.schema, self.root, Some(live), Some(config))
+            .map_err(|e| Failure::Message(format!("failed to merge config: {e}")))?
+            .unwrap_or(Value::Null);
+        let last = managers.get(manager).cloned();
+        let set = to_field_set(self.schema, self.root, config);
+        managers.insert(manager.to_string(), VersionedSet { set, api_version: version.to_string(), applied: true });
+        let new = match last {
+            Some(last) if !last.set.is_empty() => self.prune(&merged, managers, &last),
+            _ => merged,
+        };
+        self.update_managers(live, &new, managers, manager, force)?;
+        Ok((!equals(live, &new)).then_some(new))
+    }
+
+    fn ensure(&self, s: &Set) -> Set {
+        ensure_named_fields_are_members(self.schema, Some(self.root), s)
+    }
+
+    /// Removes what the applier owned before and applies no more, unless
+    /// another manager owns it.
+    fn prune(&self, merged: &Value, managers: &Fields, last: &VersionedSet) -> Value {
+        let mut pruned = remove_items(self.schema, self.root, merged, &self.ensure(&last.set));
+        // Add back what any manager owns, version by version (the last
+        // applied version first).
+        let mut by_version: Vec<(&str, Set)> = Vec::new();
+        for vs in managers.values() {
+            match by_version.iter_mut().find(|(v, _)| *v == vs.api_version) {
+                Some((_, s)) => *s = s.union(&vs.set),
+                None => by_version.push((&vs.api_version, vs.set.clone())),
+            }
+        }
+        by_version.sort_by_key(|(v, _)| *v != last.api_version);
+        let merged_set = self.ensure(&to_field_set(self.schema, self.root, merged));
+        for (_, managed) in &by_version {
+            let pruned_set = self.ensure(&to_field_set(self.schema, self.root, &pruned));
+            let keep = pruned_set.union(&self.ensure(managed));
+            pruned = remove_items(self.schema, self.root, merged, &merged_set.difference(&keep));
+        }
+        // Add back what nobody owned before (dangling items).
+        let pruned_set = self.ensure(&to_field_set(self.schema, self.root, &pruned));
+        let last_set = self.ensure(&last.set);
+        remove_items(self.schema, self.root, merged, &merged_set.difference(&pruned_set).intersection(&last_set))
+    }
+}
