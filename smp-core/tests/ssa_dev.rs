@@ -11,7 +11,8 @@ use smp_core::ssa::{self, Resource, Schema};
 fn jsonl_from_env() {
     let Ok(input) = std::env::var("SSA_IN") else { return };
     let op = std::env::var("SSA_OP").unwrap_or_else(|_| "ssaapply".into());
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(std::env::var("SSA_DOC").unwrap()).unwrap()).unwrap();
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(std::env::var("SSA_DOC").unwrap()).unwrap()).unwrap();
     let schema = Schema::from_openapi_v3(&doc).unwrap();
     let def = std::env::var("SSA_DEF").ok().filter(|d| !d.is_empty());
     let mut out = String::new();

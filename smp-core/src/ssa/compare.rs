@@ -76,7 +76,14 @@ impl Walker<'_> {
         }
     }
 
-    fn handle(&mut self, tr: TypeRef, atom: Resolved, lhs: Option<&Value>, rhs: Option<&Value>, in_leaf: &mut bool) -> ValidationErrors {
+    fn handle(
+        &mut self,
+        tr: TypeRef,
+        atom: Resolved,
+        lhs: Option<&Value>,
+        rhs: Option<&Value>,
+        in_leaf: &mut bool,
+    ) -> ValidationErrors {
         if let Some((m, rel)) = atom.map {
             return self.map(m, rel, lhs, rhs, in_leaf);
         }
@@ -105,7 +112,14 @@ impl Walker<'_> {
         errs.prefixed(&pe)
     }
 
-    fn map(&mut self, t: &MapType, rel: Relationship, lhs: Option<&Value>, rhs: Option<&Value>, in_leaf: &mut bool) -> ValidationErrors {
+    fn map(
+        &mut self,
+        t: &MapType,
+        rel: Relationship,
+        lhs: Option<&Value>,
+        rhs: Option<&Value>,
+        in_leaf: &mut bool,
+    ) -> ValidationErrors {
         let l = lhs.and_then(Value::as_object);
         let r = rhs.and_then(Value::as_object);
         if rel == Relationship::Atomic || (l.is_none_or(Map::is_empty) && r.is_none_or(Map::is_empty)) {
@@ -118,7 +132,10 @@ impl Walker<'_> {
         let keys: Vec<&String> = l.keys().chain(r.keys().filter(|k| !l.contains_key(*k))).collect();
         for k in keys {
             let Some(ctr) = t.type_of(k) else {
-                errs.extend(ValidationErrors::one("schema error: invalid atom: inlined").prefixed(&PathElement::Field(k.clone())));
+                errs.extend(
+                    ValidationErrors::one("schema error: invalid atom: inlined")
+                        .prefixed(&PathElement::Field(k.clone())),
+                );
                 continue;
             };
             errs.extend(self.child(PathElement::Field(k.clone()), ctr, l.get(k), r.get(k)));
@@ -126,7 +143,14 @@ impl Walker<'_> {
         errs
     }
 
-    fn list(&mut self, t: &ListType, rel: Relationship, lhs: Option<&Value>, rhs: Option<&Value>, in_leaf: &mut bool) -> ValidationErrors {
+    fn list(
+        &mut self,
+        t: &ListType,
+        rel: Relationship,
+        lhs: Option<&Value>,
+        rhs: Option<&Value>,
+        in_leaf: &mut bool,
+    ) -> ValidationErrors {
         let l = lhs.and_then(Value::as_array);
         let r = rhs.and_then(Value::as_array);
         if rel == Relationship::Atomic || (l.is_none_or(Vec::is_empty) && r.is_none_or(Vec::is_empty)) {

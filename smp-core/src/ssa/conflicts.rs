@@ -48,7 +48,12 @@ impl fmt::Display for Conflicts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.len() == 1 {
             let c = &self.0[0];
-            return write!(f, "Apply failed with 1 conflict: conflict with {}: {}", ManagerId::print(&c.identifier), c.field);
+            return write!(
+                f,
+                "Apply failed with 1 conflict: conflict with {}: {}",
+                ManagerId::print(&c.identifier),
+                c.field
+            );
         }
         let mut ids: Vec<&str> = self.0.iter().map(|c| c.identifier.as_str()).collect();
         ids.sort();

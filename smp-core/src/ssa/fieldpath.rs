@@ -417,7 +417,7 @@ mod tests {
 
     #[test]
     fn elements_order_fields_keys_values_indexes() {
-        let mut v = vec![
+        let mut v = [
             PathElement::Index(0),
             PathElement::Value(json!(1)),
             PathElement::Key(vec![("a".into(), json!(1))]),

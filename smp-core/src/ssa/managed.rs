@@ -68,7 +68,12 @@ impl ManagerId {
     pub(crate) fn parse(identifier: &str) -> ManagerId {
         let v: Value = serde_json::from_str(identifier).unwrap_or(Value::Null);
         let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        ManagerId { manager: s("manager"), operation: s("operation"), api_version: s("apiVersion"), subresource: s("subresource") }
+        ManagerId {
+            manager: s("manager"),
+            operation: s("operation"),
+            api_version: s("apiVersion"),
+            subresource: s("subresource"),
+        }
     }
 
     /// How a conflict names its manager (`printManager`).
@@ -187,7 +192,12 @@ pub(crate) fn decode(entries: &[Entry]) -> Result<Managed, String> {
         match e.fields_type.as_str() {
             "FieldsV1" => {}
             "" => return Err(format!("missing fieldsType in managed fields entry {i}")),
-            other => return Err(format!("invalid fieldsType {} in managed fields entry {i}", super::value::go_quote(other))),
+            other => {
+                return Err(format!(
+                    "invalid fieldsType {} in managed fields entry {i}",
+                    super::value::go_quote(other)
+                ));
+            }
         }
         let set = match &e.fields_v1 {
             None => Set::new(),

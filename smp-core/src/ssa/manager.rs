@@ -124,12 +124,10 @@ impl Op<'_, '_> {
         typed(new, "new")?;
         typed(live, "live")?;
         const SELF: &str = "current-operation";
-        self.updater()
-            .update(live, new, version, &mut managed.fields, SELF)
-            .map_err(|f| match f {
-                Failure::Message(m) => Error::Invalid(format!("failed to update ManagedFields ({}): {m}", gvknn(new))),
-                other => message(other),
-            })?;
+        self.updater().update(live, new, version, &mut managed.fields, SELF).map_err(|f| match f {
+            Failure::Message(m) => Error::Invalid(format!("failed to update ManagedFields ({}): {m}", gvknn(new))),
+            other => message(other),
+        })?;
         strip(&mut managed.fields, SELF);
         if let Some(vs) = managed.fields.remove(SELF) {
             let set = match managed.fields.get(&id) {
@@ -144,7 +142,14 @@ impl Op<'_, '_> {
     }
 
     /// The `Apply` chain below the last-applied steps.
-    fn apply_chain(&self, live: &Value, applied: &Value, managed: &mut Managed, manager: &str, force: bool) -> Result<Value, Error> {
+    fn apply_chain(
+        &self,
+        live: &Value,
+        applied: &Value,
+        managed: &mut Managed,
+        manager: &str,
+        force: bool,
+    ) -> Result<Value, Error> {
         if managed.fields.is_empty() {
             let empty = self.res.empty_object();
             self.update_chain(&empty, live, managed, "before-first-apply")
@@ -198,23 +203,23 @@ impl Op<'_, '_> {
 
     pub(crate) fn apply(&self, live: &Value, applied: &Value, manager: &str, force: bool) -> Result<Value, Error> {
         let entries = managed::entries_of(live).unwrap_or_default();
-        let managed = managed::decode(&entries).map_err(|e| Error::Invalid(format!("failed to decode managed fields: {e}")))?;
+        let managed =
+            managed::decode(&entries).map_err(|e| Error::Invalid(format!("failed to decode managed fields: {e}")))?;
         if gvk_text(applied) != self.res.gvk_text() {
             return Err(Error::Invalid(format!("invalid object type: {}", gvk_text(applied))));
         }
         let mut m = managed.clone();
         let mut result = self.apply_chain(live, applied, &mut m, manager, force);
-        if manager == "kubectl" {
-            if let Err(Error::Conflicts(c)) = &result {
-                if let Some(allowed) = self.allowed_from_last_applied(live) {
-                    let rest: Vec<_> = c.0.iter().filter(|c| !allowed.has(&c.path.0)).cloned().collect();
-                    if rest.is_empty() {
-                        m = managed;
-                        result = self.apply_chain(live, applied, &mut m, manager, true);
-                    } else {
-                        result = Err(Error::Conflicts(Conflicts(rest)));
-                    }
-                }
+        if manager == "kubectl"
+            && let Err(Error::Conflicts(c)) = &result
+            && let Some(allowed) = self.allowed_from_last_applied(live)
+        {
+            let rest: Vec<_> = c.0.iter().filter(|c| !allowed.has(&c.path.0)).cloned().collect();
+            if rest.is_empty() {
+                m = managed;
+                result = self.apply_chain(live, applied, &mut m, manager, true);
+            } else {
+                result = Err(Error::Conflicts(Conflicts(rest)));
             }
         }
         let mut obj = result?;
@@ -261,7 +266,8 @@ fn strip(fields: &mut super::updater::Fields, manager: &str) {
 /// `capManagersManager`: beyond ten `Update` managers, the oldest are
 /// merged into one `ancient-changes` manager per apiVersion.
 fn cap_update_managers(managed: &mut Managed) {
-    let mut updaters: Vec<String> = managed.fields.iter().filter(|(_, vs)| !vs.applied).map(|(k, _)| k.clone()).collect();
+    let mut updaters: Vec<String> =
+        managed.fields.iter().filter(|(_, vs)| !vs.applied).map(|(k, _)| k.clone()).collect();
     if updaters.len() <= MAX_UPDATE_MANAGERS {
         return;
     }
@@ -284,10 +290,10 @@ fn cap_update_managers(managed: &mut Managed) {
         .identifier();
         match first_of_version.iter().find(|(v, _)| *v == vs.api_version) {
             Some((_, first)) => {
-                if !managed.fields.contains_key(&bucket) {
-                    if let Some(s) = managed.fields.remove(first) {
-                        managed.fields.insert(bucket.clone(), s);
-                    }
+                if !managed.fields.contains_key(&bucket)
+                    && let Some(s) = managed.fields.remove(first)
+                {
+                    managed.fields.insert(bucket.clone(), s);
                 }
                 let prev = managed.fields.get(&bucket).map(|b| b.set.clone()).unwrap_or_default();
                 managed.fields.insert(
@@ -337,6 +343,9 @@ mod tests {
     #[test]
     fn gvk_text_is_gos() {
         assert_eq!(gvk_text(&serde_json::json!({"apiVersion": "v1", "kind": "Pod"})), "/v1, Kind=Pod");
-        assert_eq!(gvk_text(&serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment"})), "apps/v1, Kind=Deployment");
+        assert_eq!(
+            gvk_text(&serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment"})),
+            "apps/v1, Kind=Deployment"
+        );
     }
 }

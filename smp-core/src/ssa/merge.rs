@@ -11,13 +11,24 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The merge of `rhs` (the configuration) into `lhs` (the live object).
-pub(crate) fn merge(schema: &Schema, tr: TypeRef, lhs: Option<&Value>, rhs: Option<&Value>) -> Result<Option<Value>, ValidationErrors> {
+pub(crate) fn merge(
+    schema: &Schema,
+    tr: TypeRef,
+    lhs: Option<&Value>,
+    rhs: Option<&Value>,
+) -> Result<Option<Value>, ValidationErrors> {
     let mut errs = ValidationErrors::default();
     let out = merge_at(schema, tr, lhs, rhs, &mut errs);
     if errs.is_empty() { Ok(out) } else { Err(errs) }
 }
 
-fn merge_at(schema: &Schema, tr: TypeRef, lhs: Option<&Value>, rhs: Option<&Value>, errs: &mut ValidationErrors) -> Option<Value> {
+fn merge_at(
+    schema: &Schema,
+    tr: TypeRef,
+    lhs: Option<&Value>,
+    rhs: Option<&Value>,
+    errs: &mut ValidationErrors,
+) -> Option<Value> {
     if lhs.is_none() && rhs.is_none() {
         errs.extend(ValidationErrors::one("at least one of lhs and rhs must be provided"));
         return None;
@@ -130,7 +141,13 @@ fn merge_map(
 /// (for the live list, `null` for an element that appears twice).
 type Indexed<'v> = (Vec<PathElement>, BTreeMap<PathElement, Option<&'v Value>>);
 
-fn index<'v>(schema: &Schema, t: &ListType, rel: Relationship, list: &'v [Value], allow_dups: bool) -> Result<Indexed<'v>, ValidationErrors> {
+fn index<'v>(
+    schema: &Schema,
+    t: &ListType,
+    rel: Relationship,
+    list: &'v [Value],
+    allow_dups: bool,
+) -> Result<Indexed<'v>, ValidationErrors> {
     let mut errs = ValidationErrors::default();
     let mut pes = Vec::with_capacity(list.len());
     let mut observed: BTreeMap<PathElement, Option<&Value>> = BTreeMap::new();
@@ -144,7 +161,8 @@ fn index<'v>(schema: &Schema, t: &ListType, rel: Relationship, list: &'v [Value]
         };
         if let Some(slot) = observed.get_mut(&pe) {
             if !allow_dups {
-                errs.0.push(ValidationError { path: String::new(), message: format!("duplicate entries for key {pe}") });
+                errs.0
+                    .push(ValidationError { path: String::new(), message: format!("duplicate entries for key {pe}") });
                 continue;
             }
             *slot = None;

@@ -21,7 +21,7 @@
 //!     "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "T"}],
 //!     "properties": {
 //!         "apiVersion": {"type": "string"}, "kind": {"type": "string"},
-//!         "metadata": {"type": "object", "properties": {"name": {"type": "string"}}},
+//!         "metadata": {"type": "object"},
 //!         "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}
 //!     }
 //! }}}});
@@ -110,7 +110,11 @@ impl<'s> Resource<'s> {
     /// A named definition; its group, version and kind are those it is
     /// marked with (the one matching `object_api_version_kind` if given,
     /// else the first), or `object_api_version_kind` when it has none.
-    pub fn for_definition(schema: &'s Schema, definition: &str, object_api_version_kind: Option<(&str, &str)>) -> Option<Self> {
+    pub fn for_definition(
+        schema: &'s Schema,
+        definition: &str,
+        object_api_version_kind: Option<(&str, &str)>,
+    ) -> Option<Self> {
         let root = schema.root(definition)?;
         let marked = schema.kinds_of(definition);
         let gv = |g: &str, v: &str| if g.is_empty() { v.to_string() } else { format!("{g}/{v}") };
@@ -157,7 +161,14 @@ fn prepare(res: &Resource, live: Option<&Value>, obj: &Value, now: &str) -> Resu
 /// create); `now` (RFC 3339) stamps the entries the apply touches. Returns
 /// the object with its `metadata.managedFields`, or the conflicts with
 /// other managers' fields (unless `force`), or the server's error.
-pub fn apply(res: &Resource, live: Option<&Value>, applied: &Value, manager: &str, force: bool, now: &str) -> Result<Value, Error> {
+pub fn apply(
+    res: &Resource,
+    live: Option<&Value>,
+    applied: &Value,
+    manager: &str,
+    force: bool,
+    now: &str,
+) -> Result<Value, Error> {
     let (live, now) = prepare(res, live, applied, now)?;
     manager::Op { res, now }.apply(&live, applied, manager, force)
 }

@@ -177,10 +177,7 @@ impl Schema {
     /// The name of the type marked with this group, version and kind
     /// (`x-kubernetes-group-version-kind`).
     pub fn kind_definition(&self, group: &str, version: &str, kind: &str) -> Option<&str> {
-        self.kinds
-            .iter()
-            .find(|(g, v, k, _)| g == group && v == version && k == kind)
-            .map(|(_, _, _, n)| n.as_str())
+        self.kinds.iter().find(|(g, v, k, _)| g == group && v == version && k == kind).map(|(_, _, _, n)| n.as_str())
     }
 
     /// The groups, versions and kinds a type is marked with.
@@ -379,12 +376,11 @@ impl Converter {
     /// `makeOpenAPIRef`: a named type, or an inlined one.
     fn type_ref(&mut self, spec: &Value, at: &str, preserve: bool) -> TypeRef {
         let mut r = ref_of(spec).unwrap_or("");
-        if r.is_empty() {
-            if let Some(Value::Array(all)) = spec.get("allOf") {
-                if all.len() == 1 {
-                    r = ref_of(&all[0]).unwrap_or("");
-                }
-            }
+        if r.is_empty()
+            && let Some(Value::Array(all)) = spec.get("allOf")
+            && all.len() == 1
+        {
+            r = ref_of(&all[0]).unwrap_or("");
         }
         let name = r.rsplit('/').next().unwrap_or("");
         if !name.is_empty() {

@@ -104,14 +104,14 @@ fn go_type(v: &Value) -> &'static str {
 /// `validateScalar`.
 pub(crate) fn validate_scalar(t: Scalar, v: Option<&Value>, prefix: &str) -> Option<String> {
     let v = v?;
-    let ok = match (t, v) {
-        (_, Value::Null) => true,
-        (Scalar::Numeric, Value::Number(_)) => true,
-        (Scalar::String, Value::String(_)) => true,
-        (Scalar::Boolean, Value::Bool(_)) => true,
-        (Scalar::Untyped, Value::Number(_) | Value::String(_) | Value::Bool(_)) => true,
-        _ => false,
-    };
+    let ok = matches!(
+        (t, v),
+        (_, Value::Null)
+            | (Scalar::Numeric, Value::Number(_))
+            | (Scalar::String, Value::String(_))
+            | (Scalar::Boolean, Value::Bool(_))
+            | (Scalar::Untyped, Value::Number(_) | Value::String(_) | Value::Bool(_))
+    );
     if ok {
         return None;
     }
@@ -125,7 +125,12 @@ pub(crate) fn validate_scalar(t: Scalar, v: Option<&Value>, prefix: &str) -> Opt
 
 /// A list element's path element (`listItemToPathElement`): its key fields
 /// (with their schema defaults) for a `map` list, its value for a `set`.
-pub(crate) fn list_item_element(schema: &Schema, list: &ListType, rel: Relationship, child: &Value) -> Result<PathElement, String> {
+pub(crate) fn list_item_element(
+    schema: &Schema,
+    list: &ListType,
+    rel: Relationship,
+    child: &Value,
+) -> Result<PathElement, String> {
     if rel != Relationship::Associative {
         return Err("invalid indexing of non-associative list".into());
     }
@@ -141,16 +146,18 @@ pub(crate) fn list_item_element(schema: &Schema, list: &ListType, rel: Relations
                 fields.push((k.clone(), v.clone()));
                 continue;
             }
-            let elem = schema.resolve(list.element).map_err(|_| {
-                format!("couldn't find default value for {k}: invalid elementType for list")
-            })?;
+            let elem = schema
+                .resolve(list.element)
+                .map_err(|_| format!("couldn't find default value for {k}: invalid elementType for list"))?;
             let Some((em, _)) = elem.map else {
-                return Err(format!("couldn't find default value for {k}: associative list may not have non-map types"));
+                return Err(format!(
+                    "couldn't find default value for {k}: associative list may not have non-map types"
+                ));
             };
-            if let Some(d) = em.fields.get(k).and_then(|f| f.default.as_ref()) {
-                if !d.is_null() {
-                    fields.push((k.clone(), d.clone()));
-                }
+            if let Some(d) = em.fields.get(k).and_then(|f| f.default.as_ref())
+                && !d.is_null()
+            {
+                fields.push((k.clone(), d.clone()));
             }
         }
         if fields.is_empty() {
@@ -211,7 +218,8 @@ fn validate_list(schema: &Schema, t: &ListType, rel: Relationship, v: &Value, du
         };
         if rel == Relationship::Associative {
             if seen.contains(&pe) && !dups {
-                errs.0.push(ValidationError { path: String::new(), message: format!("duplicate entries for key {pe}") });
+                errs.0
+                    .push(ValidationError { path: String::new(), message: format!("duplicate entries for key {pe}") });
             }
             seen.insert(pe.clone());
         }
@@ -406,16 +414,22 @@ fn reconcile_walk(
             return;
         }
         if !is_atomic && rel == Relationship::Atomic {
-            if set.is_some_and(|s| s.len() > 0) {
+            if set.is_some_and(|s| !s.is_empty()) {
                 to_fix.insert(path);
             }
             return;
         }
         if let Some(s) = set {
-            visit_set(s, path, to_fix, &mut |pe| match pe {
-                PathElement::Field(n) => m.type_of(n),
-                _ => m.element,
-            }, schema);
+            visit_set(
+                s,
+                path,
+                to_fix,
+                &mut |pe| match pe {
+                    PathElement::Field(n) => m.type_of(n),
+                    _ => m.element,
+                },
+                schema,
+            );
         }
     } else if r.scalar.is_some() {
     } else if let Some((l, rel)) = r.list {

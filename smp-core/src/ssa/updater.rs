@@ -40,8 +40,16 @@ impl Updater<'_> {
 
     /// Other managers lose what changed from `old` to `new`; without
     /// `force`, a change to a field another manager owns is a conflict.
-    fn update_managers(&self, old: &Value, new: &Value, managers: &mut Fields, workflow: &str, force: bool) -> Result<Comparison, Failure> {
-        let cmp = compare(self.schema, self.root, old, new).map_err(|e| Failure::Message(format!("failed to compare objects: {e}")))?;
+    fn update_managers(
+        &self,
+        old: &Value,
+        new: &Value,
+        managers: &mut Fields,
+        workflow: &str,
+        force: bool,
+    ) -> Result<Comparison, Failure> {
+        let cmp = compare(self.schema, self.root, old, new)
+            .map_err(|e| Failure::Message(format!("failed to compare objects: {e}")))?;
         let changed = cmp.modified.union(&cmp.added);
         let mut conflicts: Vec<(String, Set)> = Vec::new();
         for (m, vs) in managers.iter() {
@@ -77,7 +85,14 @@ impl Updater<'_> {
     }
 
     /// `Updater.Update`: the manager owns what it changed.
-    pub(crate) fn update(&self, live: &Value, new: &Value, version: &str, managers: &mut Fields, manager: &str) -> Result<(), Failure> {
+    pub(crate) fn update(
+        &self,
+        live: &Value,
+        new: &Value,
+        version: &str,
+        managers: &mut Fields,
+        manager: &str,
+    ) -> Result<(), Failure> {
         self.reconcile(managers);
         let cmp = self.update_managers(live, new, managers, manager, true)?;
         let own = managers.get(manager).map(|vs| vs.set.clone()).unwrap_or_default();
@@ -85,7 +100,8 @@ impl Updater<'_> {
         if set.is_empty() {
             managers.remove(manager);
         } else {
-            managers.insert(manager.to_string(), VersionedSet { set, api_version: version.to_string(), applied: false });
+            managers
+                .insert(manager.to_string(), VersionedSet { set, api_version: version.to_string(), applied: false });
         }
         Ok(())
     }
