@@ -79,7 +79,8 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
     let work_rx = Mutex::new(work_rx);
     let (done_tx, done_rx) = mpsc::channel::<(usize, Vec<u8>)>();
     std::thread::scope(|scope| {
-        let reader = scope.spawn(move || -> io::Result<()> {
+        let thread = || std::thread::Builder::new();
+        let reader = thread().spawn_scoped(scope, move || -> io::Result<()> {
             let send = |chunk| slot_tx.send(()).is_ok() && work_tx.send(chunk).is_ok();
             let Some((input, left)) = stream.as_mut() else {
                 split_mapped(mapped.unwrap_or_default(), batch.max_line, send);
@@ -119,9 +120,14 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
             }
             Ok(())
         });
+        let reader = reader.map_err(|e| Failure::Error(format!("cannot start a thread: {e}")))?;
+        // Threads the system refuses (a memory limit, a limit on
+        // processes) are done without: fewer jobs, none only if none starts.
+        let mut workers = 0;
+        let mut refused = None;
         for _ in 0..jobs {
             let (work_rx, done_tx) = (&work_rx, done_tx.clone());
-            scope.spawn(move || {
+            let spawned = thread().spawn_scoped(scope, move || {
                 let mut resolver = match batch.resolver() {
                     Ok(resolver) => resolver,
                     Err(_) => return,
@@ -144,8 +150,21 @@ pub fn run(batch: &Batch<'_>, source: &Source, jobs: usize) -> Result<(), Failur
                     }
                 }
             });
+            match spawned {
+                Ok(_) => workers += 1,
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
         }
         drop(done_tx);
+        if let (0, Some(e)) = (workers, refused) {
+            // Stops the reader, then fails.
+            drop(slot_rx);
+            let _ = reader.join();
+            return Err(Failure::Error(format!("cannot start a thread for --jobs: {e}")));
+        }
         let written = write_in_order(&mut out, done_rx, &slot_rx);
         // Stop the reader and the workers if the writer stopped early.
         drop(slot_rx);
@@ -518,9 +537,16 @@ fn parse_case(op: Op, line: &[u8], default: bool, patch_type: PatchType) -> Resu
     let mut docs = Vec::with_capacity(op.inputs().len());
     for name in op.inputs() {
         let doc = fields.remove(*name).ok_or_else(|| format!("missing field {name:?}"))?;
-        // A JSON patch to apply is a list of operations.
-        let operations = *name == "patch" && patch_type == PatchType::Json && doc.is_array();
-        if !matches!(doc, Value::Object(_) | Value::Null) && !operations {
+        // A JSON patch to apply is a list of operations; `null` is none,
+        // as the reference's library reads it (and as for `-p null`).
+        let json_patch = *name == "patch" && patch_type == PatchType::Json;
+        let doc = if json_patch && doc.is_null() { Value::Array(Vec::new()) } else { doc };
+        let fits = match doc {
+            Value::Object(_) | Value::Null => true,
+            Value::Array(_) => json_patch,
+            _ => false,
+        };
+        if !fits {
             return Err(format!("{name:?} must be an object, not {}", type_name(&doc)));
         }
         docs.push(doc);
@@ -544,6 +570,15 @@ mod tests {
         let (docs, overwrite) = parse_case(Op::ThreeWay, line, false, PatchType::Strategic).unwrap();
         assert_eq!(docs, [json!({"o": 1}), Value::Null, json!({"c": 1})]);
         assert!(overwrite);
+    }
+
+    #[test]
+    fn a_null_json_patch_is_no_operations_as_with_p() {
+        let line = br#"{"original": {"a": 1}, "patch": null}"#;
+        let (docs, _) = parse_case(Op::Apply, line, false, PatchType::Json).unwrap();
+        assert_eq!(docs, [json!({"a": 1}), json!([])]);
+        let (docs, _) = parse_case(Op::Apply, line, false, PatchType::Merge).unwrap();
+        assert_eq!(docs[1], Value::Null, "refused later, as by the reference");
     }
 
     #[test]
