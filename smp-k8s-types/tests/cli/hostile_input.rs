@@ -424,6 +424,122 @@ fn a_closed_stdout_is_an_error() {
     }
 }
 
+/// Under a memory limit the system refuses some of `--jobs 400`'s threads
+/// (400 stacks of 2 MiB are 800 MB): the batch runs on those it has.
+#[cfg(unix)]
+#[test]
+fn jobs_the_system_refuses_are_done_without() {
+    let mut child = Command::new("sh")
+        .args(["-c", r#"ulimit -v 200000 && exec "$0" "$@""#, env!("CARGO_BIN_EXE_smp")])
+        .args(["apply", "--untyped", "--jsonl", "--jobs", "400"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let cases = r#"{"original": {"a": 1}, "patch": {"b": 2}}"#.to_string() + "\n";
+    let _ = child.stdin.take().unwrap().write_all(cases.repeat(100).as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(lines(&out), vec![json!({"result": {"a": 1, "b": 2}}); 100]);
+}
+
+/// What smp writes on stderr or stdout that cannot be written: an error
+/// exit, never a panic (101) nor a success that lost its text. stderr is
+/// `/dev/full` (ENOSPC) or a pipe whose reader is gone (EPIPE).
+#[cfg(unix)]
+#[test]
+fn unwritable_stderr_and_stdout_are_error_exits() {
+    let object = json_file("object.json", &json!({"a": 1}));
+    let crd = file("crd.yaml", TWO_KEY_CRD).display().to_string();
+    let cr = json_file("cr.json", &json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {}}));
+    let run = |args: &[&str], redirect: &str| {
+        let script = format!(r#"exec "$0" "$@" {redirect}"#);
+        Command::new("sh").args(["-c", &script, env!("CARGO_BIN_EXE_smp")]).args(args).output().unwrap()
+    };
+    let cases: [(&[&str], &str); 6] = [
+        (&["apply", "--untyped", &object, "-p", "{"], "2>/dev/full"),
+        (&["apply", "--untyped", &object, "-p", "{\"b\": 1}", "--explain"], "2>/dev/full >/dev/null"),
+        (&["apply", "--crd", &crd, "--type", "strategic", &cr, "-p", "{}"], "2>/dev/full >/dev/null"),
+        (&["--help"], ">/dev/full"),
+        (&["--version"], ">/dev/full"),
+        (&["apply", "--untyped", &object, "-p", "{}"], ">/dev/full"),
+    ];
+    for (args, redirect) in cases {
+        let out = run(args, redirect);
+        assert_eq!(out.status.code(), Some(1), "{args:?} {redirect}: {}", stderr(&out));
+    }
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_smp"))
+        .args(["apply", "--untyped", &object, "-p", "{"])
+        .stderr(writer)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "an error on a closed pipe");
+}
+
+/// A CRD whose `ports` list is keyed by `port` and `protocol`.
+const TWO_KEY_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port, protocol]
+                items:
+                  type: object
+                  required: [port, protocol]
+                  properties:
+                    port: {type: integer}
+                    protocol: {type: string}
+";
+
+/// Messages name what is at fault: the live object whose last-applied
+/// annotation is bad, a CRD file once; `1<>/dev/null` is an open stdout;
+/// a batch's `"patch": null` of type json is no operations, as `-p null`.
+#[cfg(unix)]
+#[test]
+fn messages_name_what_is_at_fault() {
+    let desired =
+        json_file("desired.json", &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}));
+    let annotations = json!({"kubectl.kubernetes.io/last-applied-configuration": "{not json"});
+    let live = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "annotations": annotations}});
+    let live = json_file("live.json", &live);
+    let out = smp(&["three-way", "--from-annotation", &desired, &live], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with(&format!("error: current file {live:?}: annotation")), "{}", stderr(&out));
+
+    let out = smp(&["apply", "--crd", "/nonexistent/crd.yaml", &desired, "-p", "{}"], "");
+    assert!(stderr(&out).starts_with("error: cannot read CRD file \"/nonexistent/crd.yaml\""), "{}", stderr(&out));
+
+    let out = Command::new("sh")
+        .args(["-c", r#"exec "$0" "$@" 1<>/dev/null"#, env!("CARGO_BIN_EXE_smp")])
+        .args(["apply", &desired, "-p", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let inline = assert_ok(&smp(&["apply", "--type", "json", &desired, "-p", "null"], ""));
+    let batch = smp(&["apply", "--type", "json", "--jsonl"], &format!(r#"{{"original": {inline}, "patch": null}}"#));
+    assert_eq!(lines(&batch), [json!({"result": inline})]);
+}
+
 #[test]
 fn batch_errors_name_the_document() {
     let deep = format!(r#"{{"original": {{}}, "patch": {}}}"#, nested_json(200));

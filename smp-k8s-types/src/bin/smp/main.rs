@@ -114,10 +114,17 @@ fn purge_after_50_ms() {
     unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 50) };
 }
 
-/// Prints clap's message; bad usage exits with 1 (2 means a conflict).
+/// Prints clap's message; bad usage exits with 1 (2 means a conflict), and
+/// so does help or a version that cannot be written.
 fn usage_error(e: clap::Error) -> ExitCode {
-    let _ = e.print();
-    if e.use_stderr() { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    match e.print() {
+        Ok(()) if !e.use_stderr() => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(1),
+        Err(write) => {
+            output::to_stderr(format_args!("error: cannot write output: {write}\n"));
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// A command with its inputs, in the order of [`Op::inputs`].

@@ -93,6 +93,18 @@ pub fn bounded(message: &str) -> String {
     format!("{}… ({} more bytes)", &message[..cut], message.len() - cut)
 }
 
+/// Writes text on stderr where the exit status already says what failed:
+/// a stderr that cannot be written loses the message, never the status.
+pub fn to_stderr(text: std::fmt::Arguments<'_>) {
+    let _ = io::stderr().lock().write_fmt(text);
+}
+
+/// Writes a line on stderr that the exit status does not tell (a warning,
+/// an explanation); a stderr that cannot be written fails the command.
+pub fn stderr_line(line: std::fmt::Arguments<'_>) -> Result<(), String> {
+    writeln!(io::stderr().lock(), "{line}").map_err(|e| format!("cannot write to stderr: {e}"))
+}
+
 /// Fails when smp was started with stdout closed: the Rust runtime then
 /// opens `/dev/null` in its place, and the answer would vanish without an
 /// error.
@@ -103,18 +115,28 @@ pub fn check_stdout() -> Result<(), Failure> {
     Ok(())
 }
 
-/// Whether stdout is the `/dev/null` the runtime opens, read-write, for a
-/// closed descriptor (a shell's `>/dev/null` opens it write-only).
+/// Whether descriptor 1 was closed when smp started, as seen before the
+/// Rust runtime puts `/dev/null` in its place (it does so before `main`, and
+/// the `/dev/null` it opens cannot be told from a shell's `1<>/dev/null`).
+#[cfg(target_os = "linux")]
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Runs as the program is loaded, before the runtime's start.
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static SEE_STDOUT_AT_START: extern "C" fn() = {
+    extern "C" fn see_stdout() {
+        // SAFETY: `fcntl(F_GETFD)` only asks about a descriptor number.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+        STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
+    }
+    see_stdout
+};
+
 #[cfg(target_os = "linux")]
 fn stdout_was_closed() -> bool {
-    let is_null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|target| target == std::path::Path::new("/dev/null"));
-    let flags = std::fs::read_to_string("/proc/self/fdinfo/1").ok().and_then(|info| {
-        let flags = info.lines().find_map(|line| line.strip_prefix("flags:"))?;
-        u32::from_str_radix(flags.trim(), 8).ok()
-    });
-    const ACCESS_MODE: u32 = 0o3;
-    const READ_WRITE: u32 = 0o2;
-    is_null && flags.is_some_and(|flags| flags & ACCESS_MODE == READ_WRITE)
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -201,18 +223,18 @@ impl Failure {
         let format = if format == Format::Name { Format::Json } else { format };
         match self {
             Failure::Error(message) => {
-                eprintln!("error: {}", bounded(message));
+                to_stderr(format_args!("error: {}\n", bounded(message)));
                 error
             }
             Failure::OutputClosed => error,
             Failure::Conflict { path, patch, changed } => {
                 let at = if path.is_empty() { String::new() } else { format!(" at {}", bounded(path)) };
-                eprint!(
+                to_stderr(format_args!(
                     "error: conflict{at}: the patch conflicts with changes made from original to current\n\
                      patch:\n{}changes made from original to current:\n{}",
                     render(patch, format),
                     render(changed, format)
-                );
+                ));
                 ExitCode::from(2)
             }
         }

@@ -47,7 +47,7 @@ pub fn load_documents(args: &SchemaArgs) -> Result<Vec<Document>, String> {
 /// The CRDs of a manifest file as an OpenAPI document.
 fn load_crd(path: &Path, version: Option<&str>, warn: bool) -> Result<Document, String> {
     let source = Source::File(path.to_path_buf());
-    let what = "CRD file";
+    let what = "CRD";
     let files = documents::read(&source, what, false, documents::Objects::Any)?;
     let crds: Vec<Value> = documents::objects(&files)
         .into_iter()
@@ -61,7 +61,7 @@ fn load_crd(path: &Path, version: Option<&str>, warn: bool) -> Result<Document, 
     let schemas = smp_k8s_types::crd_schema::openapi(&crds, version).map_err(|e| format!("{name}: {e}"))?;
     if warn {
         for warning in &schemas.warnings {
-            eprintln!("smp: warning: {warning}");
+            crate::output::stderr_line(format_args!("smp: warning: {warning}"))?;
         }
     }
     Ok(Document { name: path.display().to_string(), api: schemas.api, default: schemas.default_definition })

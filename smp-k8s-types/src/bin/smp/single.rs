@@ -87,7 +87,7 @@ impl Request<'_> {
             if self.explain || self.diff {
                 let (before, patch, after) = self.before_after(&case.docs, &answer, schema)?;
                 if self.explain {
-                    self.print_explanation(subject(self.op, &case.docs), &before, &patch, &after, schema, several);
+                    self.print_explanation(subject(self.op, &case.docs), &before, &patch, &after, schema, several)?;
                 }
                 if self.diff {
                     self.print_diff(subject(self.op, &case.docs), &before, &after)?;
@@ -130,8 +130,10 @@ impl Request<'_> {
                 let pairs = pair(&[modified.as_slice(), current.as_slice()], &names[1..])?;
                 pairs
                     .into_iter()
-                    .map(|(origin, mut docs)| {
-                        let original = last_applied(&docs[1]).map_err(|e| format!("{origin}: {e}"))?;
+                    .zip(&current)
+                    .map(|((origin, mut docs), (live, _))| {
+                        // The annotation is the live object's.
+                        let original = last_applied(&docs[1]).map_err(|e| format!("{live}: {e}"))?;
                         // As kubectl apply, the desired object carries its
                         // own JSON as the new last-applied configuration,
                         // so the patch records it.
@@ -228,14 +230,18 @@ impl Request<'_> {
         after: &Value,
         schema: smp_core::Schema<'_>,
         several: bool,
-    ) {
+    ) -> Result<(), Failure> {
         let mut err = io::stderr().lock();
-        if several {
-            let _ = writeln!(err, "# {}", documents::name_of(object));
-        }
-        for line in explain::explain(before, patch, after, schema) {
-            let _ = writeln!(err, "{line}");
-        }
+        let mut write = || -> io::Result<()> {
+            if several {
+                writeln!(err, "# {}", documents::name_of(object))?;
+            }
+            for line in explain::explain(before, patch, after, schema) {
+                writeln!(err, "{line}")?;
+            }
+            err.flush()
+        };
+        write().map_err(|e| Failure::Error(format!("cannot write the explanation to stderr: {e}")))
     }
 
     fn print_diff(&self, object: &Value, before: &Value, after: &Value) -> Result<(), Failure> {
