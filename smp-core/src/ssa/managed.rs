@@ -23,6 +23,8 @@ pub(crate) struct VersionedSet {
 pub(crate) struct Managed {
     pub(crate) fields: BTreeMap<String, VersionedSet>,
     pub(crate) times: BTreeMap<String, Option<Time>>,
+    /// The managers this operation stamped with its time.
+    pub(crate) stamped: std::collections::BTreeSet<String>,
 }
 
 /// The parts of an entry that name its manager.

@@ -22,6 +22,10 @@ const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 pub(crate) struct Op<'a, 's> {
     pub(crate) res: &'a Resource<'s>,
     pub(crate) now: Time,
+    /// The wall clock: the reference's field manager stamps entries with it
+    /// before the caller's time replaces it, and caps the `Update` managers
+    /// in between, so the cap orders this operation's entries by it.
+    pub(crate) clock: Time,
 }
 
 fn gvk_text(obj: &Value) -> String {
@@ -135,9 +139,10 @@ impl Op<'_, '_> {
                 None => vs.set,
             };
             managed.fields.insert(id.clone(), VersionedSet { set, api_version: vs.api_version, applied: vs.applied });
-            managed.times.insert(id, Some(self.now));
+            managed.times.insert(id.clone(), Some(self.now));
+            managed.stamped.insert(id);
         }
-        cap_update_managers(managed);
+        cap_update_managers(managed, self.clock);
         Ok(())
     }
 
@@ -172,7 +177,8 @@ impl Op<'_, '_> {
         strip(&mut managed.fields, &id);
         Ok(match merged {
             Some(obj) => {
-                managed.times.insert(id, Some(self.now));
+                managed.times.insert(id.clone(), Some(self.now));
+                managed.stamped.insert(id);
                 obj
             }
             None => live.clone(),
@@ -265,13 +271,18 @@ fn strip(fields: &mut super::updater::Fields, manager: &str) {
 
 /// `capManagersManager`: beyond ten `Update` managers, the oldest are
 /// merged into one `ancient-changes` manager per apiVersion.
-fn cap_update_managers(managed: &mut Managed) {
+fn cap_update_managers(managed: &mut Managed, clock: Time) {
     let mut updaters: Vec<String> =
         managed.fields.iter().filter(|(_, vs)| !vs.applied).map(|(k, _)| k.clone()).collect();
     if updaters.len() <= MAX_UPDATE_MANAGERS {
         return;
     }
-    let secs = |m: &Managed, k: &str| m.times.get(k).copied().flatten().map(|t| t.unix()).unwrap_or(0);
+    let secs = |m: &Managed, k: &str| {
+        if m.stamped.contains(k) {
+            return clock.unix();
+        }
+        m.times.get(k).copied().flatten().map(|t| t.unix()).unwrap_or(0)
+    };
     updaters.sort_by(|a, b| secs(managed, a).cmp(&secs(managed, b)).then_with(|| a.cmp(b)));
     let mut first_of_version: Vec<(String, String)> = Vec::new();
     let mut length = updaters.len();
@@ -281,6 +292,7 @@ fn cap_update_managers(managed: &mut Managed) {
         }
         let Some(vs) = managed.fields.get(manager).cloned() else { continue };
         let time = managed.times.get(manager).copied().flatten();
+        let stamped = managed.stamped.contains(manager);
         let bucket = ManagerId {
             manager: "ancient-changes".into(),
             operation: "Update".into(),
@@ -302,7 +314,12 @@ fn cap_update_managers(managed: &mut Managed) {
                 );
                 managed.fields.remove(manager);
                 length -= 1;
-                managed.times.insert(bucket, time);
+                managed.times.insert(bucket.clone(), time);
+                if stamped {
+                    managed.stamped.insert(bucket);
+                } else {
+                    managed.stamped.remove(&bucket);
+                }
             }
             None => first_of_version.push((vs.api_version.clone(), manager.clone())),
         }

@@ -170,12 +170,12 @@ pub fn apply(
     now: &str,
 ) -> Result<Value, Error> {
     let (live, now) = prepare(res, live, applied, now)?;
-    manager::Op { res, now }.apply(&live, applied, manager, force)
+    manager::Op { res, now, clock: Time::wall_clock() }.apply(&live, applied, manager, force)
 }
 
 /// A write (a PUT or a non-apply patch) of `new` by `manager` over `live`
 /// (`None`: a create): the manager owns what changed, the others lose it.
 pub fn update(res: &Resource, live: Option<&Value>, new: &Value, manager: &str, now: &str) -> Result<Value, Error> {
     let (live, now) = prepare(res, live, new, now)?;
-    manager::Op { res, now }.update(&live, new, manager)
+    manager::Op { res, now, clock: Time::wall_clock() }.update(&live, new, manager)
 }

@@ -77,6 +77,12 @@ impl Time {
         Some(Time(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - offset))
     }
 
+    /// The system clock, in whole seconds.
+    pub fn wall_clock() -> Time {
+        let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        Time(d.as_secs() as i64)
+    }
+
     /// Seconds since the epoch.
     pub fn unix(self) -> i64 {
         self.0

@@ -89,6 +89,24 @@ pub(crate) fn go_value(v: &Value) -> String {
     }
 }
 
+/// Go's `%#v` of a decoded JSON value.
+fn go_sharp(v: &Value) -> String {
+    match v {
+        Value::Null => "interface {}(nil)".into(),
+        Value::String(s) => super::value::go_quote(s),
+        Value::Number(n) => match super::value::num(n) {
+            super::value::Num::Int(i) => i.to_string(),
+            super::value::Num::Float(f) => super::value::go_float(f),
+        },
+        Value::Bool(b) => b.to_string(),
+        Value::Array(a) => format!("[]interface {{}}{{{}}}", a.iter().map(go_sharp).collect::<Vec<_>>().join(", ")),
+        Value::Object(m) => {
+            let parts: Vec<String> = m.iter().map(|(k, v)| format!("{}:{}", super::value::go_quote(k), go_sharp(v))).collect();
+            format!("map[string]interface {{}}{{{}}}", parts.join(", "))
+        }
+    }
+}
+
 fn go_type(v: &Value) -> &'static str {
     match v {
         Value::String(_) => "string",
@@ -117,9 +135,9 @@ pub(crate) fn validate_scalar(t: Scalar, v: Option<&Value>, prefix: &str) -> Opt
     }
     Some(match t {
         Scalar::Numeric => format!("{prefix}expected numeric (int or float), got {}", go_type(v)),
-        Scalar::String => format!("{prefix}expected string, got {}", go_value(v)),
-        Scalar::Boolean => format!("{prefix}expected boolean, got {}", go_value(v)),
-        Scalar::Untyped => format!("{prefix}expected any scalar, got {}", go_value(v)),
+        Scalar::String => format!("{prefix}expected string, got &value.valueUnstructured{{Value:{}}}", go_sharp(v)),
+        Scalar::Boolean => format!("{prefix}expected boolean, got &{{{}}}", go_value(v)),
+        Scalar::Untyped => format!("{prefix}expected any scalar, got &{{{}}}", go_value(v)),
     })
 }
 
