@@ -170,12 +170,16 @@ pub fn apply(
     now: &str,
 ) -> Result<Value, Error> {
     let (live, now) = prepare(res, live, applied, now)?;
-    manager::Op { res, now, clock: Time::wall_clock() }.apply(&live, applied, manager, force)
+    let mut out = manager::Op { res, now, clock: Time::wall_clock() }.apply(&live, applied, manager, force)?;
+    value::integral_floats_as_integers(&mut out);
+    Ok(out)
 }
 
 /// A write (a PUT or a non-apply patch) of `new` by `manager` over `live`
 /// (`None`: a create): the manager owns what changed, the others lose it.
 pub fn update(res: &Resource, live: Option<&Value>, new: &Value, manager: &str, now: &str) -> Result<Value, Error> {
     let (live, now) = prepare(res, live, new, now)?;
-    manager::Op { res, now, clock: Time::wall_clock() }.update(&live, new, manager)
+    let mut out = manager::Op { res, now, clock: Time::wall_clock() }.update(&live, new, manager)?;
+    value::integral_floats_as_integers(&mut out);
+    Ok(out)
 }

@@ -101,7 +101,8 @@ fn go_sharp(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Array(a) => format!("[]interface {{}}{{{}}}", a.iter().map(go_sharp).collect::<Vec<_>>().join(", ")),
         Value::Object(m) => {
-            let parts: Vec<String> = m.iter().map(|(k, v)| format!("{}:{}", super::value::go_quote(k), go_sharp(v))).collect();
+            let parts: Vec<String> =
+                m.iter().map(|(k, v)| format!("{}:{}", super::value::go_quote(k), go_sharp(v))).collect();
             format!("map[string]interface {{}}{{{}}}", parts.join(", "))
         }
     }

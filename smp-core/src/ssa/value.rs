@@ -100,6 +100,25 @@ pub(crate) fn compare(a: &Value, b: &Value) -> Ordering {
     }
 }
 
+/// The server holds every number that is not an integer's text as a
+/// float64 and writes an integral one without a fraction (`1.0` → `1`):
+/// such floats become integers, so that the result reads as the server's.
+pub(crate) fn integral_floats_as_integers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Num::Float(f) = num(n)
+                && f.fract() == 0.0
+                && f.abs() < 9.2e18
+            {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(m) => m.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
+    }
+}
+
 /// `value.ToString`: how a key or set value appears in a printed path.
 pub(crate) fn to_string(v: &Value) -> String {
     match v {
