@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# What smp costs the build of a program that uses it, measured in that
+# program's crate, not in ours.
+#
+# Makes throwaway binary crates in a temporary folder, each built clean
+# (its own target directory, no incremental caches), and prints a table of
+# wall time, the time of the units that matter (the program's own crate,
+# k8s-openapi, smp-core) and the binary's size, with the ratios of each
+# "smp" crate to its "base" twin:
+#
+#   base       k8s-openapi + serde_json: reads and prints a Deployment, Pod,
+#              Service, StatefulSet and ConfigMap
+#   smp        the same, plus diff and apply on those five kinds
+#   cr-base    a custom resource spec embedding a PodTemplateSpec, read and
+#              printed
+#   cr-smp     the same spec deriving StrategicMerge, diffed and applied
+#
+#   scripts/build-cost.sh                    # debug and release
+#   PROFILES=debug scripts/build-cost.sh     # one profile
+#   CRATES="base smp" scripts/build-cost.sh  # some crates
+#   KEEP=1 scripts/build-cost.sh             # keep the folder (printed)
+#
+# Unit times come from `cargo build --timings` (its HTML report holds the
+# units' durations). The crates take the workspace's Cargo.lock, so that
+# they build the same dependency versions as the workspace. Builds run one
+# after another; on a loaded machine compare ratios of one run, not
+# figures of different runs (the load is printed).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+profiles=${PROFILES:-"debug release"}
+crates=${CRATES:-"base smp cr-base cr-smp"}
+work=$(mktemp -d "${TMPDIR:-/tmp}/smp-build-cost.XXXXXX")
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+export CARGO_INCREMENTAL=0
+
+manifest() { # name, extra dependencies
+  cat <<EOF
+[package]
+name = "$1"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+k8s-openapi = { version = "0.29", features = ["latest"] }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+$2
+
+[workspace]
+EOF
+}
+
+kinds='use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, Service};'
+
+read_fn='fn read<T: serde::de::DeserializeOwned>(text: &str) -> T {
+    serde_json::from_str(text).expect("an object")
+}'
+
+# The five kinds: read from the command line's arguments (or `{}`), then
+# printed (base) or diffed against a changed copy and patched (smp).
+five_kinds() { # smp or base
+  echo "$kinds"
+  echo "$read_fn"
+  cat <<'EOF'
+fn arg(i: usize) -> String {
+    std::env::args().nth(i).unwrap_or_else(|| "{}".to_owned())
+}
+EOF
+  if [ "$1" = smp ]; then
+    cat <<'EOF'
+use smp_k8s_types::StrategicMerge;
+fn roundtrip<T: StrategicMerge + std::fmt::Debug>(live: T, desired: T) {
+    let patch = live.diff(&desired).expect("a patch");
+    let merged = live.apply(&patch).expect("applied");
+    println!("{patch} {}", merged == desired);
+}
+fn main() {
+    roundtrip::<Deployment>(read(&arg(1)), read(&arg(2)));
+    roundtrip::<Pod>(read(&arg(1)), read(&arg(2)));
+    roundtrip::<Service>(read(&arg(1)), read(&arg(2)));
+    roundtrip::<StatefulSet>(read(&arg(1)), read(&arg(2)));
+    roundtrip::<ConfigMap>(read(&arg(1)), read(&arg(2)));
+}
+EOF
+  else
+    cat <<'EOF'
+fn show<T: serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug>(text: &str) {
+    let value: T = read(text);
+    println!("{}", serde_json::to_string(&value).expect("JSON"));
+}
+fn main() {
+    show::<Deployment>(&arg(1));
+    show::<Pod>(&arg(1));
+    show::<Service>(&arg(1));
+    show::<StatefulSet>(&arg(1));
+    show::<ConfigMap>(&arg(1));
+}
+EOF
+  fi
+}
+
+custom_resource() { # smp or base
+  local derive="" attr="" use=""
+  if [ "$1" = smp ]; then
+    derive=", smp_k8s_types::StrategicMerge"
+    attr='#[patch(strategy = "merge", merge_key = "name")]'
+    use="use smp_k8s_types::StrategicMerge;"
+  fi
+  cat <<EOF
+$use
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+use serde::{Deserialize, Serialize};
+$read_fn
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize$derive)]
+struct Worker {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replicas: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize$derive)]
+#[serde(rename_all = "camelCase")]
+struct BackendSpec {
+    template: PodTemplateSpec,
+    $attr
+    #[serde(default)]
+    workers: Vec<Worker>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    paused: Option<bool>,
+}
+EOF
+  if [ "$1" = smp ]; then
+    cat <<'EOF'
+fn main() {
+    let live: BackendSpec = read(&std::env::args().nth(1).unwrap_or_else(|| "{\"template\":{}}".into()));
+    let mut desired = live.clone();
+    desired.workers.push(Worker { name: "w".into(), replicas: Some(2) });
+    let patch = live.diff(&desired).expect("a patch");
+    println!("{patch} {}", live.apply(&patch).expect("applied") == desired);
+}
+EOF
+  else
+    cat <<'EOF'
+fn main() {
+    let live: BackendSpec = read(&std::env::args().nth(1).unwrap_or_else(|| "{\"template\":{}}".into()));
+    println!("{}", serde_json::to_string(&live).expect("JSON"));
+}
+EOF
+  fi
+}
+
+make_crate() { # name
+  local dir="$work/$1" deps=""
+  case "$1" in *smp) deps="smp-k8s-types = { path = \"$root/smp-k8s-types\" }" ;; esac
+  mkdir -p "$dir/src"
+  manifest "$1" "$deps" >"$dir/Cargo.toml"
+  cp "$root/Cargo.lock" "$dir/Cargo.lock"
+  case "$1" in
+    base) five_kinds base ;;
+    smp) five_kinds smp ;;
+    cr-base) custom_resource base ;;
+    cr-smp) custom_resource smp ;;
+  esac >"$dir/src/main.rs"
+}
+
+# Seconds of the units named in the timings report: the crate itself,
+# k8s-openapi and smp-core.
+unit_times() { # timings html, crate name
+  python3 - "$1" "$2" <<'EOF'
+import json, re, sys
+html = open(sys.argv[1]).read()
+units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);", html, re.S).group(1))
+def total(name):
+    return sum(u["duration"] for u in units if u["name"] == name and u.get("target", "") != " (build script)")
+print(f'{total(sys.argv[2].replace("-", "_")) or total(sys.argv[2]):.1f} {total("k8s-openapi"):.1f} {total("smp-core"):.1f}')
+EOF
+}
+
+declare -A wall own k8s core size
+for profile in $profiles; do
+  flag=""; [ "$profile" = release ] && flag="--release"
+  for name in $crates; do
+    make_crate "$name"
+    dir="$work/$name"
+    start=$(date +%s.%N)
+    (cd "$dir" && cargo build $flag --timings --locked -q 2>"$dir/build.log" || cargo build $flag --timings -q 2>>"$dir/build.log") \
+      || { cat "$dir/build.log" >&2; exit 1; }
+    end=$(date +%s.%N)
+    key="$profile/$name"
+    wall[$key]=$(python3 -c "print(f'{$end - $start:.1f}')")
+    read -r own[$key] k8s[$key] core[$key] < <(unit_times "$(ls -t "$dir"/target/cargo-timings/cargo-timing-*.html | head -1)" "$name")
+    size[$key]=$(stat -c %s "$dir/target/$profile/$name")
+    echo "built $key: ${wall[$key]} s (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+    rm -rf "$dir/target/$profile/deps" "$dir/target/$profile/build"
+  done
+done
+
+ratio() { python3 -c "a, b = float('$1'), float('$2'); print(f'{a / b:.2f}x' if b else '-')"; }
+echo
+echo "machine: $(nproc) cores, $(uname -m); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "smp: $(git -C "$root" rev-parse --short HEAD)"
+echo
+echo "| profile | crate | wall s | own unit s | k8s-openapi s | smp-core s | binary MB | wall vs base | own unit vs base | binary vs base |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for profile in $profiles; do
+  for name in $crates; do
+    key="$profile/$name"
+    base="$profile/${name%smp}base"
+    mb=$(python3 -c "print(f'{${size[$key]} / 1e6:.1f}')")
+    if [ "$name" != "${name%smp}" ] && [ -n "${wall[$base]:-}" ]; then
+      cmp="| $(ratio "${wall[$key]}" "${wall[$base]}") | $(ratio "${own[$key]}" "${own[$base]}") | $(ratio "${size[$key]}" "${size[$base]}") |"
+    else
+      cmp="| | | |"
+    fi
+    echo "| $profile | $name | ${wall[$key]} | ${own[$key]} | ${k8s[$key]} | ${core[$key]} | $mb $cmp"
+  done
+done
+[ -z "${KEEP:-}" ] || echo "kept: $work"
