@@ -11,7 +11,8 @@
 //! - where a list has neither, the server-side apply markers say how it
 //!   merges: `x-kubernetes-list-type: map` with `x-kubernetes-list-map-keys`
 //!   becomes a merge by the first key (all the keys are also written as
-//!   `x-smp-recommended-patch-merge-key`), `set` a merge of scalars,
+//!   `x-smp-recommended-patch-merge-key`, and such lists are named in
+//!   [`CrdSchemas::composite_keys`]), `set` a merge of scalars,
 //!   `atomic` (or nothing) a replace;
 //! - an object without `properties` (a map, or
 //!   `x-kubernetes-preserve-unknown-fields`) merges without metadata below
@@ -20,8 +21,9 @@
 //!   set, owner references by `uid`), whatever the CRD says of it.
 //!
 //! Each version of a CRD is one definition, found by its group, version
-//! and kind (`x-kubernetes-group-version-kind`). With a version chosen,
-//! that version's schema serves every version of the kind.
+//! and kind (`x-kubernetes-group-version-kind`); versions that share one
+//! schema (a v1beta1 CRD's `validation`) share one definition. With a
+//! version chosen, that version's schema serves every version of the kind.
 
 use serde_json::{Map, Value, json};
 use smp_core::OpenApi;
@@ -44,9 +46,30 @@ pub struct CrdSchemas {
     /// version) when there is one CRD: the schema of documents that say no
     /// `apiVersion` and `kind`.
     pub default_definition: Option<String>,
-    /// Lists whose markers say more than the strategic merge can use
-    /// (several map keys: the first is the merge key), with their paths.
+    /// Lists whose markers the strategic merge cannot follow (a map list
+    /// without keys: replaced whole), with their paths.
     pub warnings: Vec<String>,
+    /// Lists keyed by several fields: the strategic merge pairs their
+    /// elements by the first field, and with `$patchMergeKey` by all of
+    /// them. A client that merges without it would merge elements that
+    /// differ only in the other fields (ports 53/TCP and 53/UDP).
+    pub composite_keys: Vec<CompositeKey>,
+}
+
+/// A list keyed by several fields (`x-kubernetes-list-map-keys`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompositeKey {
+    /// The list, as `Kind version.spec.ports`.
+    pub path: String,
+    /// Its key fields, in order.
+    pub keys: Vec<String>,
+}
+
+/// What the translation found to tell.
+#[derive(Default)]
+struct Notes {
+    warnings: Vec<String>,
+    composite_keys: Vec<CompositeKey>,
 }
 
 /// Reads `crds` (parsed CustomResourceDefinition manifests,
@@ -86,39 +109,50 @@ pub fn openapi(crds: &[Value], version: Option<&str>) -> Result<CrdSchemas, Stri
     let mut defs = Map::new();
     defs.insert(UNTYPED.into(), Value::Null);
     defs.insert(OBJECT_META.into(), object_meta());
-    let mut warnings = Vec::new();
+    let mut notes = Notes::default();
     let mut chosen = Vec::new();
     for crd in crds {
         let found = Crd::read(crd)?;
-        let wanted = match version {
-            Some(v) => found.versions.iter().find(|(name, ..)| name == v).ok_or_else(|| {
-                let names: Vec<&str> = found.versions.iter().map(|(n, ..)| n.as_str()).collect();
-                format!("CRD {}: no version {v:?} (it has {})", found.name, names.join(", "))
-            })?,
-            None => found.default_version(),
-        };
-        chosen.push(definition_name(&found, &wanted.0));
+        let wanted = found.wanted(version)?;
+        // Versions that share one schema (a v1beta1 CRD's `validation`)
+        // share one definition, translated once, named after the first of
+        // them.
+        let mut groups: Vec<(&Value, &str, Vec<&str>)> = Vec::new();
         for (name, schema, _) in &found.versions {
             if version.is_some_and(|v| v != name) {
                 continue;
             }
             let Some(schema) = schema else { continue };
-            let path = format!("{} {name}", found.kind);
-            let mut def = translate(schema, &path, &mut warnings, 0)?;
+            match groups.iter_mut().find(|(shared, ..)| std::ptr::eq(*shared, *schema)) {
+                Some((.., names)) => names.push(name.as_str()),
+                None => groups.push((*schema, name.as_str(), vec![name.as_str()])),
+            }
+        }
+        let mut wanted_definition = definition_name(&found, &wanted.0);
+        for (schema, first, names) in groups {
+            let path = match names.len() {
+                1 => format!("{} {first}", found.kind),
+                n => format!("{} {first} (and {} more versions)", found.kind, n - 1),
+            };
+            let mut def = translate(schema, &path, &mut notes, 0)?;
             if let Some(Value::Object(props)) = def.get_mut("properties") {
                 props.insert("metadata".into(), reference(OBJECT_META));
             }
             let versions: Vec<&str> = match version {
                 Some(_) => found.versions.iter().map(|(n, ..)| n.as_str()).collect(),
-                None => vec![name.as_str()],
+                None => names.clone(),
             };
             let gvks: Vec<Value> =
                 versions.iter().map(|v| json!({"group": found.group, "version": v, "kind": found.kind})).collect();
             if let Value::Object(map) = &mut def {
                 map.insert("x-kubernetes-group-version-kind".into(), Value::Array(gvks));
             }
-            defs.insert(definition_name(&found, name), def);
+            if names.contains(&wanted.0.as_str()) {
+                wanted_definition = definition_name(&found, first);
+            }
+            defs.insert(definition_name(&found, first), def);
         }
+        chosen.push(wanted_definition);
     }
     let default_definition = match chosen.as_slice() {
         [one] if defs.contains_key(one) => Some(one.clone()),
@@ -127,7 +161,14 @@ pub fn openapi(crds: &[Value], version: Option<&str>) -> Result<CrdSchemas, Stri
     let document = json!({"openapi": "3.0.0", "info": {"title": "CustomResourceDefinitions", "version": ""},
         "components": {"schemas": defs}});
     let api = OpenApi::from_value(document).map_err(|e| e.to_string())?;
-    Ok(CrdSchemas { api, default_definition, warnings })
+    Ok(CrdSchemas { api, default_definition, warnings: notes.warnings, composite_keys: notes.composite_keys })
+}
+
+/// Checks what [`openapi`] checks of `crds` (each names its group, kind
+/// and versions, and has `version` when given) without translating their
+/// schemas: for patch types that take no metadata.
+pub fn check(crds: &[Value], version: Option<&str>) -> Result<(), String> {
+    crds.iter().try_for_each(|crd| Crd::read(crd)?.wanted(version).map(|_| ()))
 }
 
 /// What a CRD manifest says about its kind and versions.
@@ -174,9 +215,16 @@ impl<'a> Crd<'a> {
         Ok(Crd { name, group, kind, versions })
     }
 
-    /// The storage version, else the first.
-    fn default_version(&self) -> &(String, Option<&'a Value>, bool) {
-        self.versions.iter().find(|(.., storage)| *storage).unwrap_or(&self.versions[0])
+    /// `version`, which the CRD must have; without it, the storage
+    /// version, else the first.
+    fn wanted(&self, version: Option<&str>) -> Result<&(String, Option<&'a Value>, bool), String> {
+        match version {
+            Some(v) => self.versions.iter().find(|(name, ..)| name == v).ok_or_else(|| {
+                let names: Vec<&str> = self.versions.iter().map(|(n, ..)| n.as_str()).collect();
+                format!("CRD {}: no version {v:?} (it has {})", self.name, names.join(", "))
+            }),
+            None => Ok(self.versions.iter().find(|(.., storage)| *storage).unwrap_or(&self.versions[0])),
+        }
     }
 }
 
@@ -190,7 +238,7 @@ fn reference(name: &str) -> Value {
 
 /// A schema node with the patch extensions the markers call for, and
 /// objects without properties made untyped.
-fn translate(node: &Value, path: &str, warnings: &mut Vec<String>, depth: usize) -> Result<Value, String> {
+fn translate(node: &Value, path: &str, notes: &mut Notes, depth: usize) -> Result<Value, String> {
     if depth > MAX_DEPTH {
         return Err(format!("{path}: the schema is nested deeper than {MAX_DEPTH} levels"));
     }
@@ -204,17 +252,17 @@ fn translate(node: &Value, path: &str, warnings: &mut Vec<String>, depth: usize)
             ("properties", Value::Object(props)) => {
                 let mut translated = Map::new();
                 for (name, prop) in props {
-                    translated.insert(name.clone(), translate(prop, &format!("{path}.{name}"), warnings, depth + 1)?);
+                    translated.insert(name.clone(), translate(prop, &format!("{path}.{name}"), notes, depth + 1)?);
                 }
                 Value::Object(translated)
             }
-            ("items", items @ Value::Object(_)) => translate(items, &format!("{path}[]"), warnings, depth + 1)?,
+            ("items", items @ Value::Object(_)) => translate(items, &format!("{path}[]"), notes, depth + 1)?,
             // Only properties and items are looked up: the rest is copied.
             _ => value.clone(),
         };
         out.insert(key.clone(), value);
     }
-    add_list_strategy(&mut out, path, warnings);
+    add_list_strategy(&mut out, path, notes);
     Ok(Value::Object(out))
 }
 
@@ -238,7 +286,7 @@ fn keep_extensions(node: &Map<String, Value>, mut replacement: Value) -> Value {
 
 /// The strategy (and merge key) the list markers give, where the schema
 /// names no strategy of its own.
-fn add_list_strategy(node: &mut Map<String, Value>, path: &str, warnings: &mut Vec<String>) {
+fn add_list_strategy(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
     if node.contains_key("x-kubernetes-patch-strategy") {
         return;
     }
@@ -252,7 +300,7 @@ fn add_list_strategy(node: &mut Map<String, Value>, path: &str, warnings: &mut V
                 _ => Vec::new(),
             };
             let Some(first) = keys.first() else {
-                warnings.push(format!(
+                notes.warnings.push(format!(
                     "{path}: x-kubernetes-list-type map without x-kubernetes-list-map-keys: replaced whole"
                 ));
                 return;
@@ -263,12 +311,7 @@ fn add_list_strategy(node: &mut Map<String, Value>, path: &str, warnings: &mut V
             }
             if keys.len() > 1 {
                 node.insert(RECOMMENDED_MERGE_KEY_EXT.into(), keys.join(",").into());
-                warnings.push(format!(
-                    "{path}: x-kubernetes-list-map-keys names several fields ({}); \
-                     the strategic merge pairs elements by the first, {first:?} \
-                     (by all of them with the $patchMergeKey extension)",
-                    keys.join(", ")
-                ));
+                notes.composite_keys.push(CompositeKey { path: path.to_string(), keys });
             }
         }
         _ => {}
@@ -351,11 +394,9 @@ mod tests {
     fn markers_become_patch_metadata() {
         let schemas = openapi(&[crd(json!([version("v1", true, spec_schema())]))], None).unwrap();
         assert_eq!(schemas.default_definition.as_deref(), Some("example.com.v1.Widget"));
-        assert_eq!(schemas.warnings.len(), 1, "{:?}", schemas.warnings);
-        assert!(
-            schemas.warnings[0]
-                .starts_with("Widget v1.spec.ports: x-kubernetes-list-map-keys names several fields (port, protocol)")
-        );
+        assert!(schemas.warnings.is_empty(), "{:?}", schemas.warnings);
+        let ports = CompositeKey { path: "Widget v1.spec.ports".into(), keys: vec!["port".into(), "protocol".into()] };
+        assert_eq!(schemas.composite_keys, [ports]);
         let root = schemas.api.definition("example.com.v1.Widget").unwrap();
         let (spec, _) = root.lookup_struct("spec").unwrap();
         let merge = |key: &str| meta(spec, key);
@@ -376,6 +417,28 @@ mod tests {
     }
 
     #[test]
+    fn versions_that_share_a_schema_share_one_definition_translated_once() {
+        // A v1beta1 CRD: one `validation` schema for its 2,000 versions.
+        let versions: Vec<Value> =
+            (0..2000).map(|i| json!({"name": format!("v{i}"), "served": true, "storage": i == 1500})).collect();
+        let mut crd = crd(json!(versions));
+        crd["apiVersion"] = json!("apiextensions.k8s.io/v1beta1");
+        crd["spec"]["validation"] =
+            json!({"openAPIV3Schema": {"type": "object", "properties": {"spec": spec_schema()}}});
+        let schemas = openapi(&[crd], None).unwrap();
+        // Named once, not once per version.
+        let paths: Vec<&str> = schemas.composite_keys.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, ["Widget v0 (and 1999 more versions).spec.ports"]);
+        for version in ["v0", "v1500", "v1999"] {
+            assert_eq!(schemas.api.find_kind("example.com", version, "Widget"), Some("example.com.v0.Widget"));
+        }
+        assert_eq!(schemas.default_definition.as_deref(), Some("example.com.v0.Widget"));
+        let root = schemas.api.definition("example.com.v0.Widget").unwrap();
+        let (spec, _) = root.lookup_struct("spec").unwrap();
+        assert_eq!(meta(spec, "ports"), (Strategy::MERGE, "port".into()));
+    }
+
+    #[test]
     fn versions_are_found_by_kind_or_chosen() {
         let plain = json!({"type": "object", "properties": {"ports": {"type": "array", "items": {"type": "string"}}}});
         let versions = json!([version("v1alpha1", false, plain), version("v1", true, spec_schema())]);
@@ -384,7 +447,7 @@ mod tests {
         assert_eq!(schemas.default_definition.as_deref(), Some("example.com.v1.Widget"));
         let chosen = openapi(&[crd(versions.clone())], Some("v1alpha1")).unwrap();
         assert_eq!(chosen.api.find_kind("example.com", "v1", "Widget"), Some("example.com.v1alpha1.Widget"));
-        assert!(chosen.warnings.is_empty());
+        assert!(chosen.composite_keys.is_empty());
         let err = openapi(&[crd(versions)], Some("v2")).unwrap_err();
         assert_eq!(err, "CRD widgets.example.com: no version \"v2\" (it has v1alpha1, v1)");
         let err = openapi(&[json!({"kind": "Deployment", "metadata": {"name": "web"}})], None).unwrap_err();
