@@ -312,13 +312,20 @@ fn with_a_crd_and_strategic_merge_lists_merge_as_their_markers_say() {
             "extra": {"k": {"w": 2}}}
     })
     .to_string();
-    let (code, out, err) = smp(&["apply", "--crd", crd, "--type", "strategic", path, "-p", &patch], "");
-    assert_eq!(code, 0, "{err}");
+    // `ports` is keyed by port and protocol: a strategic merge by the first
+    // field would merge 53/UDP into 53/TCP, so it is refused...
+    let (code, _, err) = smp(&["apply", "--crd", crd, "--type", "strategic", path, "-p", &patch], "");
+    assert_eq!(code, 1);
     assert!(
-        err.contains("warning: Widget v1.spec.ports: x-kubernetes-list-map-keys names several fields (port, protocol)")
-            && err.contains("by the first, \"port\""),
+        err.contains("Widget v1.spec.ports: x-kubernetes-list-map-keys names several fields (port, protocol)")
+            && err.contains("Pass --patch-merge-key"),
         "{err}"
     );
+    // ... unless --patch-merge-key pairs elements by both, without a warning.
+    let (code, out, err) =
+        smp(&["apply", "--crd", crd, "--type", "strategic", "--patch-merge-key", path, "-p", &patch], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
     // With the $patchMergeKey extension, elements pair by every map key.
     let mut dns = crd_widget("v1");
     dns["spec"]["ports"] = json!([{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]);
@@ -341,7 +348,9 @@ fn with_a_crd_and_strategic_merge_lists_merge_as_their_markers_say() {
     assert_eq!(result["metadata"]["finalizers"], json!(["b", "a"]), "ObjectMeta's finalizers are a set");
     assert_eq!(result["spec"]["routes"], json!([{"name": "r1", "to": "z"}, {"name": "r2", "to": "b"}]));
     assert_eq!(result["spec"]["tags"], json!(["q", "x", "y"]));
-    assert_eq!(result["spec"]["ports"], json!([{"port": 443, "protocol": "TCP"}, {"port": 80, "protocol": "TCP"}]));
+    let mut ports = result["spec"]["ports"].as_array().unwrap().clone();
+    ports.sort_by_key(|p| p["port"].as_u64());
+    assert_eq!(ports, [json!({"port": 80, "protocol": "TCP"}), json!({"port": 443, "protocol": "TCP"})]);
     assert_eq!(result["spec"]["extra"], json!({"k": {"v": 1, "w": 2}}));
 
     // The two-way patch keys the lists too, and applies back.
@@ -349,7 +358,8 @@ fn with_a_crd_and_strategic_merge_lists_merge_as_their_markers_say() {
     desired["spec"]["routes"][1]["to"] = json!("c");
     let modified = dir.join("m.json");
     std::fs::write(&modified, desired.to_string()).unwrap();
-    let (code, out, err) = smp(&["diff", "--crd", crd, "--type", "strategic", path, modified.to_str().unwrap()], "");
+    let (code, out, err) =
+        smp(&["diff", "--crd", crd, "--type", "strategic", "--patch-merge-key", path, modified.to_str().unwrap()], "");
     assert_eq!(code, 0, "{err}");
     let patch: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -360,18 +370,22 @@ fn with_a_crd_and_strategic_merge_lists_merge_as_their_markers_say() {
     // The document's apiVersion picks its version: in v1alpha1 lists are atomic.
     std::fs::write(&object, crd_widget("v1alpha1").to_string()).unwrap();
     let routes = r#"{"spec": {"routes": [{"name": "r1", "to": "z"}]}}"#;
-    let (code, out, err) = smp(&["apply", "--crd", crd, "--type", "strategic", path, "-p", routes], "");
+    let (code, out, err) =
+        smp(&["apply", "--crd", crd, "--type", "strategic", "--patch-merge-key", path, "-p", routes], "");
     assert_eq!(code, 0, "{err}");
     assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["spec"]["routes"], json!([{"name": "r1", "to": "z"}]));
     // --version chooses the schema for every document of the kind.
-    let (code, out, err) =
-        smp(&["apply", "--crd", crd, "--type", "strategic", "--version", "v1", path, "-p", routes], "");
+    let (code, out, err) = smp(
+        &["apply", "--crd", crd, "--type", "strategic", "--patch-merge-key", "--version", "v1", path, "-p", routes],
+        "",
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["spec"]["routes"].as_array().unwrap().len(), 2);
     // Without apiVersion and kind, the storage version (batch mode).
     let case = json!({"original": {"spec": {"routes": [{"name": "r1", "to": "a"}]}},
         "patch": {"spec": {"routes": [{"name": "r2", "to": "b"}]}}});
-    let (code, out, err) = smp(&["apply", "--crd", crd, "--type", "strategic", "--jsonl"], &format!("{case}\n"));
+    let (code, out, err) =
+        smp(&["apply", "--crd", crd, "--type", "strategic", "--patch-merge-key", "--jsonl"], &format!("{case}\n"));
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         lines(&out)[0]["result"]["spec"]["routes"],
@@ -384,5 +398,136 @@ fn with_a_crd_and_strategic_merge_lists_merge_as_their_markers_say() {
     let (code, _, err) = smp(&["apply", "--crd", path, path, "-p", routes], "");
     assert_eq!(code, 1);
     assert!(err.contains("no CustomResourceDefinition in it"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A list keyed by port and protocol: live 53/TCP, the desired object adds
+/// 53/UDP. Merged by port alone, UDP would overwrite TCP; smp refuses that
+/// merge and, with --patch-merge-key, pairs elements by both fields in
+/// apply (a patch written by hand), diff and three-way.
+#[test]
+fn a_list_keyed_by_two_fields_loses_no_element() {
+    let dir = scratch("crd-two-keys");
+    let crd = dir.join("crd.yaml");
+    std::fs::write(&crd, WIDGET_CRD).unwrap();
+    let mut live = crd_widget("v1");
+    live["spec"]["ports"] = json!([{"port": 53, "protocol": "TCP"}]);
+    let mut desired = live.clone();
+    desired["spec"]["ports"] = json!([{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]);
+    let (live_file, desired_file) = (dir.join("live.json"), dir.join("desired.json"));
+    std::fs::write(&live_file, live.to_string()).unwrap();
+    std::fs::write(&desired_file, desired.to_string()).unwrap();
+    let (crd, live_file, desired_file) =
+        (crd.to_str().unwrap(), live_file.to_str().unwrap(), desired_file.to_str().unwrap());
+    let udp = r#"{"spec": {"ports": [{"port": 53, "protocol": "UDP"}]}}"#;
+    let both = |ports: &Value| {
+        let mut ports = ports.as_array().unwrap().clone();
+        ports.sort_by_key(|p| p["protocol"].as_str().map(String::from));
+        ports
+    };
+    for args in [
+        &["apply", live_file, "-p", udp][..],
+        &["diff", live_file, desired_file],
+        &["three-way", live_file, desired_file, live_file],
+    ] {
+        let (code, _, err) = smp(&[&args[..1], &["--crd", crd, "--type", "strategic"], &args[1..]].concat(), "");
+        assert_eq!(code, 1, "{args:?}");
+        assert!(err.contains("spec.ports") && err.contains("(port, protocol)"), "{args:?}: {err}");
+    }
+    let keyed = |args: &[&str]| {
+        let options = ["--crd", crd, "--type", "strategic", "--patch-merge-key"];
+        let (code, out, err) = smp(&[&args[..1], &options, &args[1..]].concat(), "");
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(err.is_empty(), "no warning: {err}");
+        serde_json::from_str::<Value>(&out).unwrap()
+    };
+    let applied = keyed(&["apply", live_file, "-p", udp]);
+    assert_eq!(both(&applied["spec"]["ports"]), both(&desired["spec"]["ports"]));
+    for patch in [keyed(&["diff", live_file, desired_file]), keyed(&["three-way", live_file, desired_file, live_file])]
+    {
+        let applied = keyed(&["apply", live_file, "-p", &patch.to_string()]);
+        assert_eq!(both(&applied["spec"]["ports"]), both(&desired["spec"]["ports"]), "{patch}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A v1beta1 CRD's one `validation` schema serves its 2,000 versions: it
+/// is translated once, and its warning (a map list without keys) printed
+/// once, not once per version; a merge patch does not translate it at all.
+#[test]
+fn a_schema_shared_by_many_versions_is_read_once() {
+    let dir = scratch("crd-shared");
+    let versions: Vec<Value> =
+        (0..2000).map(|i| json!({"name": format!("v{i}"), "served": true, "storage": i == 0})).collect();
+    let list = json!({"type": "array", "x-kubernetes-list-type": "map", "items": {"type": "object"}});
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"}, "versions": versions,
+            "validation": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object",
+                "properties": {"items": list}}}}}}});
+    let (crd_file, object) = (dir.join("crd.json"), dir.join("w.json"));
+    std::fs::write(&crd_file, crd.to_string()).unwrap();
+    let widget = json!({"apiVersion": "example.com/v1999", "kind": "Widget", "spec": {"items": [{"a": 1}]}});
+    std::fs::write(&object, widget.to_string()).unwrap();
+    let (crd_file, object) = (crd_file.to_str().unwrap(), object.to_str().unwrap());
+    let patch = r#"{"spec": {"items": [{"b": 2}]}}"#;
+    let (code, out, err) = smp(&["apply", "--crd", crd_file, "--type", "strategic", object, "-p", patch], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.lines().count(), 1, "one warning: {}", err.lines().take(3).collect::<Vec<_>>().join("\n"));
+    assert!(err.starts_with("smp: warning: Widget v0 (and 1999 more versions).spec.items"), "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["spec"]["items"], json!([{"b": 2}]));
+    let (code, _, err) = smp(&["apply", "--crd", crd_file, object, "-p", patch], "");
+    assert_eq!((code, err.as_str()), (0, ""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--strict` refuses a patch that adds a field the schema does not have,
+/// whatever the patch type (a typo such as `replcas` is never merged in):
+/// built-in kinds and custom resources, the merge patch a CRD defaults to.
+#[test]
+fn strict_refuses_unknown_fields_with_every_patch_type() {
+    let dir = scratch("strict");
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"replicas": 1, "x-legacy": true}});
+    let (crd, deploy, widget) = (dir.join("crd.yaml"), dir.join("d.json"), dir.join("w.json"));
+    std::fs::write(&crd, WIDGET_CRD).unwrap();
+    std::fs::write(&deploy, deployment.to_string()).unwrap();
+    std::fs::write(&widget, crd_widget("v1").to_string()).unwrap();
+    let (crd, deploy, widget) = (crd.to_str().unwrap(), deploy.to_str().unwrap(), widget.to_str().unwrap());
+    let cases: [(&[&str], &str, &str); 6] = [
+        (&["--type", "strategic", deploy], r#"{"spec": {"replcas": 3}}"#, r#"{"spec": {"replicas": 3}}"#),
+        (&["--type", "merge", deploy], r#"{"spec": {"replcas": 3}}"#, r#"{"spec": {"replicas": 3}}"#),
+        (
+            &["--type", "json", deploy],
+            r#"[{"op": "add", "path": "/spec/replcas", "value": 3}]"#,
+            r#"[{"op": "replace", "path": "/spec/replicas", "value": 3}]"#,
+        ),
+        (&["--crd", crd, widget], r#"{"spec": {"replcas": 3}}"#, r#"{"spec": {"size": 3}}"#),
+        (
+            &["--crd", crd, "--type", "json", widget],
+            r#"[{"op": "add", "path": "/spec/routes/-", "value": {"name": "r3", "too": "x"}}]"#,
+            r#"[{"op": "add", "path": "/spec/routes/-", "value": {"name": "r3", "to": "x"}}]"#,
+        ),
+        (
+            &["--crd", crd, "--type", "strategic", "--patch-merge-key", widget],
+            r#"{"spec": {"routes": [{"name": "r1", "too": "x"}]}}"#,
+            r#"{"spec": {"routes": [{"name": "r1", "to": "x"}]}}"#,
+        ),
+    ];
+    for (args, typo, fine) in cases {
+        let run = |patch: &str| smp(&[&["apply", "--strict"][..], args, &["-p", patch]].concat(), "");
+        let (code, out, err) = run(typo);
+        assert_eq!((code, out.as_str()), (1, ""), "{args:?} {typo}");
+        assert!(err.contains(": unknown field \""), "{args:?}: {err}");
+        let (code, _, err) = run(fine);
+        assert_eq!(code, 0, "{args:?} {fine}: {err}");
+        // Without --strict the typo is merged in, as the API server does
+        // without fieldValidation=Strict.
+        let (code, _, err) = smp(&[&["apply"][..], args, &["-p", typo]].concat(), "");
+        assert_eq!(code, 0, "{args:?} {typo}: {err}");
+    }
+    // The original's own unknown fields are not the patch's.
+    let (code, _, err) = smp(&["apply", "--strict", "--type", "merge", deploy, "-p", "{}"], "");
+    assert_eq!(code, 0, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -451,7 +451,9 @@ fn jobs_the_system_refuses_are_done_without() {
 #[test]
 fn unwritable_stderr_and_stdout_are_error_exits() {
     let object = json_file("object.json", &json!({"a": 1}));
-    let crd = file("crd.yaml", TWO_KEY_CRD).display().to_string();
+    // A map list without keys: merged whole, with a warning.
+    let keyless = TWO_KEY_CRD.replace("                x-kubernetes-list-map-keys: [port, protocol]\n", "");
+    let crd = file("crd.yaml", &keyless).display().to_string();
     let cr = json_file("cr.json", &json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {}}));
     let run = |args: &[&str], redirect: &str| {
         let script = format!(r#"exec "$0" "$@" {redirect}"#);
@@ -465,6 +467,9 @@ fn unwritable_stderr_and_stdout_are_error_exits() {
         (&["--version"], ">/dev/full"),
         (&["apply", "--untyped", &object, "-p", "{}"], ">/dev/full"),
     ];
+    let warned = run(cases[2].0, ">/dev/null");
+    assert_eq!(warned.status.code(), Some(0), "{}", stderr(&warned));
+    assert!(stderr(&warned).contains("warning: Widget v1.spec.ports"), "{}", stderr(&warned));
     for (args, redirect) in cases {
         let out = run(args, redirect);
         assert_eq!(out.status.code(), Some(1), "{args:?} {redirect}: {}", stderr(&out));

@@ -2,6 +2,7 @@
 //! command line, as `kubectl patch --local` does, for the built-in kinds of
 //! Kubernetes and any kind an OpenAPI document describes.
 
+mod added_fields;
 mod args;
 mod batch;
 mod builtin;
@@ -9,6 +10,7 @@ mod compact_route;
 mod documents;
 mod explain;
 mod input;
+mod key_directives;
 mod numbers;
 mod op;
 mod output;
@@ -195,15 +197,27 @@ impl From<Command> for Invocation {
 impl Invocation {
     fn run(mut self) -> Result<ExitCode, Failure> {
         output::check_stdout()?;
-        self.common.schema.patch_type = self.common.schema.effective_type();
-        let docs = schema::load_documents(&self.common.schema)?;
+        // check reads merge keys: it is strategic whatever the CRD's default.
+        self.common.schema.patch_type = match self.op {
+            Op::Check => args::PatchType::Strategic,
+            _ => self.common.schema.effective_type(),
+        };
+        let serves = match self.common.schema.patch_type {
+            args::PatchType::Strategic => {
+                schema::Use::Merge { all_keys: self.ext.patch_merge_key || self.op == Op::Check }
+            }
+            _ if self.ext.strict => schema::Use::Fields,
+            _ => schema::Use::Nothing,
+        };
+        let docs = schema::load_documents(&self.common.schema, serves)?;
         // (Before the patch type makes the schema untyped.)
         let objects = match &self.common.schema {
             s if s.untyped || !s.openapi.is_empty() => Objects::Any,
             _ => Objects::Kubernetes,
         };
-        // Merge and JSON patches take no patch metadata.
-        if self.common.schema.patch_type != args::PatchType::Strategic {
+        // Merge and JSON patches take no patch metadata (only --strict's
+        // fields).
+        if serves == schema::Use::Nothing {
             self.common.schema.untyped = true;
         }
         let mut resolver = schema::Resolver::new(&self.common.schema, &docs)?;

@@ -65,7 +65,17 @@ impl Op {
     ) -> smp_core::Result<Value> {
         match (self, docs, patch_type) {
             (Op::Apply, [original, patch], _) => {
+                let decorated;
+                let patch = if patch_type == PatchType::Strategic && ext.patch_merge_key {
+                    decorated = crate::key_directives::add(patch, schema);
+                    &decorated
+                } else {
+                    patch
+                };
                 let result = apply_as(patch_type, original, patch, schema, ext.apply())?;
+                if ext.strict && patch_type != PatchType::Strategic {
+                    crate::added_fields::check(original, &result, schema)?;
+                }
                 kind_kept(has_kind(original), &result)?;
                 Ok(result)
             }
@@ -118,7 +128,7 @@ impl Op {
         ext: Extensions,
     ) -> smp_core::Result<Value> {
         match (self, patch_type, docs.len()) {
-            (Op::Apply, PatchType::Strategic, 2) => {
+            (Op::Apply, PatchType::Strategic, 2) if !ext.patch_merge_key => {
                 let patch = docs.pop().expect("two documents");
                 let original = docs.pop().expect("two documents");
                 let had_kind = has_kind(&original);

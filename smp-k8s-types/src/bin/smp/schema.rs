@@ -10,7 +10,7 @@
 //!    kind is an error. A case without `apiVersion` and `kind` takes the
 //!    chosen version of the one CRD given, if there is one.
 
-use crate::args::{PatchType, SchemaArgs, Source};
+use crate::args::{SchemaArgs, Source};
 use crate::builtin;
 use crate::documents;
 use crate::input;
@@ -29,14 +29,27 @@ pub struct Document {
     pub default: Option<String>,
 }
 
-/// Loads every `--crd` manifest, then every `--openapi` document. The
-/// CRDs' warnings are printed on stderr when the patch is strategic (the
-/// only type their markers serve).
-pub fn load_documents(args: &SchemaArgs) -> Result<Vec<Document>, String> {
+/// What the schema serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// Nothing: a merge or JSON patch (a CRD is only checked).
+    Nothing,
+    /// Which fields exist: `--strict` on a merge or JSON patch.
+    Fields,
+    /// A strategic merge; `all_keys`: lists keyed by several fields are
+    /// merged by all of them (`--patch-merge-key`) or only read (check).
+    Merge { all_keys: bool },
+}
+
+/// Loads every `--crd` manifest, then every `--openapi` document. A CRD is
+/// translated only where its schema is used, and its warnings printed
+/// only for a strategic merge (the only one its markers serve).
+pub fn load_documents(args: &SchemaArgs, serves: Use) -> Result<Vec<Document>, String> {
     let mut docs = Vec::new();
     for path in &args.crd {
-        let doc = load_crd(path, args.crd_version.as_deref(), args.patch_type == PatchType::Strategic)?;
-        docs.push(doc);
+        if let Some(doc) = load_crd(path, args.crd_version.as_deref(), serves)? {
+            docs.push(doc);
+        }
     }
     for path in &args.openapi {
         docs.push(load_document(path)?);
@@ -44,8 +57,10 @@ pub fn load_documents(args: &SchemaArgs) -> Result<Vec<Document>, String> {
     Ok(docs)
 }
 
-/// The CRDs of a manifest file as an OpenAPI document.
-fn load_crd(path: &Path, version: Option<&str>, warn: bool) -> Result<Document, String> {
+/// The CRDs of a manifest file as an OpenAPI document, where it serves;
+/// else only checked. A strategic merge that would pair the elements of a
+/// list keyed by several fields by the first only is refused.
+fn load_crd(path: &Path, version: Option<&str>, serves: Use) -> Result<Option<Document>, String> {
     let source = Source::File(path.to_path_buf());
     let what = "CRD";
     let files = documents::read(&source, what, false, documents::Objects::Any)?;
@@ -58,13 +73,26 @@ fn load_crd(path: &Path, version: Option<&str>, warn: bool) -> Result<Document, 
     if crds.is_empty() {
         return Err(format!("{name}: no CustomResourceDefinition in it"));
     }
+    if serves == Use::Nothing {
+        return smp_k8s_types::crd_schema::check(&crds, version).map(|()| None).map_err(|e| format!("{name}: {e}"));
+    }
     let schemas = smp_k8s_types::crd_schema::openapi(&crds, version).map_err(|e| format!("{name}: {e}"))?;
-    if warn {
+    if let Use::Merge { all_keys } = serves {
+        if let (false, Some(list)) = (all_keys, schemas.composite_keys.first()) {
+            return Err(format!(
+                "{name}: {}: x-kubernetes-list-map-keys names several fields ({}), and a strategic merge \
+                 pairs elements by the first, {:?}: elements that differ only in the others would be merged \
+                 into one. Pass --patch-merge-key to pair them by all of them, or use --type merge",
+                list.path,
+                list.keys.join(", "),
+                list.keys[0]
+            ));
+        }
         for warning in &schemas.warnings {
             crate::output::stderr_line(format_args!("smp: warning: {warning}"))?;
         }
     }
-    Ok(Document { name: path.display().to_string(), api: schemas.api, default: schemas.default_definition })
+    Ok(Some(Document { name: path.display().to_string(), api: schemas.api, default: schemas.default_definition }))
 }
 
 fn load_document(path: &Path) -> Result<Document, String> {
