@@ -19,5 +19,7 @@ pub mod pod_env;
 pub mod rng;
 pub mod scale;
 pub mod schema_tables;
+pub mod smpgo;
+pub mod ssa_gen;
 
 pub use r#gen::{Gen, Kind};

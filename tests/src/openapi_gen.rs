@@ -162,6 +162,11 @@ impl Defs {
         self.schemas.get_key_value(&name).map(|(n, _)| n.as_str()).ok_or_else(|| format!("no definition {name}"))
     }
 
+    /// The schema of a definition, by its name.
+    pub fn definition(&self, name: &str) -> Option<&Value> {
+        self.schemas.get(name)
+    }
+
     /// The `apiVersion` and `kind` of a resource type: k8s-openapi refuses
     /// others, also in resources embedded in others (a StatefulSet's
     /// `volumeClaimTemplates`), and always writes them.
