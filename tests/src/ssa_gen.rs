@@ -223,7 +223,7 @@ fn result_of(outcome: &Value) -> Option<&Value> {
     outcome.get("result").filter(|r| r.is_object())
 }
 
-/// A history of 4 to 8 steps (a run of [`CAP_RUN`] updates makes it longer).
+/// A history of 4 to 8 steps (a run of eleven updates makes it longer).
 /// `run` answers each step as the reference does (`{"result"}`,
 /// `{"error", "conflicts"}` or `{"error"}`).
 pub fn history(subject: &Subject, seed: u64, run: &mut dyn FnMut(&Step) -> Value) -> Vec<Record> {
