@@ -140,7 +140,8 @@ impl Set {
 
     /// Whether the set holds no path.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty() && self.children.iter().all(|(_, c)| c.is_empty())
+        // No operation leaves an empty child: a set with children is not empty.
+        self.members.is_empty() && self.children.is_empty()
     }
 
     /// The number of paths in the set.
