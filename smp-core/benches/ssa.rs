@@ -76,7 +76,9 @@ fn deployment_three_managers(bencher: Bencher) {
     let res = Resource::for_definition(&s, "io.k8s.api.apps.v1.Deployment", None).unwrap();
     let live = live(&res, 8);
     let cfg = config("web:1.1", 8);
-    bencher.bench(|| ssa::apply(&res, Some(black_box(&live)), black_box(&cfg), "helm", false, "2030-01-02T00:00:00Z").unwrap());
+    bencher.bench(|| {
+        ssa::apply(&res, Some(black_box(&live)), black_box(&cfg), "helm", false, "2030-01-02T00:00:00Z").unwrap()
+    });
 }
 
 #[divan::bench(args = [100, 1_000, 3_000])]
@@ -85,5 +87,7 @@ fn env_list(bencher: Bencher, n: usize) {
     let res = Resource::for_definition(&s, "io.k8s.api.apps.v1.Deployment", None).unwrap();
     let live = live(&res, n);
     let cfg = config("web:1.1", n);
-    bencher.bench(|| ssa::apply(&res, Some(black_box(&live)), black_box(&cfg), "helm", false, "2030-01-02T00:00:00Z").unwrap());
+    bencher.bench(|| {
+        ssa::apply(&res, Some(black_box(&live)), black_box(&cfg), "helm", false, "2030-01-02T00:00:00Z").unwrap()
+    });
 }
