@@ -6,7 +6,9 @@
 //! - [`locate`] finds the workspace, k8s-openapi's sources and the output;
 //! - [`parse`] reads every public type of a version directory;
 //! - [`metadata`] reads the patch metadata table;
-//! - [`emit`] writes the file.
+//! - [`emit`] writes the file;
+//! - [`ssa_schemas`] cuts the built-in kinds' server-side apply schemas
+//!   out of the API server's OpenAPI v3 documents.
 //!
 //! The few types that are not plain structs are implemented by hand in
 //! `smp-core/src/k8s/mod.rs` ([`HAND_WRITTEN`]) or not at all
@@ -16,6 +18,7 @@ pub mod emit;
 pub mod locate;
 pub mod metadata;
 pub mod parse;
+pub mod ssa_schemas;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

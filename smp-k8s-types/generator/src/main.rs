@@ -1,4 +1,5 @@
-//! `cargo run -p smp-k8s-gen`: regenerates `smp-core/src/k8s/generated.rs`.
+//! `cargo run -p smp-k8s-gen`: regenerates `smp-core/src/k8s/generated.rs`
+//! and `smp-k8s-types/src/ssa_schemas.json`.
 //! With `--check`, writes nothing and fails when a file is out of date.
 
 use smp_k8s_gen::{Result, emit, generate, locate};
@@ -59,5 +60,27 @@ fn run(check: bool) -> Result<bool> {
             println!("patch metadata {row}: in {list}");
         }
     }
-    Ok(up_to_date)
+    Ok(ssa_schemas(&root, check)? && up_to_date)
+}
+
+/// `smp-k8s-types/src/ssa_schemas.json`, from the shared OpenAPI documents
+/// (skipped, and said so, when they are not there).
+fn ssa_schemas(root: &std::path::Path, check: bool) -> Result<bool> {
+    let Some(dir) = smp_k8s_gen::ssa_schemas::openapi_dir(root) else {
+        println!("{}: SKIPPED: no shared/k8s/openapi-v3 (set SMP_SHARED)", smp_k8s_gen::ssa_schemas::OUTPUT);
+        return Ok(true);
+    };
+    let text = smp_k8s_gen::ssa_schemas::generate(&dir)?;
+    let path = root.join(smp_k8s_gen::ssa_schemas::OUTPUT);
+    let name = smp_k8s_gen::ssa_schemas::OUTPUT;
+    if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
+        println!("{name}: up to date ({} bytes)", text.len());
+    } else if check {
+        println!("{name}: OUT OF DATE");
+        return Ok(false);
+    } else {
+        std::fs::write(&path, &text)?;
+        println!("{name}: written ({} bytes)", text.len());
+    }
+    Ok(true)
 }

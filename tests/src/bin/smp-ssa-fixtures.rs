@@ -135,7 +135,7 @@ fn write_lines(path: &Path, lines: &[Value]) -> Result<(), String> {
 fn steady_error(outcome: &mut Value) {
     if let Some(Value::String(text)) = outcome.get_mut("error") {
         let mut lines: Vec<&str> = text.split('\n').collect();
-        if lines.len() > 2 {
+        if lines.len() > 2 && lines[0].ends_with("errors:") {
             lines[1..].sort_unstable();
             *text = lines.join("\n");
         }
