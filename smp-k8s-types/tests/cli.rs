@@ -4,6 +4,8 @@
 mod daily;
 #[path = "cli/extensions.rs"]
 mod extensions;
+#[path = "cli/flags.rs"]
+mod flags;
 #[path = "cli/hostile_input.rs"]
 mod hostile_input;
 #[path = "cli/versus_kubectl.rs"]

@@ -53,7 +53,8 @@ pub enum Command {
         #[command(flatten)]
         keys: PatchMergeKeyArg,
         /// Refuse a patch that names a field the schema does not have (as
-        /// the API server's fieldValidation=Strict), with the field's path.
+        /// the API server's fieldValidation=Strict), with the field's path;
+        /// for merge and JSON patches, a field the patch adds.
         #[arg(long)]
         strict: bool,
         /// The object(s) to patch: a file, a directory, or `-` for stdin.
@@ -197,9 +198,9 @@ pub struct Common {
     pub schema: SchemaArgs,
     /// Output format: the documents as JSON or YAML, or `kind.group/name`
     /// of each object (for diff and three-way: of each object the patch
-    /// changes).
-    #[arg(short, long, value_enum, default_value_t = Format::Json)]
-    pub output: Format,
+    /// changes). Default: json.
+    #[arg(short, long, value_enum)]
+    pub output: Option<Format>,
     /// Batch mode: read one JSON case per line from FILE (default: stdin)
     /// and write one compact JSON answer per line, in order.
     ///
@@ -212,15 +213,27 @@ pub struct Common {
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub jsonl: Option<Source>,
     /// With --jsonl: the longest case line read, in bytes (suffixes K, M,
-    /// G); a longer line is answered with an error line.
-    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
-    pub max_line_bytes: u64,
+    /// G; default 64M); a longer line is answered with an error line.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_line_bytes: Option<u64>,
     /// With --jsonl: how many cases to compute at once (default: one per
     /// core). Answers keep the order of the cases. More jobs help only
     /// with idle cores: on a busy 2-core machine --jobs 2 measured 0.84 to
     /// 1.06 times the cases/s of --jobs 1 (README, Performance).
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+}
+
+impl Common {
+    /// `-o`, else JSON.
+    pub fn format(&self) -> Format {
+        self.output.unwrap_or(Format::Json)
+    }
+
+    /// `--max-line-bytes`, else 64 MiB.
+    pub fn max_line(&self) -> u64 {
+        self.max_line_bytes.unwrap_or(64 << 20)
+    }
 }
 
 /// Options about the files read and the account printed beside them.
@@ -278,9 +291,11 @@ pub struct SchemaArgs {
     /// With --crd, --type defaults to `merge`: the API server takes JSON
     /// merge patches for custom resources and refuses strategic ones. With
     /// --type strategic, lists merge as the CRD's markers say, a
-    /// client-side extension: `x-kubernetes-list-type: map` by the first
-    /// of `x-kubernetes-list-map-keys` (a warning names lists with
-    /// several), `set` as a set of scalars, `atomic` replaced;
+    /// client-side extension: `x-kubernetes-list-type: map` by
+    /// `x-kubernetes-list-map-keys` (a list keyed by several fields needs
+    /// --patch-merge-key, which pairs elements by all of them: a merge by
+    /// the first alone would merge 53/TCP and 53/UDP, and is refused),
+    /// `set` as a set of scalars, `atomic` replaced;
     /// `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`
     /// win where present; objects without properties merge without
     /// metadata; `metadata` is the server's ObjectMeta.

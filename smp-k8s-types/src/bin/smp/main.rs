@@ -9,6 +9,7 @@ mod builtin;
 mod compact_route;
 mod documents;
 mod explain;
+mod flags;
 mod input;
 mod key_directives;
 mod numbers;
@@ -91,7 +92,9 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     let invocation = Invocation::from(cli.command);
-    let (format, exit_code) = (invocation.common.output, invocation.exit_code);
+    // check's errors exit with 1, as its findings do.
+    let exit_code = invocation.exit_code && invocation.op != Op::Check;
+    let format = invocation.common.format();
     match invocation.run() {
         Ok(status) => status,
         Err(failure) => failure.report(format, exit_code),
@@ -196,6 +199,7 @@ impl From<Command> for Invocation {
 
 impl Invocation {
     fn run(mut self) -> Result<ExitCode, Failure> {
+        flags::refuse_what_does_not_apply(&self)?;
         output::check_stdout()?;
         // check reads merge keys: it is strategic whatever the CRD's default.
         self.common.schema.patch_type = match self.op {
@@ -227,7 +231,7 @@ impl Invocation {
                 overwrite: self.overwrite,
                 ext: self.ext,
                 found: Default::default(),
-                max_line: self.common.max_line_bytes,
+                max_line: self.common.max_line(),
                 schema: &self.common.schema,
                 documents: &docs,
             };
@@ -246,7 +250,7 @@ impl Invocation {
             recursive: self.files.recursive,
             explain: self.files.explain,
             diff: self.files.diff,
-            format: self.common.output,
+            format: self.common.format(),
             exit_code: self.exit_code,
             patch_type: self.common.schema.patch_type,
             ext: self.ext,
