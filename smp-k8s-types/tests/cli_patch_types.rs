@@ -392,7 +392,9 @@ fn with_a_crd_and_strategic_merge_lists_merge_as_their_markers_say() {
         json!([{"name": "r2", "to": "b"}, {"name": "r1", "to": "a"}])
     );
 
-    let (code, _, err) = smp(&["apply", "--crd", crd, "--version", "v9", path, "-p", routes], "");
+    let strategic = ["--type", "strategic", "--patch-merge-key"];
+    let (code, _, err) =
+        smp(&[&["apply", "--crd", crd, "--version", "v9", path, "-p", routes][..], &strategic].concat(), "");
     assert_eq!(code, 1);
     assert!(err.contains("no version \"v9\" (it has v1alpha1, v1)"), "{err}");
     let (code, _, err) = smp(&["apply", "--crd", path, path, "-p", routes], "");

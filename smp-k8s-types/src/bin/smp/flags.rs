@@ -17,8 +17,8 @@
 //! | `-o` | without `--jsonl`, `--diff` | without `--jsonl`, `--diff` | without `--jsonl`, `--diff` | no: findings are lines |
 //! | `--max-line-bytes`, `--jobs` | with `--jsonl` | with `--jsonl` | with `--jsonl` | with `--jsonl` |
 
-use crate::Invocation;
 use crate::args::PatchType;
+use crate::invocation::Invocation;
 use crate::op::Op;
 
 /// Fails naming the first flag given that does not apply, and why.

@@ -11,6 +11,7 @@ mod documents;
 mod explain;
 mod flags;
 mod input;
+mod invocation;
 mod key_directives;
 mod numbers;
 mod op;
@@ -23,9 +24,10 @@ mod yaml;
 mod yaml_read;
 mod yaml_scalar;
 
-use args::{Cli, Command, Common, FileArgs, Source};
+use args::Cli;
 use clap::Parser;
 use documents::Objects;
+use invocation::Invocation;
 use op::Op;
 use output::Failure;
 use std::process::ExitCode;
@@ -128,71 +130,6 @@ fn usage_error(e: clap::Error) -> ExitCode {
         Err(write) => {
             output::to_stderr(format_args!("error: cannot write output: {write}\n"));
             ExitCode::from(1)
-        }
-    }
-}
-
-/// A command with its inputs, in the order of [`Op::inputs`].
-struct Invocation {
-    op: Op,
-    common: Common,
-    files: FileArgs,
-    inputs: Vec<Option<Source>>,
-    inline_patch: Option<String>,
-    overwrite: bool,
-    from_annotation: bool,
-    exit_code: bool,
-    ext: op::Extensions,
-}
-
-impl From<Command> for Invocation {
-    fn from(command: Command) -> Self {
-        let plain = |op, common, files, inputs| Invocation {
-            op,
-            common,
-            files,
-            inputs,
-            inline_patch: None,
-            overwrite: false,
-            from_annotation: false,
-            exit_code: false,
-            ext: op::Extensions::default(),
-        };
-        match command {
-            Command::Apply { common, files, keys, strict, original, patch, inline_patch } => {
-                let ext = op::Extensions { patch_merge_key: keys.patch_merge_key, strict, ..Default::default() };
-                Invocation { inline_patch, ext, ..plain(Op::Apply, common, files, vec![original, patch]) }
-            }
-            Command::Diff { common, files, exit, keys, checked, original, modified } => {
-                let ext = op::Extensions { patch_merge_key: keys.patch_merge_key, checked, ..Default::default() };
-                Invocation {
-                    exit_code: exit.exit_code,
-                    ext,
-                    ..plain(Op::Diff, common, files, vec![original, modified])
-                }
-            }
-            Command::ThreeWay {
-                common,
-                files,
-                exit,
-                keys,
-                overwrite,
-                from_annotation,
-                original,
-                modified,
-                current,
-            } => Invocation {
-                overwrite,
-                from_annotation,
-                exit_code: exit.exit_code,
-                ext: op::Extensions { patch_merge_key: keys.patch_merge_key, ..Default::default() },
-                ..plain(Op::ThreeWay, common, files, vec![original, modified, current])
-            },
-            Command::Check { common, recursive, file } => {
-                let files = FileArgs { recursive, explain: false, diff: false };
-                // Findings make the exit status 1.
-                Invocation { exit_code: true, ..plain(Op::Check, common, files, vec![file]) }
-            }
         }
     }
 }
