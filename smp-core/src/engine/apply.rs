@@ -11,7 +11,7 @@ use crate::lists::keyed_merge;
 use crate::lists::order::{check_merge_key, normalize_scalar_order, validate_patch_with_order};
 use crate::lists::patch_merge_key;
 use crate::lists::sets::merge_scalar_sets;
-use crate::schema::{PatchMeta, Schema};
+use crate::schema::{MergeKey, PatchMeta, Schema};
 use crate::value::{GoKind, fmt_s, fmt_v, fmt_v_map};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -334,8 +334,15 @@ impl Merger {
         if self.patch_merge_key && !is_delete_list && patch_merge_key::in_use(&D::json_list(patch), None) {
             // The directive makes any list a merged one.
             let orig = list_to_json(std::mem::take(slot).into_array().unwrap_or_default());
-            let merged = self.merge_by_directive(orig, &D::json_list(patch), None, elem, meta, depth + 1)?;
-            *slot = D::array(list_from_json(merged));
+            let merged = self.merge_by_directive(
+                Some(orig),
+                Some(D::json_list(patch).into_owned()),
+                None,
+                elem,
+                meta,
+                depth + 1,
+            )?;
+            *slot = D::array(list_from_json(merged.unwrap_or_default()));
             return Ok(());
         }
         if !(strategy.merge || is_delete_list) {
@@ -449,9 +456,9 @@ impl Merger {
         if self.patch_merge_key
             && patch_merge_key::in_use(&D::json_list(patch.unwrap_or(&[])), Some(&D::json_list(order)))
         {
-            let (orig, patch) = (list_to_json(orig.unwrap_or_default()), D::json_list(patch.unwrap_or_default()));
-            let merged = self.merge_by_directive(orig, &patch, Some(&D::json_list(order)), elem, meta, depth + 1)?;
-            return Ok(Some(list_from_json(merged)));
+            let (orig, patch) = (orig.map(list_to_json), patch.map(|p| D::json_list(p).into_owned()));
+            let merged = self.merge_by_directive(orig, patch, Some(&D::json_list(order)), elem, meta, depth + 1)?;
+            return Ok(merged.map(list_from_json));
         }
         let strategy = meta.strategy()?;
         if let Some(mk) = &meta.merge_key {
@@ -510,25 +517,33 @@ impl Merger {
     }
 
     /// A list whose patch uses `$patchMergeKey`: elements matched by the
-    /// fields the directive names (`lists::patch_merge_key`), each matched
-    /// pair merged as any object.
+    /// fields the directive names (`lists::patch_merge_key`), then merged
+    /// and ordered as the reference merges a list whose one merge key
+    /// tells those elements apart. `None` when neither side has the list.
     fn merge_by_directive(
         &self,
-        original: Vec<Value>,
-        patch: &[Value],
+        original: Option<Vec<Value>>,
+        patch: Option<Vec<Value>>,
         order: Option<&[Value]>,
         elem: Schema<'_>,
         meta: PatchMeta<'_>,
         depth: usize,
-    ) -> Result<Vec<Value>> {
+    ) -> Result<Option<Vec<Value>>> {
         check_depth(depth)?;
         let list = patch_merge_key::ListPatch { default_key: meta.merge_key.map(|k| k.primary()), order };
-        let merge = |orig: Map<String, Value>, patch: Map<String, Value>| self.merge_map(orig, &patch, elem, depth + 1);
-        let take = |v: Value| self.take_patch_value(&v, false);
-        match self.mode {
-            Mode::Apply => list.apply(original, patch.to_vec(), merge, take),
-            Mode::MergePatches => list.merge_patches(original, patch.to_vec(), merge),
-        }
+        let mut numbered = list.number(original, patch, !self.apply_mode())?;
+        let key = MergeKey::One(patch_merge_key::NUMBER_KEY);
+        let fields = KeyFields::primary(&key);
+        let elems = live_elements(self, elem, depth);
+        let (live, patch) = (numbered.live.take(), numbered.patch.take());
+        let merged = match &numbered.order {
+            Some(order) => keyed_merge::merge_ordered(&elems, fields, live, patch.as_deref(), order, true),
+            None => {
+                keyed_merge::merge(&elems, fields, live.unwrap_or_default(), patch.as_deref().unwrap_or(&[]), false)
+                    .map(Some)
+            }
+        };
+        Ok(merged.map_err(|e| numbered.error(e))?.map(|list| numbered.finish(list)))
     }
 
     /// `mergeSlice`: merges a patch list into a list with the merge strategy.

@@ -272,6 +272,13 @@ fn diff_list_field<D: Document>(
         Err(e) => return Err(e),
     };
     let strategy = meta.strategy()?;
+    if !strategy.merge && opts.diff.patch_merge_key && meta.recommended()?.is_some() {
+        // A replaced list whose elements have recommended keys: sent by
+        // element with the directive, which makes apply merge it.
+        let lists = diff_by_key_fields(&D::json_list(o), &D::json_list(m), elem, meta, opts, depth + 1)?;
+        insert_key_field_diff(patch, key, lists.unwrap_or_default());
+        return Ok(());
+    }
     if !strategy.merge {
         if opts.additions() && !lists_deep_eq(o, m) {
             patch.insert(key, D::array(m.to_vec()));
@@ -282,12 +289,7 @@ fn diff_list_field<D: Document>(
     if opts.diff.patch_merge_key
         && let Some(lists) = diff_by_key_fields(&D::json_list(o), &D::json_list(m), elem, meta, opts, depth + 1)?
     {
-        if !lists.patch.is_empty() {
-            patch.insert(key, D::from_json(Value::Array(lists.patch)));
-        }
-        if !lists.order.is_empty() {
-            patch.insert(&format!("{SET_ELEMENT_ORDER}/{key}"), D::from_json(Value::Array(lists.order)));
-        }
+        insert_key_field_diff(patch, key, lists);
         return Ok(());
     }
     let lists = diff_lists(o, m, elem, meta.merge_key, opts, depth + 1)?;
@@ -301,6 +303,16 @@ fn diff_list_field<D: Document>(
         patch.insert(&format!("{SET_ELEMENT_ORDER}/{key}"), D::array(lists.order));
     }
     Ok(())
+}
+
+/// Puts a list's patch by key fields into the patch.
+fn insert_key_field_diff<D: Document>(patch: &mut Members<D>, key: &str, lists: patch_merge_key::ListDiff) {
+    if !lists.patch.is_empty() || lists.whole {
+        patch.insert(key, D::from_json(Value::Array(lists.patch)));
+    }
+    if !lists.order.is_empty() {
+        patch.insert(&format!("{SET_ELEMENT_ORDER}/{key}"), D::from_json(Value::Array(lists.order)));
+    }
 }
 
 /// The diff of a keyed list with `$patchMergeKey` on: identified by the
@@ -329,7 +341,8 @@ fn diff_by_key_fields(
     let diff_elem = |a: &Map<String, Value>, b: &Map<String, Value>, j: usize| {
         diff_maps(a, b, elem, opts, depth).map_err(|e| e.within(crate::error::Segment::Index(j)))
     };
-    patch_merge_key::diff(o, m, &keys, emit, diff_elem)
+    let replaced = !meta.strategy()?.merge;
+    patch_merge_key::diff(o, m, &keys, emit, replaced, diff_elem)
 }
 
 struct ListDiff<D> {

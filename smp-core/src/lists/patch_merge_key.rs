@@ -4,23 +4,32 @@
 //! it; with the option off none of this runs and the directive is data.
 //!
 //! Apply, for a list whose patch carries the directive (in an element or in
-//! a `$setElementOrder` entry):
+//! a `$setElementOrder` entry), changes identity only:
 //! - an element is matched by the fields its directive lists: a listed
 //!   field present in the element must be equal in the live element, a
 //!   listed field absent must be absent there; other fields are not looked
 //!   at. An element without the directive is matched by the list's default
-//!   merge key; a list without one (a replaced list) needs the directive;
+//!   merge key; a list without one (a replaced list) needs the directive.
+//!   A `$setElementOrder` entry without the directive is matched by the
+//!   fields of the patch's directives (when they all list the same);
 //! - the fields must match one live element: none creates the element,
 //!   several refuse the patch (an error naming the list and the key);
-//! - `$patch: delete` elements run first, then the others in patch order;
-//!   `$patch: replace` replaces the list with the other elements;
+//! - `$patch: delete` elements are matched first, then the others in patch
+//!   order (an element that creates one is matched by later ones);
+//! - then each element, entry and live element is numbered by the element
+//!   it names, and the list is merged and ordered by the reference's keyed
+//!   merge on that number: exactly what the reference gives for the same
+//!   list with one merge key whose value tells the elements apart (new
+//!   elements before the live ones the patch does not name,
+//!   `$setElementOrder`, server-only elements); `$patch: replace` takes
+//!   the other elements as they are, each its own;
 //! - the list is merged whatever its strategy: the directive turns a
 //!   replaced list into a merged one for this patch;
-//! - `$setElementOrder` entries are matched as elements are; the elements
-//!   they name take the order of the entries, among the places those
-//!   elements hold; the others keep their places (new elements are
-//!   appended, in patch order);
-//! - the directive never reaches the result.
+//! - the directive never reaches the result (merging two patches keeps it,
+//!   for the receiver);
+//! - a list patch matches by at most [`MAX_FIELD_LISTS`] field lists, each
+//!   indexing the live list once, and an element's identity holds only the
+//!   listed fields it has: linear in the list and the patch.
 //!
 //! Diff, for a merged list with recommended merge keys: each element is
 //! identified by all of them and carries the directive; a keyed list whose
@@ -55,11 +64,24 @@ pub(crate) fn strip(v: &mut Value) {
     }
 }
 
-/// The values of an element's key fields: JSON text, `None` when absent.
-type Identity = Vec<Option<String>>;
+/// The values of an element's key fields that it has, by position in the
+/// field list (an absent field is absent here): JSON text. Only the fields
+/// present are kept, so an identity is never larger than its element,
+/// however many fields a directive names.
+type Identity = Vec<(u32, String)>;
 
-fn identity(m: &Map<String, Value>, fields: &[String]) -> Identity {
-    fields.iter().map(|f| m.get(f).map(|v| v.to_string())).collect()
+/// The identity of `m` by the fields `list`: the fields are looked up in
+/// the element or the element's members in the fields, whichever is
+/// fewer, so the cost is bounded by the element's size.
+fn identity(m: &Map<String, Value>, list: &FieldList) -> Identity {
+    let mut id: Identity = if list.fields.len() <= m.len() {
+        let present = list.fields.iter().enumerate();
+        present.filter_map(|(i, f)| m.get(f).map(|v| (i as u32, v.to_string()))).collect()
+    } else {
+        m.iter().filter_map(|(k, v)| list.position.get(k.as_str()).map(|&i| (i, v.to_string()))).collect()
+    };
+    id.sort_unstable_by_key(|(i, _)| *i);
+    id
 }
 
 /// The element's key fields and values, for messages and paths:
@@ -79,27 +101,18 @@ fn element_segment(m: &Map<String, Value>, fields: &[String]) -> Segment {
     Segment::Keyed { key: key.to_string(), value: value.to_string() }
 }
 
-/// The fields an element is matched by: its directive's, else the default
-/// merge key.
-fn key_fields(m: &Map<String, Value>, default_key: Option<&str>) -> Result<Vec<String>> {
-    let Some(directive) = m.get(PATCH_MERGE_KEY) else {
-        return match default_key {
-            Some(k) => Ok(vec![k.to_string()]),
-            None => Err(ErrorKind::BadPatchMergeKey(format!(
-                "the list has no merge key, so every element needs $patchMergeKey: {}",
-                fmt_v_map(m)
-            ))
-            .into()),
-        };
-    };
+/// The fields of an element's own directive; `None` without one.
+fn directive_fields(m: &Map<String, Value>) -> Result<Option<Vec<String>>> {
+    let Some(directive) = m.get(PATCH_MERGE_KEY) else { return Ok(None) };
     let bad = |why: &str| ErrorKind::BadPatchMergeKey(format!("{why}: {}", fmt_s(directive)));
     let Value::Array(list) = directive else {
         return Err(bad("expected a list of field names").into());
     };
     let mut fields: Vec<String> = Vec::with_capacity(list.len());
+    let mut seen: KeySet<&str> = KeySet::default();
     for f in list {
         match f.as_str() {
-            Some(name) if !name.is_empty() && !fields.iter().any(|g| g == name) => fields.push(name.to_string()),
+            Some(name) if !name.is_empty() && seen.insert(name) => fields.push(name.to_string()),
             Some(name) if !name.is_empty() => return Err(bad(&format!("{name:?} is listed twice")).into()),
             _ => return Err(bad("expected a list of field names").into()),
         }
@@ -116,85 +129,122 @@ fn key_fields(m: &Map<String, Value>, default_key: Option<&str>) -> Result<Vec<S
         ))
         .into());
     }
-    Ok(fields)
+    Ok(Some(fields))
 }
 
-/// The working list: elements (`None` once deleted) and, per set of key
-/// fields, the positions of the live elements by their values. Each index
-/// is built on first use and kept up to date, so each lookup is hashed.
-struct Work {
-    items: Vec<Option<Map<String, Value>>>,
-    indexes: KeyMap<Vec<String>, KeyMap<Identity, Vec<usize>>>,
+/// The fields an element is matched by: its directive's, else `inherited`
+/// (the list's directive, for `$setElementOrder` entries), else the
+/// default merge key.
+fn key_fields(m: &Map<String, Value>, inherited: Option<&[String]>, default_key: Option<&str>) -> Result<Vec<String>> {
+    if let Some(fields) = directive_fields(m)? {
+        return Ok(fields);
+    }
+    match (inherited, default_key) {
+        (Some(fields), _) => Ok(fields.to_vec()),
+        (None, Some(k)) => Ok(vec![k.to_string()]),
+        (None, None) => Err(ErrorKind::BadPatchMergeKey(format!(
+            "the list has no merge key, so every element needs $patchMergeKey: {}",
+            fmt_v_map(m)
+        ))
+        .into()),
+    }
 }
 
-impl Work {
-    fn new(list: Vec<Value>) -> Result<Self> {
-        let mut items = Vec::with_capacity(list.len());
-        for v in list {
+/// The most distinct field lists one list patch may match by. Each one
+/// indexes the whole live list, so the bound keeps a patch linear in the
+/// size of the list (a client names one list: the recommended keys).
+pub(crate) const MAX_FIELD_LISTS: usize = 8;
+
+/// A field list with the position of each field.
+struct FieldList {
+    fields: Vec<String>,
+    position: KeyMap<String, u32>,
+}
+
+impl FieldList {
+    fn new(fields: Vec<String>) -> Self {
+        let position = fields.iter().enumerate().map(|(i, f)| (f.clone(), i as u32)).collect();
+        FieldList { fields, position }
+    }
+}
+
+/// Which element each patch element, deletion and order entry names,
+/// found by the fields each one lists: the live elements, then the new
+/// ones the patch adds, each an item (`None` once deleted). Each field
+/// list indexes the items on first use and is kept up to date.
+struct Matcher<'a> {
+    items: Vec<Option<&'a Map<String, Value>>>,
+    lists: Vec<FieldList>,
+    list_of: KeyMap<Vec<String>, usize>,
+    indexes: Vec<KeyMap<Identity, Vec<usize>>>,
+}
+
+impl<'a> Matcher<'a> {
+    fn new(live: &'a [Value]) -> Result<Self> {
+        let mut items = Vec::with_capacity(live.len());
+        for v in live {
             match v {
                 Value::Object(m) => items.push(Some(m)),
-                other => return Err(bad_arg(GoKind::Object, &other)),
+                other => return Err(bad_arg(GoKind::Object, other)),
             }
         }
-        Ok(Work { items, indexes: KeyMap::default() })
+        Ok(Matcher { items, lists: Vec::new(), list_of: KeyMap::default(), indexes: Vec::new() })
     }
 
-    /// The positions of the live elements matching `probe` on `fields`.
-    fn find(&mut self, fields: &[String], probe: &Map<String, Value>) -> Vec<usize> {
-        let items = &self.items;
-        let index = self.indexes.entry(fields.to_vec()).or_insert_with(|| {
-            let mut index: KeyMap<Identity, Vec<usize>> = KeyMap::default();
-            for (i, m) in items.iter().enumerate() {
-                if let Some(m) = m {
-                    index.entry(identity(m, fields)).or_default().push(i);
-                }
+    /// The number of a field list, its index built on first use.
+    fn list(&mut self, fields: Vec<String>) -> Result<usize> {
+        if let Some(&n) = self.list_of.get(&fields) {
+            return Ok(n);
+        }
+        if self.lists.len() == MAX_FIELD_LISTS {
+            return Err(ErrorKind::BadPatchMergeKey(format!(
+                "a list patch may match elements by at most {MAX_FIELD_LISTS} different field lists"
+            ))
+            .into());
+        }
+        let list = FieldList::new(fields.clone());
+        let mut index: KeyMap<Identity, Vec<usize>> = KeyMap::default();
+        for (i, m) in self.items.iter().enumerate() {
+            if let Some(m) = m {
+                index.entry(identity(m, &list)).or_default().push(i);
             }
-            index
-        });
-        index.get(&identity(probe, fields)).cloned().unwrap_or_default()
+        }
+        self.lists.push(list);
+        self.indexes.push(index);
+        self.list_of.insert(fields, self.lists.len() - 1);
+        Ok(self.lists.len() - 1)
     }
 
-    /// The one element `probe` names; an error when it names several.
-    fn find_one(&mut self, fields: &[String], probe: &Map<String, Value>) -> Result<Option<usize>> {
-        match self.find(fields, probe).as_slice() {
+    /// The one item `probe` names by the field list `n`; an error when it
+    /// names several.
+    fn find_one(&self, n: usize, probe: &Map<String, Value>) -> Result<Option<usize>> {
+        let list = &self.lists[n];
+        match self.indexes[n].get(&identity(probe, list)).map(Vec::as_slice).unwrap_or_default() {
             [] => Ok(None),
             [one] => Ok(Some(*one)),
             several => {
-                Err(ErrorKind::AmbiguousPatchMergeKey { key: describe(probe, fields), count: several.len() }.into())
+                Err(ErrorKind::AmbiguousPatchMergeKey { key: describe(probe, &list.fields), count: several.len() }
+                    .into())
             }
-        }
-    }
-
-    fn unindex(&mut self, pos: usize) {
-        let Some(m) = &self.items[pos] else { return };
-        for (fields, index) in &mut self.indexes {
-            if let Some(list) = index.get_mut(&identity(m, fields)) {
-                list.retain(|&i| i != pos);
-            }
-        }
-    }
-
-    fn index(&mut self, pos: usize) {
-        let Some(m) = &self.items[pos] else { return };
-        for (fields, index) in &mut self.indexes {
-            let list = index.entry(identity(m, fields)).or_default();
-            let at = list.partition_point(|&i| i < pos);
-            list.insert(at, pos);
         }
     }
 
     fn remove(&mut self, pos: usize) {
-        self.unindex(pos);
-        self.items[pos] = None;
+        let Some(m) = self.items[pos].take() else { return };
+        for (list, index) in self.lists.iter().zip(&mut self.indexes) {
+            if let Some(at) = index.get_mut(&identity(m, list)) {
+                at.retain(|&i| i != pos);
+            }
+        }
     }
 
-    fn push(&mut self, m: Map<String, Value>) {
+    fn push(&mut self, m: &'a Map<String, Value>) -> usize {
+        let pos = self.items.len();
         self.items.push(Some(m));
-        self.index(self.items.len() - 1);
-    }
-
-    fn into_list(self) -> Vec<Value> {
-        self.items.into_iter().flatten().map(Value::Object).collect()
+        for (list, index) in self.lists.iter().zip(&mut self.indexes) {
+            index.entry(identity(m, list)).or_default().push(pos);
+        }
+        pos
     }
 }
 
@@ -206,139 +256,219 @@ pub(crate) struct ListPatch<'a> {
     pub(crate) order: Option<&'a [Value]>,
 }
 
+/// The list patch rewritten for the reference's keyed merge: every live
+/// element, patch element and order entry carries, under the directive's
+/// own name, the number of the element it names (or a number of its own),
+/// so that the list is merged by that one key, exactly as the reference
+/// merges a list whose single merge key tells the elements apart.
+pub(crate) struct Numbered {
+    /// The live elements, numbered.
+    pub(crate) live: Option<Vec<Value>>,
+    /// The patch elements, numbered instead of their directive.
+    pub(crate) patch: Option<Vec<Value>>,
+    /// The `$setElementOrder` entries, as `{$patchMergeKey: number}`.
+    pub(crate) order: Option<Vec<Value>>,
+    /// The path step of each numbered element named in the patch.
+    names: KeyMap<u64, Segment>,
+    /// The directive each number stands for, when merging patches (whose
+    /// result keeps them for its receiver).
+    directives: Option<KeyMap<u64, Value>>,
+}
+
+/// The key the numbered lists are merged by.
+pub(crate) const NUMBER_KEY: &str = PATCH_MERGE_KEY;
+
+impl Numbered {
+    /// An error of the keyed merge, with the element it names by its key
+    /// fields instead of its number.
+    pub(crate) fn error(&self, mut e: Error) -> Error {
+        if let Some(Segment::Keyed { key, value }) = e.path.segments().first()
+            && key == NUMBER_KEY
+            && let Some(named) = value.parse::<u64>().ok().and_then(|n| self.names.get(&n))
+        {
+            let mut segments = e.path.segments().to_vec();
+            segments[0] = named.clone();
+            e.path = crate::error::Path::from_segments(segments);
+        }
+        e
+    }
+
+    /// The merged list without the numbers: with the directives they
+    /// stand for when merging patches, else with none.
+    pub(crate) fn finish(&self, mut list: Vec<Value>) -> Vec<Value> {
+        for e in &mut list {
+            let Value::Object(m) = e else { continue };
+            let number = m.remove(NUMBER_KEY).and_then(|n| n.as_u64());
+            let directive = number.and_then(|n| self.directives.as_ref()?.get(&n));
+            if let Some(d) = directive {
+                m.insert(PATCH_MERGE_KEY.to_string(), d.clone());
+            }
+        }
+        list
+    }
+}
+
+/// Numbers above those of items: for deletions and order entries that
+/// name no element.
+const UNMATCHED: u64 = 1 << 40;
+
+/// The numbers handed out so far.
+struct Numbering {
+    unmatched: u64,
+    /// The path step of each item a patch element names.
+    names: KeyMap<u64, Segment>,
+    /// The field list of the patch's directives, when they all list the
+    /// same (`Some(None)`: they differ).
+    shared: Option<Option<Vec<String>>>,
+}
+
+impl Numbering {
+    /// Notes the field list of a patch element's directive.
+    fn share(&mut self, fields: &[String]) {
+        match &self.shared {
+            None => self.shared = Some(Some(fields.to_vec())),
+            Some(Some(s)) if s != fields => self.shared = Some(None),
+            Some(_) => {}
+        }
+    }
+
+    fn fresh(&mut self) -> u64 {
+        self.unmatched += 1;
+        self.unmatched
+    }
+
+    /// The number of the item the patch element `m` (at `i`) names; `new`:
+    /// an element that names none is added as an item.
+    fn element<'a>(
+        &mut self,
+        matcher: &mut Matcher<'a>,
+        m: &'a Map<String, Value>,
+        i: usize,
+        default_key: Option<&str>,
+        new: bool,
+    ) -> Result<u64> {
+        let at = |e: Error| match directive_fields(m) {
+            Ok(Some(fields)) => e.within(element_segment(m, &fields)),
+            Ok(None) => match default_key {
+                Some(k) if m.contains_key(k) => e.within(element_segment(m, &[k.to_string()])),
+                _ => e.within(Segment::Index(i)),
+            },
+            Err(_) => e.within(Segment::Index(i)),
+        };
+        let fields = key_fields(m, None, default_key).map_err(at)?;
+        if m.contains_key(PATCH_MERGE_KEY) {
+            self.share(&fields);
+        }
+        let segment = element_segment(m, &fields);
+        let n = matcher.list(fields).map_err(at)?;
+        let number = match matcher.find_one(n, m).map_err(at)? {
+            Some(pos) => pos as u64,
+            None if new => matcher.push(m) as u64,
+            None => return Ok(self.fresh()),
+        };
+        self.names.entry(number).or_insert(segment);
+        Ok(number)
+    }
+}
+
 impl ListPatch<'_> {
-    /// Applies the patch list to the live list. `merge` merges a patch
-    /// element into its live element; `take` cleans an element taken whole.
-    pub(crate) fn apply(
+    /// Numbers the lists (see [`Numbered`]): deletions are matched first,
+    /// then the other elements in patch order (an element that matches
+    /// none is new, and later elements may match it), then the order's
+    /// entries against the merged elements.
+    /// `keep_directives`: patches are merged, and the result keeps each
+    /// element's directive.
+    pub(crate) fn number(
         &self,
-        original: Vec<Value>,
-        patch: Vec<Value>,
-        mut merge: impl FnMut(Map<String, Value>, Map<String, Value>) -> Result<Map<String, Value>>,
-        take: impl Fn(Value) -> Option<Value>,
-    ) -> Result<Vec<Value>> {
+        original: Option<Vec<Value>>,
+        patch: Option<Vec<Value>>,
+        keep_directives: bool,
+    ) -> Result<Numbered> {
+        let had_live = original.is_some();
+        let live_list = original.unwrap_or_default();
+        let patch_list = patch.as_deref().unwrap_or_default();
+        let mut matcher = Matcher::new(&live_list)?;
+        let mut numbering = Numbering { unmatched: UNMATCHED, names: KeyMap::default(), shared: None };
+        let mut numbers: Vec<u64> = vec![0; patch_list.len()];
         let mut deletes = Vec::new();
         let mut plain = Vec::new();
         let mut replace = false;
-        for (i, p) in patch.into_iter().enumerate() {
+        for (i, p) in patch_list.iter().enumerate() {
             let Value::Object(m) = p else {
-                return Err(bad_arg(GoKind::Object, &p).within(Segment::Index(i)));
+                return Err(bad_arg(GoKind::Object, p).within(Segment::Index(i)));
             };
             match m.get(PATCH) {
                 None => plain.push((i, m)),
                 Some(Value::String(s)) if s == "delete" => deletes.push((i, m)),
-                Some(Value::String(s)) if s == "replace" => replace = true,
+                Some(Value::String(s)) if s == "replace" => {
+                    replace = true;
+                    numbers[i] = numbering.fresh();
+                }
                 Some(Value::String(s)) if s == "merge" => return Err(ErrorKind::MergeDirectiveInList.into()),
                 Some(other) => {
-                    return Err(ErrorKind::UnknownPatchType { value: fmt_s(other), map: fmt_v_map(&m) }.into());
+                    return Err(ErrorKind::UnknownPatchType { value: fmt_s(other), map: fmt_v_map(m) }.into());
                 }
             }
         }
-        let mut work = if replace { Work::new(Vec::new())? } else { Work::new(original)? };
         if replace {
-            let taken = plain.into_iter().filter_map(|(_, m)| take(Value::Object(m)));
-            for v in taken {
-                let Value::Object(m) = v else { unreachable!("objects stay objects") };
-                work.push(m);
+            // The list becomes the other elements, as they are (the diff
+            // sends a list whose elements the keys cannot tell apart so):
+            // each is an item of its own.
+            matcher = Matcher::new(&[])?;
+            for &(i, _) in &deletes {
+                numbers[i] = numbering.fresh();
             }
-            return self.ordered(work);
-        }
-        for (i, d) in deletes {
-            let at = |e: Error| self.at_element(e, &d, i);
-            let fields = key_fields(&d, self.default_key).map_err(at)?;
-            if let Some(pos) = work.find_one(&fields, &d).map_err(at)? {
-                work.remove(pos);
-            }
-        }
-        for (i, mut p) in plain {
-            let at = |e: Error, p: &Map<String, Value>| self.at_element(e, p, i);
-            let fields = key_fields(&p, self.default_key).map_err(|e| at(e, &p))?;
-            match work.find_one(&fields, &p).map_err(|e| at(e, &p))? {
-                Some(pos) => {
-                    let segment = element_segment(&p, &fields);
-                    p.remove(PATCH_MERGE_KEY);
-                    // An error aborts the whole patch: the element is taken out freely.
-                    work.unindex(pos);
-                    let live = work.items[pos].take().expect("found elements are live");
-                    work.items[pos] = Some(merge(live, p).map_err(|e| e.within(segment))?);
-                    work.index(pos);
+            for &(i, m) in &plain {
+                if let Some(fields) = directive_fields(m).map_err(|e| e.within(Segment::Index(i)))? {
+                    numbering.share(&fields);
                 }
-                None => {
-                    if let Some(Value::Object(m)) = take(Value::Object(p)) {
-                        work.push(m);
-                    }
+                numbers[i] = matcher.push(m) as u64;
+            }
+        } else {
+            for &(i, m) in &deletes {
+                numbers[i] = numbering.element(&mut matcher, m, i, self.default_key, false)?;
+                if numbers[i] < UNMATCHED {
+                    matcher.remove(numbers[i] as usize);
                 }
             }
-        }
-        self.ordered(work)
-    }
-
-    /// The error, under the element (named by its key fields when they can
-    /// be read, else by position).
-    fn at_element(&self, e: Error, m: &Map<String, Value>, i: usize) -> Error {
-        match key_fields(m, self.default_key) {
-            Ok(fields) => e.within(element_segment(m, &fields)),
-            Err(_) => e.within(Segment::Index(i)),
-        }
-    }
-
-    /// The merged list in the order `$setElementOrder` gives (see the
-    /// module notes), or as it is without one.
-    fn ordered(&self, mut work: Work) -> Result<Vec<Value>> {
-        let Some(order) = self.order else { return Ok(work.into_list()) };
-        let mut rank: Vec<Option<usize>> = vec![None; work.items.len()];
-        for (j, entry) in order.iter().enumerate() {
-            let m = entry.as_object().ok_or_else(|| bad_arg(GoKind::Object, entry))?;
-            let fields = key_fields(m, self.default_key).map_err(|e| e.within(Segment::Index(j)))?;
-            if let Some(pos) = work.find_one(&fields, m).map_err(|e| e.within(element_segment(m, &fields)))? {
-                rank[pos].get_or_insert(j);
+            for &(i, m) in &plain {
+                numbers[i] = numbering.element(&mut matcher, m, i, self.default_key, true)?;
             }
         }
-        let slots: Vec<usize> = (0..rank.len()).filter(|&i| rank[i].is_some() && work.items[i].is_some()).collect();
-        let mut named: Vec<(usize, Map<String, Value>)> =
-            slots.iter().map(|&i| (rank[i].unwrap_or(0), work.items[i].take().expect("live"))).collect();
-        named.sort_by_key(|(r, _)| *r);
-        for (&slot, (_, m)) in slots.iter().zip(named) {
-            work.items[slot] = Some(m);
-        }
-        Ok(work.into_list())
-    }
-
-    /// Merges two patch lists into one (the three-way patch): elements
-    /// with the same key fields and values merge, the others are appended.
-    pub(crate) fn merge_patches(
-        &self,
-        original: Vec<Value>,
-        patch: Vec<Value>,
-        mut merge: impl FnMut(Map<String, Value>, Map<String, Value>) -> Result<Map<String, Value>>,
-    ) -> Result<Vec<Value>> {
-        let key = |m: &Map<String, Value>| -> Option<(Vec<String>, Identity)> {
-            let fields = key_fields(m, self.default_key).ok()?;
-            let id = identity(m, &fields);
-            Some((fields, id))
+        let inherited = numbering.shared.take().flatten();
+        let order = match self.order {
+            None => None,
+            Some(entries) => {
+                let mut out = Vec::with_capacity(entries.len());
+                for (j, entry) in entries.iter().enumerate() {
+                    let m = entry.as_object().ok_or_else(|| bad_arg(GoKind::Object, entry))?;
+                    let fields = key_fields(m, inherited.as_deref(), self.default_key)
+                        .map_err(|e| e.within(Segment::Index(j)))?;
+                    let at = |e: Error| e.within(element_segment(m, &fields));
+                    let n = matcher.list(fields.clone()).map_err(at)?;
+                    let number = match matcher.find_one(n, m).map_err(at)? {
+                        Some(pos) => pos as u64,
+                        None => numbering.fresh(),
+                    };
+                    out.push(Value::Object(Map::from_iter([(NUMBER_KEY.to_string(), Value::from(number))])));
+                }
+                Some(out)
+            }
         };
-        let mut work = Work::new(original)?;
-        let mut positions: KeyMap<(Vec<String>, Identity), usize> = KeyMap::default();
-        for (i, m) in work.items.iter().enumerate() {
-            if let Some(k) = m.as_ref().and_then(key) {
-                positions.entry(k).or_insert(i);
+        drop(matcher);
+        let mut directives = keep_directives.then(KeyMap::default);
+        let mut numbered = |mut v: Value, n: u64| {
+            if let Value::Object(m) = &mut v
+                && let Some(d) = m.insert(NUMBER_KEY.to_string(), Value::from(n))
+                && let Some(directives) = &mut directives
+            {
+                directives.entry(n).or_insert(d);
             }
-        }
-        for p in patch {
-            let Value::Object(p) = p else { return Err(bad_arg(GoKind::Object, &p)) };
-            match key(&p).and_then(|k| positions.get(&k).copied()) {
-                Some(pos) => {
-                    let live = work.items[pos].take().expect("indexed elements are live");
-                    work.items[pos] = Some(merge(live, p)?);
-                }
-                None => {
-                    if let Some(k) = key(&p) {
-                        positions.insert(k, work.items.len());
-                    }
-                    work.items.push(Some(p));
-                }
-            }
-        }
-        Ok(work.into_list())
+            v
+        };
+        let live = had_live.then(|| live_list.into_iter().enumerate().map(|(i, v)| numbered(v, i as u64)).collect());
+        let patch = patch.map(|p| p.into_iter().zip(&numbers).map(|(v, &n)| numbered(v, n)).collect());
+        Ok(Numbered { live, patch, order, names: numbering.names, directives })
     }
 }
 
@@ -349,6 +479,8 @@ pub(crate) struct ListDiff {
     pub(crate) patch: Vec<Value>,
     /// `$setElementOrder` entries.
     pub(crate) order: Vec<Value>,
+    /// `patch` is the list itself, sent even when empty.
+    pub(crate) whole: bool,
 }
 
 /// What the diff is asked for (the reference's `DiffOptions`).
@@ -359,22 +491,29 @@ pub(crate) struct Emit {
     pub(crate) set_element_order: bool,
 }
 
-/// The patch of a merged list identified by `keys` (the recommended merge
-/// keys, or the default key alone). `None` when every element is an object
-/// told apart by the keys and the keys are the default key alone: then the
-/// reference's diff is exact and is used. `diff_elem` diffs two elements.
+/// The patch of a list identified by `keys` (the recommended merge keys,
+/// or the default key alone). `None` when every element is an object told
+/// apart by the keys and the keys are the default key alone: then the
+/// reference's diff is exact and is used. `replaced`: a list the reference
+/// replaces whole, sent whole (as the reference sends it) when the keys
+/// cannot tell its elements apart. `diff_elem` diffs two elements.
 pub(crate) fn diff(
     o: &[Value],
     m: &[Value],
     keys: &[&str],
     emit: Emit,
+    replaced: bool,
     mut diff_elem: impl FnMut(&Map<String, Value>, &Map<String, Value>, usize) -> Result<Map<String, Value>>,
 ) -> Result<Option<ListDiff>> {
     let fields: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-    let (Some(o_ids), Some(m_ids)) = (distinct(o, &fields), distinct(m, &fields)) else {
+    let list = FieldList::new(fields.clone());
+    let (Some(o_ids), Some(m_ids)) = (distinct(o, &list), distinct(m, &list)) else {
         // The keys cannot tell the elements apart: the whole list is sent.
         if !emit.additions || lists_deep_eq(o, m) {
             return Ok(Some(ListDiff::default()));
+        }
+        if replaced {
+            return Ok(Some(ListDiff { patch: m.to_vec(), order: Vec::new(), whole: true }));
         }
         // The directive routes the list through this module on apply, which
         // needs no merge key in the elements.
@@ -384,9 +523,9 @@ pub(crate) fn diff(
         ];
         let mut patch = vec![Value::Object(Map::from_iter(marker))];
         patch.extend(m.iter().cloned());
-        return Ok(Some(ListDiff { patch, order: Vec::new() }));
+        return Ok(Some(ListDiff { patch, order: Vec::new(), whole: false }));
     };
-    if fields.len() == 1 {
+    if fields.len() == 1 && !replaced {
         return Ok(None);
     }
     let directive = Value::Array(fields.iter().map(|f| Value::String(f.clone())).collect());
@@ -437,12 +576,12 @@ pub(crate) fn diff(
     let emit_order = emit.set_element_order
         && ((emit.additions && (changed || !order_same)) || (emit.deletions && !patch.is_empty()));
     let order = if emit_order { m.iter().map(|e| Value::Object(keyed(&as_map(e)))).collect() } else { Vec::new() };
-    Ok(Some(ListDiff { patch, order }))
+    Ok(Some(ListDiff { patch, order, whole: false }))
 }
 
 /// The identities of a list's elements; `None` when one is not an object
 /// or two are the same.
-fn distinct(list: &[Value], fields: &[String]) -> Option<Vec<Identity>> {
+fn distinct(list: &[Value], fields: &FieldList) -> Option<Vec<Identity>> {
     let mut seen = KeySet::with_capacity_and_hasher(list.len(), KeyHasher::default());
     let mut out = Vec::with_capacity(list.len());
     for e in list {
@@ -463,6 +602,6 @@ fn lists_deep_eq(a: &[Value], b: &[Value]) -> bool {
 /// directive: its key fields and values.
 pub(crate) fn conflict_key(e: &Value) -> Option<String> {
     let m = e.as_object()?;
-    let fields = key_fields(m, None).ok()?;
+    let fields = key_fields(m, None, None).ok()?;
     Some(format!("{}\u{0}{}", fields.join(","), describe(m, &fields)))
 }

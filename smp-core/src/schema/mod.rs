@@ -163,7 +163,14 @@ impl<'a> Schema<'a> {
                         return Err(ErrorKind::Schema("expected slice or array type, but got: struct".into()).into());
                     }
                 };
-                Ok((Schema::Static(elem), field.meta()))
+                let mut meta = field.meta();
+                if field.merge_key.is_none()
+                    && let Shape::Struct(holder) = shape
+                    && let Some(keys) = recommended::replaced_kubernetes_by_type(holder.name, key)
+                {
+                    meta = meta.with_recommended_fields(keys);
+                }
+                Ok((Schema::Static(elem), meta))
             }
             Schema::OpenApi(node) => node.lookup_slice(key),
         }

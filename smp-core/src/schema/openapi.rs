@@ -223,7 +223,10 @@ impl<'a> OpenApiNode<'a> {
             Some(keys) if Some(keys[0]) == meta.merge_key.map(|k| k.primary()) => {
                 Ok(meta.with_recommended_fields(keys))
             }
-            _ => Ok(meta),
+            _ => match super::recommended::replaced_kubernetes(self.def, key) {
+                Some(keys) if meta.merge_key.is_none() => Ok(meta.with_recommended_fields(keys)),
+                _ => Ok(meta),
+            },
         }
     }
 

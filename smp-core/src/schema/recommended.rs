@@ -66,6 +66,90 @@ pub fn kubernetes(definition: &str, field: &str) -> Option<&'static [&'static st
     KUBERNETES.iter().find(|r| r.definition == definition && r.field == field).map(|r| r.keys)
 }
 
+/// Built-in lists that the reference replaces whole, although their
+/// elements have an identity: the lists whose `patchMergeKey` tag sits on
+/// the element's field instead of the list ("Move Merge Key to the Correct
+/// Level", phase 2 of the multi-field merge key proposal). With
+/// `$patchMergeKey` on, a diff sends their changed, added and removed
+/// elements with the directive, and apply merges them; off, they stay
+/// replaced, as the reference has them.
+///
+/// The keys are the fields that tell two elements apart, so that no two
+/// elements a valid object can hold share them (an element's other fields
+/// are its settings, which a patch changes in place):
+///
+/// - a **taint** is identified by `key` and `effect`: the API server
+///   refuses a node whose taints repeat a key and effect pair ("taints must
+///   be unique by key and effect pair"), and `kubectl taint` addresses a
+///   taint by `key:effect`; `value` and `timeAdded` are settings (changing
+///   a taint's value keeps the taint);
+/// - a **toleration** has no such rule (a pod may repeat one), and every
+///   one of `key`, `operator`, `value` and `effect` changes what it
+///   tolerates (`key` absent with `Exists` tolerates every taint; `effect`
+///   absent matches every effect): all four identify it, and
+///   `tolerationSeconds` is its setting. Repeated tolerations cannot be
+///   told apart, so a list holding some is sent whole;
+/// - a **node selector requirement** is identified by `key` and
+///   `operator`: a term may hold several requirements on one key (`In` and
+///   `NotIn`), and `values` is what the requirement matches against, a
+///   list no key can be. Two requirements with one key and operator are
+///   told apart by nothing, so a term holding them is sent whole. The
+///   terms themselves have no identity and their lists
+///   (`nodeSelectorTerms`, `preferredDuringSchedulingIgnoredDuringExecution`)
+///   stay replaced: a diff sends the terms whole, and the keys serve the
+///   patches that name requirements with the directive.
+///
+/// An absent key field is part of the identity (absent matches absent),
+/// as `$patchMergeKey` reads it.
+pub const REPLACED_KUBERNETES: &[Recommended] = &[
+    Recommended {
+        definition: "io.k8s.api.core.v1.NodeSpec",
+        field: "taints",
+        keys: &["key", "effect"],
+        reason: "a node's taints are unique by key and effect; replaced whole, a patch that adds one taint \
+                 removes those another client added since",
+    },
+    Recommended {
+        definition: "io.k8s.api.core.v1.PodSpec",
+        field: "tolerations",
+        keys: &["key", "operator", "value", "effect"],
+        reason: "replaced whole, adding one toleration sends them all and removes those another client added",
+    },
+    Recommended {
+        definition: "io.k8s.api.node.v1.Scheduling",
+        field: "tolerations",
+        keys: &["key", "operator", "value", "effect"],
+        reason: "the tolerations of a RuntimeClass, as a pod's",
+    },
+    Recommended {
+        definition: "io.k8s.api.core.v1.NodeSelectorTerm",
+        field: "matchExpressions",
+        keys: &["key", "operator"],
+        reason: "replaced whole, changing one requirement of a node affinity term sends them all",
+    },
+    Recommended {
+        definition: "io.k8s.api.core.v1.NodeSelectorTerm",
+        field: "matchFields",
+        keys: &["key", "operator"],
+        reason: "the same requirements as `matchExpressions`, on fields",
+    },
+];
+
+/// The recommended keys of a built-in list that the reference replaces
+/// whole ([`REPLACED_KUBERNETES`]), by definition and field name.
+pub fn replaced_kubernetes(definition: &str, field: &str) -> Option<&'static [&'static str]> {
+    REPLACED_KUBERNETES.iter().find(|r| r.definition == definition && r.field == field).map(|r| r.keys)
+}
+
+/// [`replaced_kubernetes`] for the compiled-in schemas, which know a
+/// type by its short name: the holder's name (`NodeSpec`) and the field.
+pub(crate) fn replaced_kubernetes_by_type(type_name: &str, field: &str) -> Option<&'static [&'static str]> {
+    REPLACED_KUBERNETES
+        .iter()
+        .find(|r| r.field == field && r.definition.rsplit('.').next() == Some(type_name))
+        .map(|r| r.keys)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
