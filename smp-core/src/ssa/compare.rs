@@ -2,12 +2,12 @@
 //! fields removed, modified and added from the first to the second, as
 //! ownership sees them (atomic values and scalars as a whole).
 
+use super::fieldpath::PeMap;
 use super::fieldpath::{PathElement, Set};
 use super::schema::{ListType, MapType, Relationship, Resolved, Schema, TypeRef};
 use super::typed::{ValidationError, ValidationErrors, invalid_atom, list_item_element, no_type, validate_scalar};
 use super::value::equals;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 /// What changed from one value to another.
 #[derive(Clone, Debug, Default)]
@@ -159,8 +159,8 @@ impl Walker<'_> {
         }
         let mut errs = ValidationErrors::default();
         let mut all: Vec<PathElement> = Vec::new();
-        let mut lvals: BTreeMap<PathElement, Vec<&Value>> = BTreeMap::new();
-        let mut rvals: BTreeMap<PathElement, Vec<&Value>> = BTreeMap::new();
+        let mut lvals: PeMap<PathElement, Vec<&Value>> = PeMap::default();
+        let mut rvals: PeMap<PathElement, Vec<&Value>> = PeMap::default();
         for (i, c) in l.map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
             match list_item_element(self.schema, t, rel, c) {
                 Ok(pe) => {

@@ -64,6 +64,30 @@ impl PartialEq for PathElement {
     }
 }
 impl Eq for PathElement {}
+impl std::hash::Hash for PathElement {
+    /// Consistent with [`PathElement::compare`]: numbers hash by their value
+    /// as a float, so that `1` and `1.0` (equal) hash alike.
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u8(self.rank());
+        match self {
+            PathElement::Field(n) => h.write(n.as_bytes()),
+            PathElement::Key(fields) => {
+                for (n, v) in fields {
+                    h.write(n.as_bytes());
+                    value::hash(v, h);
+                }
+            }
+            PathElement::Value(v) => value::hash(v, h),
+            PathElement::Index(i) => h.write_i64(*i),
+        }
+    }
+}
+
+/// A hash map keyed by path elements (list elements' identities).
+pub(crate) type PeMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+/// A hash set of path elements.
+pub(crate) type PeSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
 impl PartialOrd for PathElement {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))

@@ -5,10 +5,10 @@
 //! configuration's.
 
 use super::fieldpath::PathElement;
+use super::fieldpath::{PeMap, PeSet};
 use super::schema::{ListType, MapType, Relationship, Schema, TypeRef};
 use super::typed::{ValidationError, ValidationErrors, invalid_atom, list_item_element, no_type, validate_scalar};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// The merge of `rhs` (the configuration) into `lhs` (the live object).
 pub(crate) fn merge(
@@ -139,7 +139,7 @@ fn merge_map(
 
 /// The path elements of a list's items, and the first item of each
 /// (for the live list, `null` for an element that appears twice).
-type Indexed<'v> = (Vec<PathElement>, BTreeMap<PathElement, Option<&'v Value>>);
+type Indexed<'v> = (Vec<PathElement>, PeMap<PathElement, Option<&'v Value>>);
 
 fn index<'v>(
     schema: &Schema,
@@ -150,7 +150,8 @@ fn index<'v>(
 ) -> Result<Indexed<'v>, ValidationErrors> {
     let mut errs = ValidationErrors::default();
     let mut pes = Vec::with_capacity(list.len());
-    let mut observed: BTreeMap<PathElement, Option<&Value>> = BTreeMap::new();
+    let mut observed: PeMap<PathElement, Option<&Value>> =
+        PeMap::with_capacity_and_hasher(list.len(), Default::default());
     for (i, child) in list.iter().enumerate() {
         let pe = match list_item_element(schema, t, rel, child) {
             Ok(pe) => pe,
@@ -219,7 +220,7 @@ fn merge_list(
     };
     let mut shared = rpes.iter().filter(|pe| lobs.contains_key(*pe));
     let mut next_shared = shared.next();
-    let mut merged_rhs: BTreeSet<&PathElement> = BTreeSet::new();
+    let mut merged_rhs: PeSet<&PathElement> = PeSet::with_capacity_and_hasher(rpes.len(), Default::default());
     let (mut li, mut ri) = (0, 0);
     while li < lpes.len() || ri < rpes.len() {
         if li < lpes.len() && ri < rpes.len() {

@@ -3,10 +3,10 @@
 //! path elements, the removal of a set of fields, and the reconciliation
 //! of a field set with atomic types.
 
+use super::fieldpath::PeSet;
 use super::fieldpath::{PathElement, Set};
 use super::schema::{ListType, MapType, Relationship, Resolved, Scalar, Schema, TypeRef};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
 use std::fmt;
 
 /// One validation error: where (the reference's path text) and why.
@@ -222,7 +222,7 @@ fn validate_list(schema: &Schema, t: &ListType, rel: Relationship, v: &Value, du
         other => return ValidationErrors::one(format!("expected list, got {}", go_value(other))),
     };
     let mut errs = ValidationErrors::default();
-    let mut seen = BTreeSet::new();
+    let mut seen = PeSet::default();
     for (i, child) in list.iter().enumerate() {
         let pe = if rel != Relationship::Associative {
             PathElement::Index(i as i64)
@@ -302,8 +302,8 @@ fn field_set_walk(schema: &Schema, tr: TypeRef, v: &Value, path: &mut Vec<PathEl
         }
         let Value::Array(items) = v else { return };
         let pes: Vec<Option<PathElement>> = items.iter().map(|c| list_item_element(schema, l, rel, c).ok()).collect();
-        let mut seen = BTreeSet::new();
-        let mut duplicates = BTreeSet::new();
+        let mut seen = PeSet::default();
+        let mut duplicates = PeSet::default();
         for pe in pes.iter().flatten() {
             if !seen.insert(pe) && duplicates.insert(pe) {
                 path.push(pe.clone());

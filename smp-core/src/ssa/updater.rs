@@ -124,8 +124,14 @@ impl Updater<'_> {
         let last = managers.get(manager).cloned();
         let set = to_field_set(self.schema, self.root, config);
         managers.insert(manager.to_string(), VersionedSet { set, api_version: version.to_string(), applied: true });
+        // Pruning removes only what the applier owned and applies no more:
+        // when it still applies all it owned (every ancestor of an applied
+        // field is a member of the applied set or a struct field), nothing
+        // is pruned.
         let new = match last {
-            Some(last) if !last.set.is_empty() => self.prune(&merged, managers, &last),
+            Some(last) if !last.set.difference(&managers[manager].set).is_empty() => {
+                self.prune(&merged, managers, &last)
+            }
             _ => merged,
         };
         self.update_managers(live, &new, managers, manager, force)?;

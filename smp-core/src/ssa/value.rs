@@ -65,6 +65,31 @@ fn float_cmp(a: f64, b: f64) -> Ordering {
     }
 }
 
+/// A hash consistent with [`equals`] and [`compare`].
+pub(crate) fn hash<H: std::hash::Hasher>(v: &Value, h: &mut H) {
+    h.write_u8(rank(v));
+    match v {
+        Value::Number(n) => {
+            let f = as_float(num(n));
+            h.write_u64(if f == 0.0 { 0 } else { f.to_bits() });
+        }
+        Value::String(s) => h.write(s.as_bytes()),
+        Value::Bool(b) => h.write_u8(*b as u8),
+        Value::Array(a) => {
+            h.write_usize(a.len());
+            a.iter().for_each(|e| hash(e, h));
+        }
+        Value::Object(m) => {
+            h.write_usize(m.len());
+            for (k, e) in m {
+                h.write(k.as_bytes());
+                hash(e, h);
+            }
+        }
+        Value::Null => {}
+    }
+}
+
 /// The reference's total order of values (numbers, strings, booleans,
 /// lists, maps, null; floats and integers compare by value).
 pub(crate) fn compare(a: &Value, b: &Value) -> Ordering {
