@@ -196,8 +196,11 @@ fn diff_checks() -> Option<usize> {
     run("has_conflicts.json", &|c, t| {
         let want = c["expected"].as_bool();
         for (a, b) in [(&c["a"], &c["b"]), (&c["b"], &c["a"])] {
-            let got = has_conflicts(a, b);
-            let outcome = if Some(got) == want { Ok(()) } else { Err(format!("got {got}")) };
+            let outcome = match has_conflicts(a, b) {
+                Ok(got) if Some(got) == want => Ok(()),
+                Ok(got) => Err(format!("got {got}")),
+                Err(e) => Err(e.to_string()),
+            };
             t.check(id(c), "has conflicts", outcome);
         }
     })?;

@@ -625,7 +625,7 @@ fn run_case(case: &Case) -> Result<(), String> {
             let (l, r) = (json(case.get("left").unwrap())?, json(case.get("right").unwrap())?);
             let want = boolean(case.get("conflict").unwrap())?;
             for (a, b, dir) in [(&l, &r, "left/right"), (&r, &l, "right/left")] {
-                let got = has_conflicts(a, b);
+                let got = has_conflicts(a, b).map_err(|e| e.to_string())?;
                 if got != want {
                     return Err(format!("{dir}: got conflict={got}"));
                 }

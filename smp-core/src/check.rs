@@ -10,7 +10,7 @@
 
 use crate::engine::apply::ApplyOptions;
 use crate::engine::diff::{DiffOptions, diff_with};
-use crate::engine::{check_depth, discard_nulls, document};
+use crate::engine::{check_depth, check_nesting, discard_nulls, document};
 use crate::error::{Error, ErrorKind, Path, Result, Segment};
 use crate::schema::Schema;
 use crate::value::{deep_eq, fmt_v};
@@ -98,17 +98,21 @@ impl fmt::Display for Finding {
 ///         "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "name"}}}
 /// }}})).unwrap();
 /// let doc = json!({"env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]});
-/// let findings = check(&doc, api.definition("spec").unwrap());
+/// let findings = check(&doc, api.definition("spec").unwrap()).unwrap();
 /// assert_eq!(findings[0].to_string(),
 ///     "env: elements 0, 1 have the same merge key name=A; strategic merge patch treats them as one element");
 /// ```
-pub fn check(doc: &Value, schema: Schema<'_>) -> Vec<Finding> {
+///
+/// A document nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) is
+/// refused, as on every entry point.
+pub fn check(doc: &Value, schema: Schema<'_>) -> Result<Vec<Finding>> {
+    check_nesting(doc)?;
     let mut out = Vec::new();
     if let Value::Object(m) = doc {
         let mut path = Vec::new();
         check_map(m, schema, &mut path, &mut out);
     }
-    out
+    Ok(out)
 }
 
 fn check_map(m: &Map<String, Value>, schema: Schema<'_>, path: &mut Vec<Segment>, out: &mut Vec<Finding>) {
@@ -218,6 +222,8 @@ fn repeated(list: &[Value], key_of: impl Fn(&Value) -> Option<String>) -> Vec<(S
 /// lists that cause it ([`check`]) and where the result differs, instead
 /// of returning a patch that corrupts the object.
 pub fn diff_checked(original: &Value, modified: &Value, schema: Schema<'_>, options: DiffOptions) -> Result<Value> {
+    check_nesting(original)?;
+    check_nesting(modified)?;
     let patch = diff_with(original, modified, schema, options)?;
     let apply_options = ApplyOptions { patch_merge_key: options.patch_merge_key, ..Default::default() };
     let result = crate::engine::apply::apply_with(original, &patch, schema, apply_options)?;
@@ -227,7 +233,7 @@ pub fn diff_checked(original: &Value, modified: &Value, schema: Schema<'_>, opti
         return Ok(patch);
     }
     let mut why: Vec<String> =
-        check(original, schema).into_iter().chain(check(modified, schema)).map(|f| f.to_string()).collect();
+        check(original, schema)?.into_iter().chain(check(modified, schema)?).map(|f| f.to_string()).collect();
     why.dedup();
     let mut at = Vec::new();
     first_difference(&result, &desired, &mut at);

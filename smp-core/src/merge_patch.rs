@@ -28,9 +28,9 @@
 //!   `float64` (2^53+1 is written 2^53).
 //! - Two arrays give an array of patches, one per pair of elements.
 
-use crate::engine::MAX_DEPTH;
 use crate::engine::conflicts::has_conflicts;
 use crate::engine::preconditions::{Precondition, check_preconditions};
+use crate::engine::{MAX_DEPTH, check_nesting};
 use crate::error::{ErrorKind, Result};
 use serde_json::{Map, Number, Value};
 
@@ -52,6 +52,8 @@ use serde_json::{Map, Number, Value};
 /// assert_eq!(merge_patch::apply(&live, &patch).unwrap(), json!({"spec": {"replicas": 3, "ports": [80, 443]}}));
 /// ```
 pub fn create(original: &Value, modified: &Value) -> Result<Value> {
+    check_nesting(original)?;
+    check_nesting(modified)?;
     match (original, modified) {
         (Value::Array(originals), Value::Array(modifieds)) => {
             if originals.len() != modifieds.len() {
@@ -91,10 +93,13 @@ pub fn three_way(
     current: &Value,
     preconditions: &[Precondition<'_>],
 ) -> Result<Value> {
+    for document in [original, modified, current] {
+        check_nesting(document)?;
+    }
     let changes = keep_or_drop_nulls(&create(current, modified)?, false, 0)?;
     let deletions = keep_or_drop_nulls(&create(original, modified)?, true, 0)?;
     let (changes, deletions) = (Value::Object(changes), Value::Object(deletions));
-    if has_conflicts(&changes, &deletions) {
+    if has_conflicts(&changes, &deletions)? {
         return Err(ErrorKind::Conflict { patch: changes, changed: deletions }.into());
     }
     let patch = apply(&deletions, &changes)?;
@@ -118,6 +123,8 @@ pub fn three_way(
 /// );
 /// ```
 pub fn apply(doc: &Value, patch: &Value) -> Result<Value> {
+    check_nesting(doc)?;
+    check_nesting(patch)?;
     if doc.is_null() {
         return Err(ErrorKind::BadMergeDocument.into());
     }
@@ -135,8 +142,11 @@ pub fn apply(doc: &Value, patch: &Value) -> Result<Value> {
     }
 }
 
+/// One more level of the walks below, which count every value (a scalar
+/// too): a guard behind the entry points' own check, so a document
+/// [`check_nesting`] accepts never reaches it.
 fn deeper(depth: usize) -> Result<usize> {
-    if depth >= MAX_DEPTH { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) } else { Ok(depth + 1) }
+    if depth > MAX_DEPTH { Err(ErrorKind::TooDeep(MAX_DEPTH).into()) } else { Ok(depth + 1) }
 }
 
 /// `mergeDocs`: `patch` merged into the object `doc`.

@@ -6,14 +6,18 @@
 
 use crate::check::{Finding, check, diff_checked};
 use crate::engine::apply::{ApplyOptions, apply_with};
+use crate::engine::check_nesting;
 use crate::engine::diff::{DiffOptions, diff_with};
 use crate::engine::three_way::{ThreeWayOptions, three_way};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Schema;
-use crate::typed::StrategicMerge;
+use crate::typed::{StrategicMerge, check_depth};
 use serde_json::Value;
 
+/// The JSON form of a value, refused first (without recursion) when it
+/// nests deeper than the engine accepts: serialising recurses.
 fn to_json<T: StrategicMerge>(v: &T) -> Result<Value> {
+    check_depth(v)?;
     serde_json::to_value(v).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
 }
 
@@ -48,23 +52,29 @@ fn to_json<T: StrategicMerge>(v: &T) -> Result<Value> {
 pub trait WithOptions: StrategicMerge {
     /// The two-way patch from `self` to `desired`, with options.
     fn diff_with(&self, desired: &Self, options: DiffOptions) -> Result<Value> {
+        check_depth(desired)?;
         diff_with(&to_json(self)?, &to_json(desired)?, Schema::Static(Self::shape()), options)
     }
 
     /// [`diff_with`](Self::diff_with), verified by applying the patch:
     /// an error naming the lists at fault when it would not give `desired`.
     fn diff_checked(&self, desired: &Self, options: DiffOptions) -> Result<Value> {
+        check_depth(desired)?;
         diff_checked(&to_json(self)?, &to_json(desired)?, Schema::Static(Self::shape()), options)
     }
 
     /// `self` with `patch` applied, with options.
     fn apply_with(&self, patch: &Value, options: ApplyOptions) -> Result<Self> {
+        check_nesting(patch)?;
         let out = apply_with(&to_json(self)?, patch, Schema::Static(Self::shape()), options)?;
         serde_json::from_value(out).map_err(|e| ErrorKind::Deserialize(e.to_string()).into())
     }
 
     /// The three-way patch of `kubectl apply`, with options.
     fn three_way_with(&self, last_applied: &Self, desired: &Self, options: ThreeWayOptions<'_>) -> Result<Value> {
+        check_depth(self)?;
+        check_depth(last_applied)?;
+        check_depth(desired)?;
         let (o, m, c) = (to_json(last_applied)?, to_json(desired)?, to_json(self)?);
         three_way(&o, &m, &c, Schema::Static(Self::shape()), options)
     }
@@ -72,7 +82,7 @@ pub trait WithOptions: StrategicMerge {
     /// The lists of `self` whose elements share their merge key (see
     /// [`check`](crate::check())).
     fn check(&self) -> Result<Vec<Finding>> {
-        Ok(check(&to_json(self)?, Schema::Static(Self::shape())))
+        check(&to_json(self)?, Schema::Static(Self::shape()))
     }
 }
 

@@ -405,7 +405,7 @@ fn check_reports_duplicate_keys_with_paths() {
         "env": [{"name": "A"}, {"name": "B"}, {"name": "A"}],
         "list": [{"foo": "x", "nested": [{"foo": "n"}, {"foo": "n"}]}]
     });
-    let found: Vec<String> = check(&doc, schema).iter().map(ToString::to_string).collect();
+    let found: Vec<String> = check(&doc, schema).unwrap().iter().map(ToString::to_string).collect();
     assert_eq!(
         found,
         [
@@ -416,13 +416,13 @@ fn check_reports_duplicate_keys_with_paths() {
         ]
     );
     let unique = json!({"ports": [{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]});
-    let found: Vec<String> = check(&unique, schema).iter().map(ToString::to_string).collect();
+    let found: Vec<String> = check(&unique, schema).unwrap().iter().map(ToString::to_string).collect();
     assert_eq!(
         found,
         ["ports: elements 0, 1 have the same merge key port=53; strategic merge patch treats them as one element \
           (the recommended merge keys port,protocol tell them apart: use $patchMergeKey)"]
     );
-    assert!(check(&json!({"ports": [{"port": 53}, {"port": 54}]}), schema).is_empty());
+    assert!(check(&json!({"ports": [{"port": 53}, {"port": 54}]}), schema).unwrap().is_empty());
 }
 
 // ---------------------------------------------------------------------------

@@ -118,6 +118,9 @@ pub fn patch_for<K>(route: Route, lock: Lock, live: &K, desired: &K) -> Result<P
 where
     K: StrategicMerge + Resource,
 {
+    // Copied below: refused first when too deep.
+    smp_core::typed::check_depth(live)?;
+    smp_core::typed::check_depth(desired)?;
     let version = || live.meta().resource_version.clone().filter(|v| !v.is_empty()).ok_or(Error::NoResourceVersion);
     // The lock is the caller's choice, never a stale version left in the
     // desired object.

@@ -106,6 +106,8 @@ struct Notes {
 /// assert_eq!(merged["spec"]["ports"], json!([{"name": "http", "port": 8080}, {"name": "admin", "port": 9000}]));
 /// ```
 pub fn openapi(crds: &[Value], version: Option<&str>) -> Result<CrdSchemas, String> {
+    // Read below by recursive steps: refused first when too deep.
+    crds.iter().try_for_each(smp_core::check_nesting).map_err(|e| e.to_string())?;
     let mut defs = Map::new();
     defs.insert(UNTYPED.into(), Value::Null);
     defs.insert(OBJECT_META.into(), object_meta());
@@ -168,6 +170,7 @@ pub fn openapi(crds: &[Value], version: Option<&str>) -> Result<CrdSchemas, Stri
 /// and versions, and has `version` when given) without translating their
 /// schemas: for patch types that take no metadata.
 pub fn check(crds: &[Value], version: Option<&str>) -> Result<(), String> {
+    crds.iter().try_for_each(smp_core::check_nesting).map_err(|e| e.to_string())?;
     crds.iter().try_for_each(|crd| Crd::read(crd)?.wanted(version).map(|_| ()))
 }
 

@@ -18,10 +18,12 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 /// The desired object as kubectl sends it: with the last-applied annotation
 /// set to the object's own JSON (Go `encoding/json` bytes, sorted keys, a
 /// trailing newline, and an `"annotations":{}` left in place when the object
-/// has no other annotations).
-pub fn with_last_applied(desired: &Value) -> Value {
+/// has no other annotations). A document nested deeper than
+/// [`MAX_DEPTH`](smp_core::MAX_DEPTH) is refused, before it is copied.
+pub fn with_last_applied(desired: &Value) -> Result<Value> {
+    check_nesting(desired)?;
     let mut obj = desired.clone();
-    let Some(root) = obj.as_object_mut() else { return obj };
+    let Some(root) = obj.as_object_mut() else { return Ok(obj) };
     let metadata = root.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
     if !metadata.is_object() {
         *metadata = Value::Object(Map::new());
@@ -37,12 +39,13 @@ pub fn with_last_applied(desired: &Value) -> Value {
     annotations.as_object_mut().expect("made an object above").remove(LAST_APPLIED);
     let text = format!("{}\n", to_go_json(&obj));
     obj["metadata"]["annotations"][LAST_APPLIED] = Value::String(text);
-    obj
+    Ok(obj)
 }
 
 /// The last applied configuration recorded on a live object (`{}` when
 /// there is none, as kubectl treats it).
 pub fn last_applied(live: &Value) -> Result<Value> {
+    check_nesting(live)?;
     match live.pointer("/metadata/annotations").and_then(|a| a.get(LAST_APPLIED)).and_then(Value::as_str) {
         Some(text) => decode(text.as_bytes()),
         None => Ok(Value::Object(Map::new())),
@@ -68,7 +71,7 @@ pub fn apply_patch(live: &Value, desired: &Value, schema: Schema<'_>, overwrite:
     check_nesting(live)?;
     check_nesting(desired)?;
     let original = last_applied(live)?;
-    let modified = with_last_applied(desired);
+    let modified = with_last_applied(desired)?;
     three_way(&original, &modified, live, schema, ThreeWayOptions { overwrite, ..Default::default() })
 }
 
@@ -92,7 +95,7 @@ pub fn merge_apply_patch(live: &Value, desired: &Value) -> Result<Value> {
     check_nesting(live)?;
     check_nesting(desired)?;
     let original = last_applied(live)?;
-    merge_patch::three_way(&original, &with_last_applied(desired), live, &Precondition::KUBECTL)
+    merge_patch::three_way(&original, &with_last_applied(desired)?, live, &Precondition::KUBECTL)
 }
 
 /// [`apply_patch`] on typed objects, with the patch metadata of their type:

@@ -189,6 +189,9 @@ pub trait StrategicPatch: StrategicMerge {
     where
         Self: Resource<DynamicType = ()>,
     {
+        // Serialised below: refused first when too deep.
+        smp_core::typed::check_depth(self)?;
+        smp_core::typed::check_depth(desired)?;
         match crate::api::Route::of::<Self>() {
             crate::api::Route::Strategic => kubectl::typed_apply_patch(self, desired, overwrite).map(Patch::Strategic),
             crate::api::Route::CustomResource => {

@@ -58,12 +58,14 @@ pub fn apply_with(original: &Value, patch: &Value, schema: Schema<'_>, options: 
 /// [`apply_with`] on an original the caller gives away: it becomes the
 /// result, without a copy.
 pub fn apply_owned(original: Value, patch: &Value, schema: Schema<'_>, options: ApplyOptions) -> Result<Value> {
+    if let Err(too_deep) = check_nesting(&original) {
+        // Dropped without recursion.
+        discard(original);
+        return Err(too_deep);
+    }
     let original = match original {
         Value::Null => Map::new(),
-        Value::Object(m) => {
-            check_nesting_map(&m)?;
-            m
-        }
+        Value::Object(m) => m,
         _ => return Err(ErrorKind::InvalidJsonDocument.into()),
     };
     apply_maps::<Value>(original, document(patch)?, schema, options).map(Value::Object)
@@ -103,6 +105,7 @@ pub fn apply_in_place(target: &mut Value, patch: &Value, schema: Schema<'_>) -> 
 /// Merges patches into one that does what applying them in turn does, keeping
 /// nulls and directives (the reference's `MergeStrategicMergeMapPatch`).
 pub fn merge_patches(patches: &[Value], schema: Schema<'_>) -> Result<Value> {
+    patches.iter().try_for_each(check_nesting)?;
     let merger = Merger::new(Mode::MergePatches);
     let mut acc = Map::new();
     for p in patches {

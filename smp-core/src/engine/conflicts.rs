@@ -201,12 +201,11 @@ fn dedup_and_sort(list: &mut [Value]) -> Result<usize> {
 /// The plain JSON-merge-patch conflict test (`mergepatch.HasConflicts`):
 /// common keys of objects are compared, lists position by position.
 ///
-/// Values nested deeper than the engine's limit count as conflicting.
-pub fn has_conflicts(left: &Value, right: &Value) -> bool {
-    if super::check_nesting(left).is_err() || super::check_nesting(right).is_err() {
-        return true;
-    }
-    plain_conflicts(left, right)
+/// Values nested deeper than the engine's limit are refused.
+pub fn has_conflicts(left: &Value, right: &Value) -> Result<bool> {
+    super::check_nesting(left)?;
+    super::check_nesting(right)?;
+    Ok(plain_conflicts(left, right))
 }
 
 fn plain_conflicts(left: &Value, right: &Value) -> bool {

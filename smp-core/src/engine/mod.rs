@@ -69,16 +69,10 @@ pub fn check_nesting(v: &Value) -> Result<()> {
     check_nesting_from(v, 0)
 }
 
-/// [`check_nesting`] of an object's members.
-pub(crate) fn check_nesting_map(m: &Map<String, Value>) -> Result<()> {
-    check_depth(1)?;
-    m.values().try_for_each(|v| check_nesting_from(v, 1))
-}
-
 /// The nesting check below `depth` open levels: a level is refused before
 /// it is entered, so the recursion stops at [`MAX_DEPTH`] levels (a few
 /// kilobytes of stack), and it needs no heap.
-fn check_nesting_from(v: &Value, depth: usize) -> Result<()> {
+pub(crate) fn check_nesting_from(v: &Value, depth: usize) -> Result<()> {
     // Plain loops: one small frame per level, in debug builds too.
     match v {
         Value::Object(m) => {

@@ -49,6 +49,8 @@ impl std::fmt::Debug for Precondition<'_> {
 /// Fails with `precondition failed for: <patch>` at the first precondition
 /// that does not hold.
 pub fn check_preconditions(patch: &Value, preconditions: &[Precondition<'_>]) -> Result<()> {
+    // The error prints the patch.
+    super::check_nesting(patch)?;
     match preconditions.iter().find(|p| !p.holds(patch)) {
         Some(_) => Err(ErrorKind::PreconditionFailed { patch: fmt_v(patch) }.into()),
         None => Ok(()),

@@ -17,7 +17,7 @@ mod apply;
 
 pub use apply::{COPY_BUDGET, apply_ops};
 
-use crate::engine::MAX_DEPTH;
+use crate::engine::{MAX_DEPTH, check_nesting, check_nesting_from};
 use crate::error::{ErrorKind, Result};
 use ::json_patch::jsonptr::PointerBuf;
 pub use ::json_patch::{AddOperation, Patch, PatchOperation, RemoveOperation, ReplaceOperation, TestOperation};
@@ -43,6 +43,8 @@ use serde_json::{Map, Value};
 /// assert_eq!(json_patch::apply(&live, &patch).unwrap(), desired);
 /// ```
 pub fn diff(live: &Value, desired: &Value) -> Result<Patch> {
+    check_nesting(live)?;
+    check_nesting(desired)?;
     let mut ops = Vec::new();
     walk(&without_version(live), &without_version(desired), &mut PointerBuf::new(), Lists::Whole, &mut ops, 0)?;
     Ok(Patch(ops))
@@ -71,6 +73,8 @@ pub fn diff(live: &Value, desired: &Value) -> Result<Patch> {
 /// );
 /// ```
 pub fn guarded(live: &Value, desired: &Value) -> Result<Patch> {
+    check_nesting(live)?;
+    check_nesting(desired)?;
     let version = live.pointer("/metadata/resourceVersion").and_then(Value::as_str).filter(|v| !v.is_empty());
     let Some(version) = version else { return Err(ErrorKind::NoResourceVersion.into()) };
     let test = TestOperation {
@@ -104,6 +108,16 @@ pub fn guarded(live: &Value, desired: &Value) -> Result<Patch> {
 /// as `kubectl patch --type json` does ([`apply_ops`] lists where that
 /// departs from RFC 6902).
 pub fn apply(doc: &Value, patch: &Patch) -> Result<Value> {
+    check_nesting(doc)?;
+    // Written out as JSON, each value sits in an operation in the list.
+    for op in &patch.0 {
+        if let PatchOperation::Add(AddOperation { value, .. })
+        | PatchOperation::Replace(ReplaceOperation { value, .. })
+        | PatchOperation::Test(TestOperation { value, .. }) = op
+        {
+            check_nesting_from(value, 2)?;
+        }
+    }
     let ops = serde_json::to_value(patch).map_err(|e| ErrorKind::JsonPatch(e.to_string()))?;
     apply_ops(doc, &ops)
 }
@@ -111,6 +125,7 @@ pub fn apply(doc: &Value, patch: &Patch) -> Result<Value> {
 /// Reads a JSON patch: a list of operations. An operation that is not one
 /// is refused with its position (`operation 2: missing field "path"`).
 pub fn parse(ops: &Value) -> Result<Patch> {
+    check_nesting(ops)?;
     let Value::Array(items) = ops else {
         let what = match ops {
             Value::Object(_) => "an object",

@@ -64,7 +64,14 @@ impl OpenApi {
     /// Reads a parsed document: v2 when it has `definitions`, v3 when it
     /// has `components.schemas` (the `swagger` / `openapi` key decides if
     /// it has both).
+    ///
+    /// A document nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) is
+    /// refused (and dropped without recursion).
     pub fn from_value(doc: Value) -> std::result::Result<Self, OpenApiError> {
+        if let Err(too_deep) = crate::engine::check_nesting(&doc) {
+            crate::engine::discard(doc);
+            return Err(OpenApiError(too_deep.to_string()));
+        }
         let Value::Object(mut doc) = doc else {
             return Err(OpenApiError("an OpenAPI document must be a JSON object".into()));
         };

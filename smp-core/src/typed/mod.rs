@@ -242,6 +242,9 @@ pub trait StrategicMerge: Walk {
     /// assert!(live.diff_if_changed(&desired).unwrap().is_some());
     /// ```
     fn diff_if_changed(&self, desired: &Self) -> Result<Option<Value>> {
+        // `==` recurses.
+        check_depth(self)?;
+        check_depth(desired)?;
         if self == desired {
             return Ok(None);
         }

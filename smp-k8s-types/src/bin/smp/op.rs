@@ -105,7 +105,7 @@ impl Op {
             )
             .into()),
             (Op::Check, [object], _) => {
-                let findings = smp_core::check(object, schema);
+                let findings = smp_core::check(object, schema)?;
                 let entry = |f: &smp_core::Finding| {
                     serde_json::json!({"path": f.path.to_string(), "message": f.to_string()})
                 };

@@ -137,7 +137,8 @@ impl Request<'_> {
                         // As kubectl apply, the desired object carries its
                         // own JSON as the new last-applied configuration,
                         // so the patch records it.
-                        docs[0] = smp_k8s_types::kubectl::with_last_applied(&docs[0]);
+                        docs[0] = smp_k8s_types::kubectl::with_last_applied(&docs[0])
+                            .map_err(|e| format!("{origin}: {e}"))?;
                         docs.insert(0, original);
                         Ok(Case { origin, docs })
                     })
