@@ -219,7 +219,7 @@ fn validate_list(schema: &Schema, t: &ListType, rel: Relationship, v: &Value, du
     let list = match v {
         Value::Null => return ValidationErrors::default(),
         Value::Array(a) => a,
-        other => return ValidationErrors::one(format!("expected list, got {}", go_value(other))),
+        other => return ValidationErrors::one(format!("expected list, got &{{{}}}", go_value(other))),
     };
     let mut errs = ValidationErrors::default();
     let mut seen = PeSet::default();
@@ -251,7 +251,7 @@ fn validate_map(schema: &Schema, t: &MapType, v: &Value, dups: bool) -> Validati
     let m = match v {
         Value::Null => return ValidationErrors::default(),
         Value::Object(m) => m,
-        other => return ValidationErrors::one(format!("expected map, got {}", go_value(other))),
+        other => return ValidationErrors::one(format!("expected map, got &{{{}}}", go_value(other))),
     };
     let mut errs = ValidationErrors::default();
     for (k, child) in m {
