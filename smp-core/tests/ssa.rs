@@ -246,3 +246,68 @@ fn conflicts_name_manager_and_field_as_the_server() {
     .unwrap();
     assert_eq!(forced["metadata"]["labels"]["app.kubernetes.io/name"], "y");
 }
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-3i64..3).prop_map(|i| json!(i)),
+        Just(json!(1.5)),
+        prop::sample::select(vec!["a", "b", "host", "80", "k:{}", "f:x"]).prop_map(|s| json!(s)),
+    ];
+    leaf.prop_recursive(4, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop::sample::select(vec![
+                    "spec",
+                    "tags",
+                    "routes",
+                    "host",
+                    "port",
+                    "args",
+                    "config",
+                    "metadata",
+                    "labels",
+                    "managedFields",
+                    "x"
+                ]),
+                inner,
+                0..4
+            )
+            .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// Arbitrary live objects and configurations never panic, and a failed
+    /// apply or update returns an error, nothing half-applied.
+    #[test]
+    fn arbitrary_input_is_an_error_or_a_result(live in any_json(), spec in any_json(), meta in any_json(), force in any::<bool>()) {
+        let s = schema("widget.openapi.json");
+        let res = Resource::for_definition(&s, "com.example.v1.Widget", None).unwrap();
+        let cfg = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta, "spec": spec});
+        let before = live.clone();
+        let _ = ssa::apply(&res, Some(&live), &cfg, "me", force, "2030-01-01T00:00:00Z");
+        let _ = ssa::update(&res, Some(&live), &cfg, "me", "2030-01-01T00:00:00Z");
+        prop_assert_eq!(live, before);
+    }
+}
+
+#[test]
+fn deep_documents_are_refused() {
+    let s = schema("widget.openapi.json");
+    let res = Resource::for_definition(&s, "com.example.v1.Widget", None).unwrap();
+    let mut deep = json!(1);
+    for _ in 0..300 {
+        deep = json!({"x": deep});
+    }
+    let cfg =
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"config": deep}});
+    assert!(ssa::apply(&res, None, &cfg, "me", false, "2030-01-01T00:00:00Z").is_err());
+    let bad_now = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+    assert!(ssa::apply(&res, None, &bad_now, "me", false, "yesterday").is_err());
+}

@@ -192,9 +192,11 @@ impl Schema {
     /// `Schema.Resolve`: `Err(name)` for a type that is not defined (or an
     /// override on a scalar, which the reference cannot resolve either).
     pub(crate) fn resolve(&self, tr: TypeRef) -> Result<Resolved<'_>, String> {
-        let atom = match &self.defs[tr.id as usize] {
-            Def::Atom(a) => a,
-            Def::Missing(n) => return Err(n.clone()),
+        let atom = match self.defs.get(tr.id as usize) {
+            Some(Def::Atom(a)) => a,
+            Some(Def::Missing(n)) => return Err(n.clone()),
+            // A reference from another schema.
+            None => return Err("inlined type".into()),
         };
         let mut r = Resolved {
             scalar: atom.scalar,
@@ -263,6 +265,7 @@ impl Schema {
     /// Reads the `components.schemas` of an OpenAPI v3 document (or, given
     /// an object without `components`, that object as the schemas map).
     pub fn from_openapi_v3(doc: &Value) -> Result<Schema, SchemaError> {
+        crate::check_nesting(doc).map_err(|e| SchemaError(e.to_string()))?;
         let schemas = match doc.get("components") {
             Some(c) => c.get("schemas"),
             None => Some(doc),
