@@ -27,7 +27,9 @@
 //!   `kube::Api::patch`, with an opt-in optimistic lock and the
 //!   `kubectl apply` flow;
 //! - [`shape_of_kind`], [`shape_of_definition`]: the patch metadata of every
-//!   built-in kind, without an OpenAPI document.
+//!   built-in kind, without an OpenAPI document;
+//! - [`ssa_schemas`]: the built-in kinds' server-side apply schemas, for
+//!   [`smp_core::ssa`].
 //!
 //! k8s-openapi needs its Kubernetes version chosen by the final binary (one
 //! of its `v1_*` features, or `latest`); this library never chooses one.
@@ -66,6 +68,7 @@ pub mod crd_schema;
 pub mod kubectl;
 #[cfg(feature = "kube")]
 pub mod patch;
+pub mod ssa_schemas;
 
 pub use k8s_openapi;
 pub use smp_core;

@@ -20,6 +20,7 @@ pub mod rng;
 pub mod scale;
 pub mod schema_tables;
 pub mod smpgo;
+pub mod ssa_fixture;
 pub mod ssa_gen;
 
 pub use r#gen::{Gen, Kind};
