@@ -65,6 +65,30 @@ fn brackets_in_strings_are_no_nesting() {
     }
 }
 
+/// Text that ends inside a block scalar, without a final line break (the
+/// parser once panicked on it), and text that starts with a character
+/// whose first byte is that of a byte order mark: read as kubectl reads
+/// them, from a file (whose last line kubectl ends) and from `-p`.
+#[test]
+fn unterminated_block_scalars_and_fullwidth_first_characters_read_as_kubectl_reads_them() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  c: |\n    x";
+    let object = file("cm.yaml", cm).display().to_string();
+    let fullwidth =
+        file("fw.yaml", "Ｘ: 1\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n").display().to_string();
+    for (object, patch) in [
+        (&object, "{}"),
+        (&object, "data:\n  d: |+\n    y"),
+        (&object, "data:\n  d: >\n    y\n\n    z"),
+        (&fullwidth, "{}"),
+    ] {
+        let args = ["--type", "merge", "-p", patch, "-o", "json"];
+        let out = smp(&[&["apply", object][..], &args].concat(), "");
+        assert_eq!(out.status.code(), Some(0), "{patch}: {}", stderr(&out));
+        let Some(theirs) = kubectl(&[&["patch", "--local", "-f", object][..], &args].concat()) else { continue };
+        assert_eq!(stdout(&out), stdout(&theirs), "{patch}");
+    }
+}
+
 #[test]
 fn numbers_json_cannot_hold_are_refused_not_read_as_strings() {
     let original = json_file("original.json", &json!({"a": 1}));

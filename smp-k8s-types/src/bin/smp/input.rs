@@ -96,7 +96,11 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
                 1 => format!("invalid YAML: {e}"),
                 _ => format!("invalid YAML in the document from line {line}: {e}"),
             };
-            values.extend(yaml_read::first_document(text).map_err(within)?);
+            // kubectl's reader of files ends every line with a line break,
+            // the last one too (a block scalar there keeps it).
+            let text: std::borrow::Cow<'_, [u8]> =
+                if text.ends_with(b"\n") { text.into() } else { [text, b"\n"].concat().into() };
+            values.extend(yaml_read::first_document(&text).map_err(within)?);
         }
         values.retain(|v| !v.is_null());
         values
@@ -252,6 +256,15 @@ mod tests {
         }
         let err = parse_stream(b"a: 1\n---\nb: [\n").unwrap_err();
         assert!(err.starts_with("invalid YAML in the document from line 3:"), "{err}");
+    }
+
+    #[test]
+    fn a_file_ending_in_a_block_scalar_without_a_line_break_reads_as_kubectl_reads_it() {
+        // kubectl ends a file's last line with a line break; `-p` text is
+        // read as it is.
+        assert_eq!(parse_stream(b"c: |\n  x").unwrap(), [json!({"c": "x\n"})]);
+        assert_eq!(parse_stream(b"a: 1\n---\nc: |+\n  x").unwrap(), [json!({"a": 1}), json!({"c": "x\n"})]);
+        assert_eq!(parse_any(b"c: |\n  x").unwrap(), json!({"c": "x"}));
     }
 
     #[test]

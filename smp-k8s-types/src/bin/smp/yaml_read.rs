@@ -19,7 +19,7 @@
 use crate::numbers;
 use crate::prescan::MAX_DEPTH;
 use crate::yaml_scalar::{self, Scalar};
-use libyaml_safer::{EventData, Mark, Parser};
+use libyaml_safer::{EventData, Mark, Parser, ScalarStyle};
 use serde_json::{Map, Number, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -39,15 +39,32 @@ pub fn first_document(bytes: &[u8]) -> Result<Option<Value>, String> {
 
 /// Up to `most` documents of a YAML stream, as JSON.
 fn read(bytes: &[u8], most: usize) -> Result<Vec<Value>, String> {
-    let mut input = bytes;
+    // The parser panics on text that ends inside a block scalar without a
+    // line break, where libyaml ends the scalar. A line break is added, and
+    // taken off again from the block scalar that ends past the text.
+    let last_line = &bytes[bytes.iter().rposition(|b| *b == b'\n').map_or(0, |at| at + 1)..];
+    let text_ends_a_line = last_line.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r'));
+    let with_break;
+    let (mut input, cut) = if text_ends_a_line {
+        with_break = [bytes, b"\n"].concat();
+        (&with_break[..], Some(bytes.len()))
+    } else {
+        (bytes, None)
+    };
     let mut parser = Parser::new();
+    // The parser takes any text starting with byte 0xEF for a UTF-8 byte
+    // order mark, and refuses it when it is not one (`１: 1`, `Ａ: 1` start
+    // with that byte); libyaml and go-yaml read it as UTF-8.
+    if bytes.first() == Some(&0xEF) && !bytes.starts_with(b"\xEF\xBB\xBF") {
+        parser.set_encoding(libyaml_safer::Encoding::Utf8);
+    }
     parser.set_input_string(&mut input);
     let mut values = Vec::new();
     while values.len() < most {
         match parser.parse().map_err(|e| e.to_string())?.data {
             EventData::StreamEnd => break,
             EventData::DocumentStart { .. } => {
-                let root = compose(&mut parser)?;
+                let root = compose(&mut parser, cut)?;
                 values.push(Decoder::default().document(&root)?);
             }
             _ => {}
@@ -99,7 +116,9 @@ enum OpenKind {
 
 /// Reads the events of one document into its root node. Collections are
 /// kept on a stack of their own, so deep text cannot exhaust the thread's.
-fn compose(parser: &mut Parser<&mut &[u8]>) -> Result<Rc<Node>, String> {
+/// A block scalar that ends past byte `cut` loses the line break added
+/// there (see [`read`]).
+fn compose(parser: &mut Parser<&mut &[u8]>, cut: Option<usize>) -> Result<Rc<Node>, String> {
     let mut anchors: HashMap<String, Anchored> = HashMap::new();
     let mut stack: Vec<Open> = Vec::new();
     let mut root = None;
@@ -109,7 +128,11 @@ fn compose(parser: &mut Parser<&mut &[u8]>) -> Result<Rc<Node>, String> {
         let is_map = matches!(event.data, EventData::MappingStart { .. });
         let node = match event.data {
             EventData::DocumentEnd { .. } => return Ok(root.unwrap_or_else(empty_scalar)),
-            EventData::Scalar { anchor, tag, value, plain_implicit, .. } => {
+            EventData::Scalar { anchor, tag, mut value, plain_implicit, style, .. } => {
+                let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+                if block && cut.is_some_and(|cut| event.end_mark.index > cut as u64) && value.ends_with('\n') {
+                    value.pop();
+                }
                 let node = Rc::new(Node::Scalar { value, tag, plain: plain_implicit });
                 if let Some(name) = anchor {
                     anchors.insert(name, Anchored::Done(node.clone()));
@@ -520,6 +543,37 @@ mod tests {
         assert_eq!(read(&text).unwrap_err(), "document contains excessive aliasing");
         // A document using a few aliases is read.
         assert!(read("a: &a [1, 2]\nb: *a\nc: *a\n").is_ok());
+    }
+
+    #[test]
+    fn text_that_starts_with_a_character_of_byte_0xef_is_utf8_not_a_byte_order_mark() {
+        // Found by the yaml_writer fuzz target: the writer wrote the key,
+        // the reader refused it (kubectl reads it).
+        for text in ["１: 1\n", "Ａ«÷: 1\n", "\u{FEFF}a: 1\n"] {
+            let read = first_document(text.as_bytes()).unwrap().unwrap();
+            assert_eq!(read.as_object().map(|m| m.len()), Some(1), "{text}");
+        }
+        assert_eq!(first_document("１: 1".as_bytes()).unwrap(), Some(serde_json::json!({"１": 1})));
+    }
+
+    #[test]
+    fn a_block_scalar_at_the_end_of_the_text_without_a_line_break() {
+        // Found by the cli_input fuzz target: the parser panicked. kubectl
+        // reads `-p` text so (go-yaml on libyaml), as these values.
+        let read = |text: &str| first_document(text.as_bytes()).unwrap().unwrap()["c"].clone();
+        for (text, want) in [
+            ("c: |\n  x", "x"),
+            ("c: |-\n  x", "x"),
+            ("c: |+\n  x", "x"),
+            ("c: >\n  x\n\n  y", "x\ny"),
+            ("c: |\n  x\n", "x\n"),
+            ("c: |\n  ]", "]"),
+            ("c: |\n  x\nd: |\n  y", "x\n"),
+        ] {
+            assert_eq!(read(text), want, "{text:?}");
+        }
+        let both = first_document(b"c: |\n  x\nd: |\n  y").unwrap().unwrap();
+        assert_eq!(both["d"], "y");
     }
 
     #[test]
