@@ -12,6 +12,17 @@
 //! - [`fieldpath`]: field paths and sets, [`fieldsv1`]: their `FieldsV1`
 //!   encoding.
 //!
+//! The server's chain is followed step by step: the `before-first-apply`
+//! owner of an object that has no managed fields yet, the metadata fields
+//! no manager owns (`name`, `uid`, `managedFields`, ...), the cap of ten
+//! `Update` managers (the oldest merged into `ancient-changes`), `kubectl`
+//! taking over the fields of its last-applied annotation from client-side
+//! apply and keeping that annotation up to date, and time stamps: the
+//! entries an operation changes get `now`, the others keep theirs, a no-op
+//! apply changes none. Not simulated, as in the reference's own test field
+//! manager: subresources, version conversion, defaulting, validation
+//! beyond the schema, the status reset of some resources.
+//!
 //! ```
 //! use serde_json::json;
 //! use smp_core::ssa::{self, Resource, Schema};
