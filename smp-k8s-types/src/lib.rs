@@ -66,8 +66,11 @@ pub mod api;
 pub mod crd;
 pub mod crd_schema;
 pub mod kubectl;
+pub mod names;
 #[cfg(feature = "kube")]
 pub mod patch;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod ssa_schemas;
 
 pub use k8s_openapi;
