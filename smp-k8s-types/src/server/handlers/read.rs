@@ -54,10 +54,8 @@ pub fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         .filter(|(_, o)| labels.matches_labels(o) && fields.matches_fields(o));
     let mut items = Vec::new();
     let mut last = None;
-    for (key, object) in matching.by_ref() {
-        if limit > 0 && items.len() == limit {
-            break;
-        }
+    let page = if limit > 0 { limit } else { usize::MAX };
+    for (key, object) in matching.by_ref().take(page) {
         // Built-in kinds' items carry no apiVersion and kind, as the
         // server's typed lists have none; custom resources' do.
         let item = if r.is_custom() {
