@@ -59,8 +59,16 @@ fn field_shape(s: &smp_core::StructSchema, key: &str) -> Option<Option<Shape>> {
     None
 }
 
+/// A type that holds arbitrary JSON (`RawExtension`, `JSON`) or reads
+/// itself from JSON of several shapes (`JSONSchemaPropsOrArray`): no
+/// fields, or Go fields without a JSON name.
+fn opaque(s: &smp_core::StructSchema) -> bool {
+    s.fields.is_empty() || s.fields.iter().any(|f| f.name.starts_with(|c: char| c.is_ascii_uppercase()))
+}
+
 fn builtin(value: &mut Value, shape: Shape, path: &str, unknown: &mut Vec<String>) {
     match (shape, value) {
+        (Shape::Struct(s), _) if opaque(s) => {}
         (Shape::Struct(s), Value::Object(map)) => map.retain(|key, value| match field_shape(s, key) {
             Some(Some(shape)) => {
                 builtin(value, shape, &format!("{path}.{key}"), unknown);
@@ -166,6 +174,17 @@ mod tests {
         assert_eq!(unknown, ["metadata.colour", "spec.extra", "spec.template.spec.containers[0].bogus", "top"]);
         assert_eq!(d["spec"]["template"]["spec"]["containers"][0], json!({"name": "a"}));
         assert_eq!(d["metadata"]["labels"]["any"], "thing");
+    }
+
+    #[test]
+    fn values_of_several_shapes_and_raw_json_are_kept_whole() {
+        let shape = crate::shape_of_kind("apiextensions.k8s.io/v1", "CustomResourceDefinition").unwrap();
+        let schema = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}},
+            "additionalProperties": false});
+        let mut crd = json!({"spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": schema}}]}});
+        let before = crd.clone();
+        assert_eq!(prune(&mut crd, &KindSchema::BuiltIn(shape)), Vec::<String>::new());
+        assert_eq!(crd, before);
     }
 
     #[test]

@@ -175,6 +175,28 @@ not, 2 on an error or a conflict."
         #[arg(required_unless_present = "jsonl", conflicts_with = "jsonl")]
         file: Option<Source>,
     },
+    /// Serve an in-memory Kubernetes API server for tests on a loopback
+    /// port, until killed. The first line printed is the address and the
+    /// path of a kubeconfig for kubectl:
+    /// `serving http://127.0.0.1:PORT kubeconfig PATH`.
+    #[cfg(feature = "server")]
+    #[command(after_help = "Examples:
+  smp serve
+  smp serve --listen 127.0.0.1:8080 --kubeconfig ./kubeconfig
+  KUBECONFIG=./kubeconfig kubectl apply -f deploy.yaml")]
+    Serve {
+        /// The address to listen on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+        /// Where to write the kubeconfig (default: a file in the
+        /// temporary directory named after the port).
+        #[arg(long)]
+        kubeconfig: Option<PathBuf>,
+        /// Print each request answered to stderr: method, path, status,
+        /// and for writes the content type and the body as a JSON string.
+        #[arg(long)]
+        log: bool,
+    },
 }
 
 /// `--patch-merge-key`: smp's `$patchMergeKey` extension.

@@ -64,6 +64,8 @@ impl From<Command> for Invocation {
                 // Findings make the exit status 1.
                 Invocation { exit_code: true, ..plain(Op::Check, common, files, vec![file]) }
             }
+            #[cfg(feature = "server")]
+            Command::Serve { .. } => unreachable!("`main` runs the server before"),
         }
     }
 }

@@ -18,6 +18,8 @@ mod op;
 mod output;
 mod prescan;
 mod schema;
+#[cfg(feature = "server")]
+mod serve;
 mod single;
 mod textdiff;
 mod yaml;
@@ -92,6 +94,11 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
+    };
+    #[cfg(feature = "server")]
+    let cli = match cli.command {
+        args::Command::Serve { listen, kubeconfig, log } => return serve::run(listen, kubeconfig, log),
+        command => Cli { command },
     };
     let invocation = Invocation::from(cli.command);
     // check's errors exit with 1, as its findings do.

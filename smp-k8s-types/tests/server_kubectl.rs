@@ -1,0 +1,352 @@
+//! kubectl against `smp serve`: client-side apply (create, unchanged,
+//! changed), `patch --type strategic|merge|json`, `get -o json`, `diff`,
+//! `edit` with a scripted editor, `delete`, a CRD and its custom
+//! resources, and the answers to what the server refuses. Every patch
+//! kubectl sends is read back from the server's log; the object the server
+//! stores is compared with `kubectl patch --local` of that patch on the
+//! object before it (the Go reference), and kubectl's own patches with
+//! what smp's engines compute for the same inputs.
+//!
+//! Without kubectl on the PATH the test says so and passes.
+
+use serde_json::{Value, json};
+use smp_k8s_types::kubectl::apply_patch;
+use smp_k8s_types::{Schema, shape_of_kind};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+fn kubectl_missing() -> bool {
+    let found = Command::new("kubectl").arg("version").arg("--client").output().is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("SKIPPED: kubectl is not on the PATH; the kubectl end-to-end scenarios did not run");
+    }
+    !found
+}
+
+/// `smp serve --log` in a scratch directory, killed on drop.
+struct Served {
+    child: Child,
+    dir: PathBuf,
+    kubeconfig: String,
+    log: PathBuf,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Served {
+    fn start(name: &str) -> Served {
+        let dir = std::env::temp_dir().join(format!("smp-kubectl-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("requests.log");
+        let kubeconfig = dir.join("kubeconfig");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_smp"))
+            .args(["serve", "--log", "--listen", "127.0.0.1:0", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+        let words: Vec<&str> = first.split_whitespace().collect();
+        assert_eq!((words[0], words[2]), ("serving", "kubeconfig"), "{first}");
+        assert!(words[1].starts_with("http://127.0.0.1:"), "{first}");
+        assert_eq!(words[3], kubeconfig.to_str().unwrap());
+        Served { child, dir, kubeconfig: words[3].to_string(), log }
+    }
+
+    fn run(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+        let mut command = Command::new("kubectl");
+        command
+            .args(args)
+            .arg("--cache-dir")
+            .arg(self.dir.join("cache"))
+            .env("KUBECONFIG", &self.kubeconfig)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.unwrap_or_default().as_bytes()).unwrap();
+        drop(input);
+        child.wait_with_output().unwrap()
+    }
+
+    /// kubectl, which must succeed; its stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        self.ok_with(args, None, &[])
+    }
+
+    fn ok_with(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> String {
+        let out = self.run(args, stdin, env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "kubectl {args:?}: {stderr}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// kubectl, which must fail; its stderr.
+    fn fails(&self, args: &[&str], stdin: Option<&str>) -> String {
+        let out = self.run(args, stdin, &[]);
+        assert!(!out.status.success(), "kubectl {args:?} succeeded");
+        String::from_utf8(out.stderr).unwrap()
+    }
+
+    fn get(&self, what: &str) -> Value {
+        serde_json::from_str(&self.ok(&["get", what, "-o", "json"])).unwrap()
+    }
+
+    /// The writes the server answered so far: (method, code, content type,
+    /// body).
+    fn writes(&self) -> Vec<(String, u16, String, String)> {
+        // The log is written every 100 ms.
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let text = std::fs::read_to_string(&self.log).unwrap();
+        text.lines()
+            .filter(|l| !l.starts_with("GET "))
+            .map(|l| {
+                let mut parts = l.splitn(5, ' ');
+                let method = parts.next().unwrap().to_string();
+                let _path = parts.next();
+                let code = parts.next().unwrap().parse().unwrap();
+                let content_type = parts.next().unwrap_or_default().to_string();
+                let body: Value = serde_json::from_str(parts.next().unwrap_or("\"\"")).unwrap();
+                (method, code, content_type, body.as_str().unwrap().to_string())
+            })
+            .collect()
+    }
+
+    /// The last patch the server accepted: its type and body.
+    fn last_patch(&self) -> (String, Value) {
+        let writes = self.writes();
+        let (_, _, content_type, body) = writes.iter().rev().find(|(m, c, _, _)| m == "PATCH" && *c == 200).unwrap();
+        (content_type.clone(), serde_json::from_str(body).unwrap())
+    }
+
+    /// `kubectl patch --local` of `patch` on `object`: the reference.
+    fn local_patch(&self, object: &Value, patch_type: &str, patch: &Value) -> Value {
+        let file = self.dir.join("local.json");
+        std::fs::write(&file, object.to_string()).unwrap();
+        let args = ["patch", "--local", "-f", file.to_str().unwrap(), "--type", patch_type, "-p", &patch.to_string(), "-o", "json"];
+        serde_json::from_str(&self.ok(&args)).unwrap()
+    }
+
+    fn write(&self, name: &str, text: &str) -> String {
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+}
+
+/// What a write changes that no patch computes: the server's metadata.
+fn content(object: &Value) -> Value {
+    let mut o = object.clone();
+    if let Some(meta) = o["metadata"].as_object_mut() {
+        for field in ["resourceVersion", "generation", "managedFields", "uid", "creationTimestamp"] {
+            meta.remove(field);
+        }
+    }
+    o
+}
+
+fn patch_type_flag(content_type: &str) -> &'static str {
+    match content_type {
+        "application/strategic-merge-patch+json" => "strategic",
+        "application/merge-patch+json" => "merge",
+        "application/json-patch+json" => "json",
+        other => panic!("unexpected patch type {other}"),
+    }
+}
+
+/// The stored object after a patch is `kubectl patch --local` of the patch
+/// kubectl sent, on the object before.
+fn assert_reference(served: &Served, before: &Value, after: &Value) -> (String, Value) {
+    let (content_type, patch) = served.last_patch();
+    let reference = served.local_patch(before, patch_type_flag(&content_type), &patch);
+    assert_eq!(content(after), content(&reference), "patch {patch}");
+    (content_type, patch)
+}
+
+fn deployment_yaml(replicas: u32, image: &str, env: &[(&str, &str)], sidecar: bool) -> String {
+    let env: Vec<String> = env.iter().map(|(n, v)| format!("        - {{name: {n}, value: \"{v}\"}}\n")).collect();
+    let sidecar = if sidecar { "      - {name: proxy, image: envoy}\n" } else { "" };
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {{app: web}}\nspec:\n  \
+         replicas: {replicas}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    \
+         spec:\n      containers:\n      - name: app\n        image: {image}\n        env:\n{}{sidecar}",
+        env.concat()
+    )
+}
+
+fn yaml_to_json(text: &str) -> Value {
+    serde_yaml_ng::from_str(text).unwrap()
+}
+
+#[test]
+fn kubectl_apply_patch_diff_edit_delete() {
+    if kubectl_missing() {
+        return;
+    }
+    let served = Served::start("builtin");
+    let deploy = Schema::Static(shape_of_kind("apps/v1", "Deployment").unwrap());
+
+    // apply: create, then the same manifest (nothing written), then a
+    // changed one: the three-way patch kubectl computes is smp's.
+    let v1 = deployment_yaml(1, "app:1", &[("A", "1"), ("B", "2")], true);
+    let file = served.write("v1.yaml", &v1);
+    assert!(served.ok(&["apply", "-f", &file]).contains("deployment.apps/web created"));
+    let created = served.get("deployment/web");
+    assert!(served.ok(&["apply", "-f", &file]).contains("deployment.apps/web unchanged"));
+    assert_eq!(served.get("deployment/web")["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+    let v2 = deployment_yaml(3, "app:2", &[("B", "two"), ("C", "3")], false);
+    let file = served.write("v2.yaml", &v2);
+    assert!(served.ok(&["apply", "-f", &file]).contains("deployment.apps/web configured"));
+    let applied = served.get("deployment/web");
+    let (content_type, sent) = assert_reference(&served, &created, &applied);
+    assert_eq!(content_type, "application/strategic-merge-patch+json");
+    let mut desired = yaml_to_json(&v2);
+    desired["metadata"]["namespace"] = json!("default");
+    let ours = apply_patch(&created, &desired, deploy, true).unwrap();
+    assert_eq!(ours, sent, "smp's kubectl apply patch is the one kubectl sent");
+    let ours_applied = smp_k8s_types::apply(&created, &ours, deploy).unwrap();
+    assert_eq!(content(&applied)["spec"], content(&ours_applied)["spec"]);
+    assert_eq!(applied["metadata"]["generation"], 2);
+    let containers = &applied["spec"]["template"]["spec"]["containers"];
+    assert_eq!(containers.as_array().unwrap().len(), 1, "the sidecar left the manifest: removed");
+
+    // patch, each type, compared with kubectl patch --local.
+    let patches = [
+        ("strategic", json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [{"name": "D", "value": "4"}]}]}}}})),
+        ("merge", json!({"metadata": {"labels": {"tier": "front"}}, "spec": {"replicas": 2}})),
+        ("json", json!([{"op": "test", "path": "/spec/replicas", "value": 2}, {"op": "add", "path": "/metadata/labels/x", "value": "y"}])),
+    ];
+    for (patch_type, patch) in patches {
+        let before = served.get("deployment/web");
+        served.ok(&["patch", "deployment/web", "--type", patch_type, "-p", &patch.to_string()]);
+        let after = served.get("deployment/web");
+        let (_, sent) = assert_reference(&served, &before, &after);
+        assert_eq!(sent, patch);
+    }
+    // A failed test: the server's 422, nothing written.
+    let before = served.get("deployment/web");
+    let failing = json!([{"op": "test", "path": "/spec/replicas", "value": 9}]).to_string();
+    let err = served.fails(&["patch", "deployment/web", "--type", "json", "-p", &failing], None);
+    assert!(err.contains("the server rejected our request due to an error in our request"), "{err}");
+    assert_eq!(served.get("deployment/web"), before);
+
+    // diff: a dry run on the server, nothing written.
+    let v3 = deployment_yaml(5, "app:2", &[("B", "two"), ("C", "3")], false);
+    let file = served.write("v3.yaml", &v3);
+    let out = served.run(&["diff", "-f", &file], None, &[]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{shown}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(shown.contains("-  replicas: 2") && shown.contains("+  replicas: 5"), "{shown}");
+    assert_eq!(served.get("deployment/web"), before);
+    assert!(served.writes().iter().any(|(m, c, _, _)| m == "PATCH" && *c == 200), "diff patched");
+
+    // edit, with an editor that changes the replicas.
+    let editor = served.write("editor.sh", "#!/bin/sh\nsed -i 's/replicas: 2/replicas: 6/' \"$1\"\n");
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    served.ok_with(&["edit", "deployment/web"], None, &[("EDITOR", &editor), ("KUBE_EDITOR", &editor)]);
+    let edited = served.get("deployment/web");
+    assert_eq!(edited["spec"]["replicas"], 6);
+    assert_reference(&served, &before, &edited);
+
+    // The status subresource, through kubectl.
+    served.ok(&["patch", "deployment/web", "--subresource", "status", "--type", "merge", "-p", r#"{"status":{"replicas":6}}"#]);
+    assert_eq!(served.get("deployment/web")["status"]["replicas"], 6);
+
+    // Server-side apply: refused with 415, as by a server without it.
+    let err = served.fails(&["apply", "--server-side", "-f", &file], None);
+    assert!(err.contains("the body of the request was in an unknown format"), "{err}");
+
+    // delete.
+    assert!(served.ok(&["delete", "deployment/web"]).contains("deleted"));
+    let err = served.fails(&["get", "deployment/web"], None);
+    assert!(err.contains(r#"deployments.apps "web" not found"#), "{err}");
+}
+
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: backends.example.com
+spec:
+  group: example.com
+  names: {kind: Backend, plural: backends, singular: backend, shortNames: [be]}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer}
+              ports:
+                type: array
+                items: {type: object, properties: {name: {type: string}, port: {type: integer}}}
+          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
+";
+
+fn backend(replicas: u32, ports: &[(&str, u16)]) -> String {
+    let ports: Vec<String> = ports.iter().map(|(n, p)| format!("{{name: {n}, port: {p}}}")).collect();
+    format!(
+        "apiVersion: example.com/v1\nkind: Backend\nmetadata: {{name: b}}\nspec:\n  replicas: {replicas}\n  ports: [{}]\n",
+        ports.join(", ")
+    )
+}
+
+#[test]
+fn kubectl_with_a_custom_resource() {
+    if kubectl_missing() {
+        return;
+    }
+    let served = Served::start("crd");
+    served.ok(&["apply", "-f", &served.write("crd.yaml", CRD)]);
+    served.ok(&["wait", "--for", "condition=Established", "crd/backends.example.com"]);
+    let v1 = backend(1, &[("http", 80)]);
+    served.ok(&["apply", "-f", &served.write("b1.yaml", &v1)]);
+    let created = served.get("be/b");
+    let v2 = backend(2, &[("http", 80), ("https", 443)]);
+    assert!(served.ok(&["apply", "-f", &served.write("b2.yaml", &v2)]).contains("configured"));
+    let applied = served.get("backends/b");
+    // kubectl sends a JSON merge patch for a kind it has no patch metadata for.
+    let (content_type, sent) = assert_reference(&served, &created, &applied);
+    assert_eq!(content_type, "application/merge-patch+json");
+    let mut desired = yaml_to_json(&v2);
+    desired["metadata"]["namespace"] = json!("default");
+    let ours = smp_k8s_types::kubectl::merge_apply_patch(&created, &desired).unwrap();
+    assert_eq!(ours, sent);
+    assert_eq!(applied["spec"]["ports"][1]["port"], 443);
+
+    // Strategic merge patches of custom resources: the server's 415.
+    let err = served.fails(&["patch", "backend/b", "--type", "strategic", "-p", r#"{"spec":{"replicas":3}}"#], None);
+    assert!(
+        err.contains("accepted media types include: application/json-patch+json, application/merge-patch+json"),
+        "{err}"
+    );
+    served.ok(&["patch", "backend/b", "--type", "merge", "-p", r#"{"spec":{"replicas":3,"unknown":1}}"#]);
+    let after = served.get("backend/b");
+    assert_eq!(after["spec"]["replicas"], 3);
+    assert_eq!(after["spec"].get("unknown"), None, "pruned by the schema");
+    assert_eq!(after["metadata"]["generation"], 3);
+    served.ok(&["delete", "-f", &served.write("crd2.yaml", CRD)]);
+    let err = served.fails(&["get", "backends"], None);
+    // (kubectl's discovery cache still names the resource: the list is 404.)
+    assert!(err.contains("the server could not find the requested resource"), "{err}");
+}
