@@ -10,6 +10,11 @@
 //! default namespace; otherwise it prints the requests it would send.
 //!
 //!     cargo run -p smp-examples-kube --example crd_reconcile
+//!
+//! Its test runs the same passes against smp's in-process test API server
+//! (`smp_k8s_types::server`), with no cluster:
+//!
+//!     cargo test -p smp-examples-kube --example crd_reconcile
 
 use kube::api::{Api, PatchParams};
 use kube::{Client, CustomResource, CustomResourceExt};
@@ -70,14 +75,22 @@ fn show(patch: &Patch<serde_json::Value>) -> String {
     format!("PATCH {content_type}\n  {body}")
 }
 
+/// Two passes against a cluster: without the lock, then with it.
+async fn run(client: Client) -> Result<[Change; 2], Box<dyn std::error::Error>> {
+    let api: Api<Backend> = Api::default_namespaced(client);
+    let first = reconcile(&api, Lock::None).await?;
+    println!("first pass: {first:?}");
+    let second = reconcile(&api, Lock::ResourceVersion).await?;
+    println!("second pass (locked): {second:?}");
+    Ok([first, second])
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{}", serde_json::to_string_pretty(&Backend::crd())?);
     match Client::try_default().await {
         Ok(client) => {
-            let api: Api<Backend> = Api::default_namespaced(client);
-            println!("first pass: {:?}", reconcile(&api, Lock::None).await?);
-            println!("second pass (locked): {:?}", reconcile(&api, Lock::ResourceVersion).await?);
+            run(client).await?;
         }
         Err(e) => {
             eprintln!("no cluster ({e}); the requests a pass would send to a live Backend:");
@@ -91,4 +104,46 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::{Patch as KubePatch, PostParams};
+    use serde_json::json;
+    use smp_k8s_types::server::Server;
+
+    #[tokio::test]
+    async fn reconciles_against_the_test_server() {
+        let server = Server::new();
+        let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+        crds.create(&PostParams::default(), &Backend::crd()).await.unwrap();
+
+        assert_eq!(run(server.client()).await.unwrap(), [Change::Created, Change::Unchanged]);
+        let api: Api<Backend> = Api::default_namespaced(server.client());
+        let created = api.get(NAME).await.unwrap();
+        assert_eq!(created.spec.replicas, 3);
+        let ports: Vec<&str> = created.spec.ports.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(ports, ["http", "https"]);
+
+        // Another writer adds a port and scales down: the pass restores
+        // the replicas and keeps the other writer's port.
+        let other = json!({"spec": {"replicas": 1, "ports": [
+            {"name": "http", "port": 80}, {"name": "https", "port": 443}, {"name": "metrics", "port": 9090}
+        ]}});
+        api.patch(NAME, &PatchParams::default(), &KubePatch::Merge(&other)).await.unwrap();
+        server.clear_requests();
+        assert_eq!(reconcile(&api, Lock::ResourceVersion).await.unwrap(), Change::Patched);
+        let after = api.get(NAME).await.unwrap();
+        assert_eq!(after.spec.replicas, 3);
+        assert_eq!(after.spec.ports.len(), 3);
+        // Custom resources take no strategic merge patch: the locked pass
+        // sent one JSON patch, guarded by the resourceVersion it read.
+        let patches: Vec<_> = server.requests().into_iter().filter(|r| r.verb == "patch").collect();
+        assert_eq!(patches.len(), 1);
+        assert_eq!(patches[0].content_type, "application/json-patch+json");
+        assert!(patches[0].body.contains("/metadata/resourceVersion"), "{}", patches[0].body);
+        assert_eq!(patches[0].code, 200);
+    }
 }

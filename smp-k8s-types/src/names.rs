@@ -125,7 +125,8 @@ mod tests {
             T::Scope: 'static,
         {
             assert_eq!(plural(T::KIND), T::URL_PATH_SEGMENT, "{}", T::KIND);
-            let cluster = std::any::TypeId::of::<T::Scope>() == std::any::TypeId::of::<k8s_openapi::ClusterResourceScope>();
+            let cluster =
+                std::any::TypeId::of::<T::Scope>() == std::any::TypeId::of::<k8s_openapi::ClusterResourceScope>();
             assert_eq!(namespaced(T::KIND), !cluster, "{}", T::KIND);
         }
         use k8s_openapi::api::{apps, core, networking, rbac, storage};

@@ -77,7 +77,10 @@ async fn create_get_list_replace_delete() {
     nameless.metadata.name = None;
     let e = api_error(cms.create(&PostParams::default(), &nameless).await.unwrap_err());
     assert_eq!((e.code, e.reason.as_str()), (422, "Invalid"));
-    assert_eq!(e.message, r#"ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required"#);
+    assert_eq!(
+        e.message,
+        r#"ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required"#
+    );
 
     // get, and 404 with the server's Status.
     assert_eq!(cms.get("a").await.unwrap(), created);
@@ -182,8 +185,10 @@ async fn patches_of_every_type() {
     assert_eq!(serde_json::to_value(&after).unwrap()["spec"], expected["spec"]);
 
     // A failed `test`: 422, the object as it was.
-    let failing: json_patch::Patch = serde_json::from_value(json!([{"op": "test", "path": "/spec/replicas", "value": 9}])).unwrap();
-    let e = api_error(deployments.patch("web", &PatchParams::default(), &Patch::Json::<()>(failing)).await.unwrap_err());
+    let failing: json_patch::Patch =
+        serde_json::from_value(json!([{"op": "test", "path": "/spec/replicas", "value": 9}])).unwrap();
+    let e =
+        api_error(deployments.patch("web", &PatchParams::default(), &Patch::Json::<()>(failing)).await.unwrap_err());
     assert_eq!((e.code, e.reason.as_str()), (422, "Invalid"));
     assert_eq!(deployments.get("web").await.unwrap(), after);
 
@@ -319,7 +324,9 @@ async fn a_controller_reconciles_a_custom_resource_to_convergence() {
         let count = counter.status.as_ref().map_or(0, |s| s.count);
         if count < counter.spec.target {
             let patch = json!({"status": {"count": count + 1}});
-            api.patch_status(&counter.name_any(), &PatchParams::default(), &Patch::Merge(&patch)).await.map_err(Failed)?;
+            api.patch_status(&counter.name_any(), &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .map_err(Failed)?;
         }
         Ok(Action::await_change())
     }
@@ -353,7 +360,10 @@ async fn a_controller_reconciles_a_custom_resource_to_convergence() {
 
     // Strategic merge patches of custom resources: the server's 415.
     let e = api_error(
-        counters.patch("c", &PatchParams::default(), &Patch::Strategic(json!({"spec": {"target": 1}}))).await.unwrap_err(),
+        counters
+            .patch("c", &PatchParams::default(), &Patch::Strategic(json!({"spec": {"target": 1}})))
+            .await
+            .unwrap_err(),
     );
     assert_eq!(e.code, 415);
     assert_eq!(

@@ -137,7 +137,18 @@ impl Served {
     fn local_patch(&self, object: &Value, patch_type: &str, patch: &Value) -> Value {
         let file = self.dir.join("local.json");
         std::fs::write(&file, object.to_string()).unwrap();
-        let args = ["patch", "--local", "-f", file.to_str().unwrap(), "--type", patch_type, "-p", &patch.to_string(), "-o", "json"];
+        let args = [
+            "patch",
+            "--local",
+            "-f",
+            file.to_str().unwrap(),
+            "--type",
+            patch_type,
+            "-p",
+            &patch.to_string(),
+            "-o",
+            "json",
+        ];
         serde_json::from_str(&self.ok(&args)).unwrap()
     }
 
@@ -226,9 +237,15 @@ fn kubectl_apply_patch_diff_edit_delete() {
 
     // patch, each type, compared with kubectl patch --local.
     let patches = [
-        ("strategic", json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [{"name": "D", "value": "4"}]}]}}}})),
+        (
+            "strategic",
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [{"name": "D", "value": "4"}]}]}}}}),
+        ),
         ("merge", json!({"metadata": {"labels": {"tier": "front"}}, "spec": {"replicas": 2}})),
-        ("json", json!([{"op": "test", "path": "/spec/replicas", "value": 2}, {"op": "add", "path": "/metadata/labels/x", "value": "y"}])),
+        (
+            "json",
+            json!([{"op": "test", "path": "/spec/replicas", "value": 2}, {"op": "add", "path": "/metadata/labels/x", "value": "y"}]),
+        ),
     ];
     for (patch_type, patch) in patches {
         let before = served.get("deployment/web");
@@ -263,7 +280,16 @@ fn kubectl_apply_patch_diff_edit_delete() {
     assert_reference(&served, &before, &edited);
 
     // The status subresource, through kubectl.
-    served.ok(&["patch", "deployment/web", "--subresource", "status", "--type", "merge", "-p", r#"{"status":{"replicas":6}}"#]);
+    served.ok(&[
+        "patch",
+        "deployment/web",
+        "--subresource",
+        "status",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"status":{"replicas":6}}"#,
+    ]);
     assert_eq!(served.get("deployment/web")["status"]["replicas"], 6);
 
     // Server-side apply: refused with 415, as by a server without it.

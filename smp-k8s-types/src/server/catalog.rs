@@ -145,8 +145,7 @@ impl Catalog {
 
     /// Every group but the core group, sorted.
     pub fn groups(&self) -> Vec<String> {
-        let mut groups: Vec<String> =
-            self.types.keys().map(|(g, _, _)| g.clone()).filter(|g| !g.is_empty()).collect();
+        let mut groups: Vec<String> = self.types.keys().map(|(g, _, _)| g.clone()).filter(|g| !g.is_empty()).collect();
         groups.dedup();
         groups
     }

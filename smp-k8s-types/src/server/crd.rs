@@ -52,7 +52,11 @@ pub fn resource_types(crd: &Value) -> Result<Vec<ResourceType>, ApiError> {
     for v in versions.iter().filter(|v| v["served"] != Value::Bool(false)) {
         let Some(version) = v["name"].as_str() else { continue };
         let schema = v["schema"]["openAPIV3Schema"].clone();
-        let schema = if schema.is_null() { json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}) } else { schema };
+        let schema = if schema.is_null() {
+            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+        } else {
+            schema
+        };
         out.push(ResourceType {
             group: group.to_string(),
             version: version.to_string(),
@@ -67,7 +71,11 @@ pub fn resource_types(crd: &Value) -> Result<Vec<ResourceType>, ApiError> {
         });
     }
     if out.is_empty() {
-        let cause = ("spec.versions", "FieldValueRequired", "Required value: must have exactly one version marked as storage version".to_string());
+        let cause = (
+            "spec.versions",
+            "FieldValueRequired",
+            "Required value: must have exactly one version marked as storage version".to_string(),
+        );
         return Err(ApiError::invalid(&crd_type(), name, &[cause]));
     }
     Ok(out)

@@ -38,11 +38,8 @@ pub fn core_versions() -> Value {
 }
 
 fn group_entry(catalog: &Catalog, group: &str) -> Value {
-    let versions: Vec<Value> = catalog
-        .versions(group)
-        .iter()
-        .map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
-        .collect();
+    let versions: Vec<Value> =
+        catalog.versions(group).iter().map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v})).collect();
     json!({"name": group, "versions": versions, "preferredVersion": versions[0]})
 }
 

@@ -1,9 +1,9 @@
 //! The server as HTTP: a `tower::Service` (for `kube::Client::new` in
 //! process) and the same service on a TCP listener (hyper).
 
+use super::Shared;
 use super::handlers::{self, Call, Reply};
 use super::watch::WatchStream;
-use super::Shared;
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use http_body::{Body, Frame};
@@ -86,12 +86,8 @@ where
                 Ok(collected) => collected.to_bytes(),
                 Err(_) => Bytes::new(),
             };
-            let content_type = parts
-                .headers
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default()
-                .to_string();
+            let content_type =
+                parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
             let call = Call {
                 method: parts.method.as_str().to_string(),
                 path: parts.uri.path().to_string(),

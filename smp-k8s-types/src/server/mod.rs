@@ -23,7 +23,8 @@
 //! let mut cm = ConfigMap::default();
 //! cm.metadata.name = Some("web".into());
 //! let created = configmaps.create(&PostParams::default(), &cm).await.unwrap();
-//! assert_eq!(created.metadata.resource_version.as_deref(), Some("1"));
+//! // (The namespaces `default`, `kube-system`, `kube-public` took 1 to 3.)
+//! assert_eq!(created.metadata.resource_version.as_deref(), Some("4"));
 //! assert_eq!(server.requests()[0].verb, "create");
 //! # }
 //! ```

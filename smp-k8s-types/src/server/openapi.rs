@@ -45,10 +45,8 @@ fn hash(catalog: &Catalog, group: &str, version: &str) -> String {
 }
 
 fn operation(r: &ResourceType) -> Value {
-    let content: Map<String, Value> = super::patch::accepted(r)
-        .into_iter()
-        .map(|t| (t.to_string(), json!({"schema": {"type": "object"}})))
-        .collect();
+    let content: Map<String, Value> =
+        super::patch::accepted(r).into_iter().map(|t| (t.to_string(), json!({"schema": {"type": "object"}}))).collect();
     json!({
         "x-kubernetes-action": "patch",
         "x-kubernetes-group-version-kind": {"group": r.group, "version": r.version, "kind": r.kind},

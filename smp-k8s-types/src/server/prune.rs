@@ -16,7 +16,8 @@ pub fn prune(object: &mut Value, schema: &KindSchema) -> Vec<String> {
     map.retain(|key, value| match key.as_str() {
         "apiVersion" | "kind" => true,
         "metadata" => {
-            let meta = <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta as smp_core::StrategicMerge>::shape();
+            let meta =
+                <k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta as smp_core::StrategicMerge>::shape();
             builtin(value, meta, "metadata", &mut unknown);
             true
         }

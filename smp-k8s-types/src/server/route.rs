@@ -149,17 +149,26 @@ mod tests {
 
     #[test]
     fn paths_name_their_targets() {
-        assert_eq!(Route::parse("/api/v1/namespaces/default/configmaps"), object("", "configmaps", Some("default"), None, None));
+        assert_eq!(
+            Route::parse("/api/v1/namespaces/default/configmaps"),
+            object("", "configmaps", Some("default"), None, None)
+        );
         assert_eq!(
             Route::parse("/apis/apps/v1/namespaces/ns/deployments/web/status"),
             object("apps", "deployments", Some("ns"), Some("web"), Some("status"))
         );
         assert_eq!(Route::parse("/api/v1/namespaces/ns"), object("", "namespaces", None, Some("ns"), None));
-        assert_eq!(Route::parse("/api/v1/namespaces/ns/status"), object("", "namespaces", None, Some("ns"), Some("status")));
+        assert_eq!(
+            Route::parse("/api/v1/namespaces/ns/status"),
+            object("", "namespaces", None, Some("ns"), Some("status"))
+        );
         assert_eq!(Route::parse("/api/v1/namespaces"), object("", "namespaces", None, None, None));
         assert_eq!(Route::parse("/apis/apps/v1/deployments"), object("apps", "deployments", None, None, None));
         assert_eq!(Route::parse("/apis/apps/v1"), Route::Resources { group: "apps".into(), version: "v1".into() });
-        assert_eq!(Route::parse("/openapi/v3/apis/apps/v1"), Route::OpenApi { group: "apps".into(), version: "v1".into() });
+        assert_eq!(
+            Route::parse("/openapi/v3/apis/apps/v1"),
+            Route::OpenApi { group: "apps".into(), version: "v1".into() }
+        );
         assert_eq!(Route::parse("/api/v1/a/b/c/d"), Route::Unknown);
     }
 

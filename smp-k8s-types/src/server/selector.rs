@@ -128,7 +128,16 @@ mod tests {
     #[test]
     fn label_selectors_match_as_kubernetes_matches() {
         let obj = json!({"metadata": {"labels": {"app": "web", "tier": "front"}}});
-        let yes = ["app=web", "app==web", "app", "!env", "tier in (front, back)", "env notin (prod)", "app!=db", "app=web,tier"];
+        let yes = [
+            "app=web",
+            "app==web",
+            "app",
+            "!env",
+            "tier in (front, back)",
+            "env notin (prod)",
+            "app!=db",
+            "app=web,tier",
+        ];
         for s in yes {
             assert!(Selector::labels(s).unwrap().matches_labels(&obj), "{s}");
         }

@@ -119,7 +119,10 @@ impl ApiError {
 
     /// 405 for a verb the resource does not serve.
     pub fn method_not_allowed(resource: &ResourceType, verb: &str) -> Self {
-        let message = format!("the server does not allow this method on the requested resource ({verb} {})", resource.qualified());
+        let message = format!(
+            "the server does not allow this method on the requested resource ({verb} {})",
+            resource.qualified()
+        );
         Self::new(405, "MethodNotAllowed", message, Some(details(resource, "")))
     }
 
@@ -138,7 +141,12 @@ impl ApiError {
     /// 500: `Internal error occurred: {why}`.
     pub fn internal(why: impl std::fmt::Display) -> Self {
         let why = why.to_string();
-        Self::new(500, "InternalError", format!("Internal error occurred: {why}"), Some(json!({"causes": [{"message": why}]})))
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {why}"),
+            Some(json!({"causes": [{"message": why}]})),
+        )
     }
 
     /// 500 as the server answers an error it has no type for (a strategic

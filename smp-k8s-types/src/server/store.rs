@@ -217,7 +217,9 @@ mod tests {
         for (ns, name) in [("a", "x"), ("a", "y"), ("b", "x"), ("a", "z")] {
             store.put(key(ns, name), json!({"metadata": {"name": name}}), EventType::Added);
         }
-        let names = |it: Vec<(&Key, &Arc<Value>)>| it.iter().map(|(k, _)| format!("{}/{}", k.namespace, k.name)).collect::<Vec<_>>();
+        let names = |it: Vec<(&Key, &Arc<Value>)>| {
+            it.iter().map(|(k, _)| format!("{}/{}", k.namespace, k.name)).collect::<Vec<_>>()
+        };
         assert_eq!(names(store.list("", "configmaps", Some("a"), None).collect()), ["a/x", "a/y", "a/z"]);
         assert_eq!(names(store.list("", "configmaps", Some("a"), Some(("a", "x"))).collect()), ["a/y", "a/z"]);
         assert_eq!(names(store.list("", "configmaps", None, Some(("a", "z"))).collect()), ["b/x"]);

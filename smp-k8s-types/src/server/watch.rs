@@ -49,11 +49,8 @@ fn line(kind: &str, object: &Value) -> Bytes {
 pub fn open(ctx: &Ctx<'_>) -> Result<WatchStream, ApiError> {
     let (labels, fields) = super::handlers::selectors(ctx)?;
     let flag = |name: &str| ctx.query.get(name).is_some_and(|v| v == "true" || v == "1");
-    let timeout = ctx
-        .query
-        .get("timeoutSeconds")
-        .and_then(|t| t.parse().ok())
-        .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+    let timeout =
+        ctx.query.get("timeoutSeconds").and_then(|t| t.parse().ok()).map_or(DEFAULT_TIMEOUT, Duration::from_secs);
     let requested = ctx.query.get("resourceVersion").map(String::as_str).unwrap_or_default();
     let initial = flag("sendInitialEvents") || requested.is_empty() || requested == "0";
     let r = &ctx.resource;
@@ -63,9 +60,7 @@ pub fn open(ctx: &Ctx<'_>) -> Result<WatchStream, ApiError> {
     let from = if initial {
         current
     } else {
-        requested.parse::<u64>().map_err(|_| {
-            ApiError::bad_request(format!("invalid resource version: {requested}"))
-        })?
+        requested.parse::<u64>().map_err(|_| ApiError::bad_request(format!("invalid resource version: {requested}")))?
     };
     let mut stream = WatchStream {
         ready: VecDeque::new(),
@@ -76,12 +71,12 @@ pub fn open(ctx: &Ctx<'_>) -> Result<WatchStream, ApiError> {
         kind: r.kind.clone(),
         revision: from,
         deadline: Box::pin(tokio::time::sleep(timeout)),
-        bookmarks: flag("allowWatchBookmarks").then(|| {
-            tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY)
-        }),
+        bookmarks: flag("allowWatchBookmarks")
+            .then(|| tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY)),
     };
     if initial {
-        let objects: Vec<Arc<Value>> = state.store.list(&r.group, &r.plural, namespace, None).map(|(_, o)| o.clone()).collect();
+        let objects: Vec<Arc<Value>> =
+            state.store.list(&r.group, &r.plural, namespace, None).map(|(_, o)| o.clone()).collect();
         for object in objects {
             if stream.selected(&object) {
                 let shown = stream.show(&object);
@@ -148,11 +143,11 @@ impl WatchStream {
             if self.deadline.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(None);
             }
-            if let Some(bookmarks) = self.bookmarks.as_mut() {
-                if bookmarks.poll_tick(cx).is_ready() {
-                    let mark = self.bookmark();
-                    return Poll::Ready(Some(line("BOOKMARK", &mark)));
-                }
+            if let Some(bookmarks) = self.bookmarks.as_mut()
+                && bookmarks.poll_tick(cx).is_ready()
+            {
+                let mark = self.bookmark();
+                return Poll::Ready(Some(line("BOOKMARK", &mark)));
             }
             return Poll::Pending;
         }

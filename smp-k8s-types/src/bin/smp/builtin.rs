@@ -2,6 +2,7 @@
 //! smp for the Kubernetes version k8s-openapi is built for.
 
 use smp_core::Schema;
+use smp_k8s_types::names::{group_of, plural, short_names};
 use smp_k8s_types::resources;
 
 k8s_openapi::k8s_if_1_33! { const KUBERNETES: &str = "1.33"; }
@@ -15,63 +16,11 @@ pub fn by_type_meta(api_version: &str, kind: &str) -> Option<Schema<'static>> {
     smp_k8s_types::shape_of_kind(api_version, kind).map(Schema::Static)
 }
 
-/// The short names kubectl knows the built-in resources by (from the API
-/// server's discovery documents), by kind.
-const SHORT_NAMES: &[(&str, &[&str])] = &[
-    ("CertificateSigningRequest", &["csr"]),
-    ("ConfigMap", &["cm"]),
-    ("CronJob", &["cj"]),
-    ("CustomResourceDefinition", &["crd", "crds"]),
-    ("DaemonSet", &["ds"]),
-    ("Deployment", &["deploy"]),
-    ("Endpoints", &["ep"]),
-    ("Event", &["ev"]),
-    ("HorizontalPodAutoscaler", &["hpa"]),
-    ("Ingress", &["ing"]),
-    ("LimitRange", &["limits"]),
-    ("Namespace", &["ns"]),
-    ("NetworkPolicy", &["netpol"]),
-    ("Node", &["no"]),
-    ("PersistentVolume", &["pv"]),
-    ("PersistentVolumeClaim", &["pvc"]),
-    ("Pod", &["po"]),
-    ("PodDisruptionBudget", &["pdb"]),
-    ("PriorityClass", &["pc"]),
-    ("ReplicaSet", &["rs"]),
-    ("ReplicationController", &["rc"]),
-    ("ResourceQuota", &["quota"]),
-    ("Service", &["svc"]),
-    ("ServiceAccount", &["sa"]),
-    ("StatefulSet", &["sts"]),
-    ("StorageClass", &["sc"]),
-];
-
-/// The resource name of a kind, as the API server derives it: lower case,
-/// plural.
-fn plural(kind: &str) -> String {
-    let lower = kind.to_ascii_lowercase();
-    if lower.ends_with("endpoints") {
-        lower
-    } else if let Some(stem) = lower.strip_suffix('y') {
-        format!("{stem}ies")
-    } else if lower.ends_with('s') || lower.ends_with("ch") || lower.ends_with('x') {
-        format!("{lower}es")
-    } else {
-        format!("{lower}s")
-    }
-}
-
 /// The names a kind answers to, lower case: kind, plural, short names.
 fn names_of(kind: &str) -> Vec<String> {
     let mut names = vec![kind.to_ascii_lowercase(), plural(kind)];
-    let short = SHORT_NAMES.iter().find(|(k, _)| *k == kind).map_or(&[][..], |(_, short)| *short);
-    names.extend(short.iter().map(|s| s.to_string()));
+    names.extend(short_names(kind).iter().map(|s| s.to_string()));
     names
-}
-
-/// The API group of an apiVersion (`""` for the core group).
-fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
 /// How recent an API version is, for choosing among the versions of one

@@ -25,7 +25,8 @@ pub fn run(listen: SocketAddr, kubeconfig: Option<PathBuf>, log: bool) -> ExitCo
                 return ExitCode::from(1);
             }
         };
-        let path = kubeconfig.unwrap_or_else(|| std::env::temp_dir().join(format!("smp-serve-{}.kubeconfig", addr.port())));
+        let path =
+            kubeconfig.unwrap_or_else(|| std::env::temp_dir().join(format!("smp-serve-{}.kubeconfig", addr.port())));
         if let Err(e) = std::fs::write(&path, Server::kubeconfig(addr)) {
             eprintln!("error: cannot write {}: {e}", path.display());
             return ExitCode::from(1);

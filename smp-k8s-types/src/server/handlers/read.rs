@@ -26,8 +26,12 @@ fn continue_token(namespace: &str, name: &str) -> String {
 }
 
 fn read_continue(token: &str) -> Result<(String, String), ApiError> {
-    let bad = || ApiError::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
-    if token.len() % 2 != 0 || !token.is_ascii() {
+    let bad = || {
+        ApiError::bad_request(
+            "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+        )
+    };
+    if !token.len().is_multiple_of(2) || !token.is_ascii() {
         return Err(bad());
     }
     let bytes: Result<Vec<u8>, _> =

@@ -44,13 +44,13 @@ fn check_type(resource: &ResourceType, object: &Value) -> Result<(), ApiError> {
             resource.kind
         )));
     }
-    if let Some(api_version) = object.get("apiVersion").and_then(Value::as_str) {
-        if api_version != resource.api_version() {
-            return Err(ApiError::bad_request(format!(
-                "the API version in the data ({api_version}) does not match the expected API version ({})",
-                resource.api_version()
-            )));
-        }
+    if let Some(api_version) = object.get("apiVersion").and_then(Value::as_str)
+        && api_version != resource.api_version()
+    {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({})",
+            resource.api_version()
+        )));
     }
     Ok(())
 }
@@ -92,7 +92,12 @@ pub fn create(ctx: &Ctx<'_>, object: Value) -> Result<Reply, ApiError> {
     Ok(reply(201, ctx.show(&object), warnings))
 }
 
-fn create_in(shared: &Shared, state: &mut State, ctx: &Ctx<'_>, mut object: Value) -> Result<(Value, Vec<String>), ApiError> {
+fn create_in(
+    shared: &Shared,
+    state: &mut State,
+    ctx: &Ctx<'_>,
+    mut object: Value,
+) -> Result<(Value, Vec<String>), ApiError> {
     let resource = &ctx.resource;
     check_type(resource, &object)?;
     check_namespace(ctx, &mut object)?;
@@ -101,7 +106,11 @@ fn create_in(shared: &Shared, state: &mut State, ctx: &Ctx<'_>, mut object: Valu
         match meta_str(&object, "generateName").filter(|g| !g.is_empty()).map(str::to_string) {
             Some(prefix) => generate_name(shared, state, &prefix),
             None => {
-                let cause = ("metadata.name", "FieldValueRequired", "Required value: name or generateName is required".to_string());
+                let cause = (
+                    "metadata.name",
+                    "FieldValueRequired",
+                    "Required value: name or generateName is required".to_string(),
+                );
                 return Err(ApiError::invalid(resource, "", &[cause]));
             }
         }
@@ -116,7 +125,12 @@ fn create_in(shared: &Shared, state: &mut State, ctx: &Ctx<'_>, mut object: Valu
         return Err(ApiError::already_exists(resource, &name));
     }
     if resource.namespaced {
-        let ns_key = Key { group: String::new(), resource: "namespaces".into(), namespace: String::new(), name: ctx.namespace.clone() };
+        let ns_key = Key {
+            group: String::new(),
+            resource: "namespaces".into(),
+            namespace: String::new(),
+            name: ctx.namespace.clone(),
+        };
         if state.store.get(&ns_key).is_none() {
             let namespaces = state.catalog.get("", "v1", "namespaces").expect("namespaces are built in");
             return Err(ApiError::not_found(&namespaces, &ctx.namespace));
@@ -135,10 +149,10 @@ fn create_in(shared: &Shared, state: &mut State, ctx: &Ctx<'_>, mut object: Valu
     if resource.tracks_generation() {
         meta.insert("generation".into(), 1.into());
     }
-    if resource.status_subresource {
-        if let Value::Object(map) = &mut object {
-            map.remove("status");
-        }
+    if resource.status_subresource
+        && let Value::Object(map) = &mut object
+    {
+        map.remove("status");
     }
     let mut object = with_type(&object, &resource.api_version(), &resource.kind);
     if crd::is_crd(resource) {
@@ -242,13 +256,13 @@ fn commit(
         }
         kept
     } else {
-        if resource.status_subresource {
-            if let Value::Object(map) = &mut new {
-                match live.get("status") {
-                    Some(status) => map.insert("status".into(), status.clone()),
-                    None => map.remove("status"),
-                };
-            }
+        if resource.status_subresource
+            && let Value::Object(map) = &mut new
+        {
+            match live.get("status") {
+                Some(status) => map.insert("status".into(), status.clone()),
+                None => map.remove("status"),
+            };
         }
         new
     };
@@ -264,7 +278,7 @@ fn commit(
         let generation = live["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
         meta_mut(&mut new).insert("generation".into(), generation.into());
     }
-    let new = with_type(&new, &live["apiVersion"].as_str().unwrap_or_default().to_string(), &resource.kind);
+    let new = with_type(&new, live["apiVersion"].as_str().unwrap_or_default(), &resource.kind);
     let key = ctx.key(name);
     if new["metadata"].get("deletionTimestamp").is_some() && !has_finalizers(&new) {
         // The last finalizer is gone: the deletion completes.
@@ -298,7 +312,8 @@ fn check_preconditions(resource: &ResourceType, name: &str, live: &Value, option
         if let Some(wanted) = pre.get(field).and_then(Value::as_str) {
             let actual = meta_str(live, field).unwrap_or_default();
             if wanted != actual {
-                let why = format!("Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {actual}");
+                let why =
+                    format!("Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {actual}");
                 return Err(ApiError::conflict(resource, name, &why));
             }
         }
@@ -389,7 +404,8 @@ pub fn delete_collection(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
             items.push(ctx.show(&object));
         }
     }
-    let body = json!({"kind": format!("{}List", r.kind), "apiVersion": r.api_version(), "metadata": {}, "items": items});
+    let body =
+        json!({"kind": format!("{}List", r.kind), "apiVersion": r.api_version(), "metadata": {}, "items": items});
     Ok(Reply::json(200, body))
 }
 
