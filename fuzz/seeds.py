@@ -14,7 +14,7 @@ import pathlib
 
 FUZZ = pathlib.Path(__file__).resolve().parent
 FIXTURES = FUZZ.parent / "tests" / "fixtures"
-TARGETS = {"apply": 2, "diff": 2, "three_way": 3, "typed": 3, "bytes": 3}
+TARGETS = {"apply": 2, "diff": 2, "three_way": 3, "typed": 3, "bytes": 3, "merge_patch": 3, "options": 3}
 INPUT_KEYS = ("original", "patch", "modified", "current", "left", "right")
 # Selector bytes: the schema is `(selector & 0x0f) % 3` (untyped, item, pod); the
 # high bits set options.
@@ -62,6 +62,23 @@ def main():
                     out.parent.mkdir(parents=True, exist_ok=True)
                     out.write_bytes(data)
                     written += 1
+            # json_patch: (document, operations, other document), the
+            # operations of every kind, between the case's documents.
+            first, other = (docs + [{}, {}])[:2]
+            ops = [
+                {"op": "add", "path": "/x", "value": other},
+                {"op": "move", "from": "/x", "path": "/y"},
+                {"op": "test", "path": "/y", "value": other},
+                {"op": "copy", "from": "/y", "path": "/z"},
+                {"op": "remove", "path": "/z"},
+                {"op": "replace", "path": "/y", "value": 1},
+            ]
+            lines = [json.dumps(d, separators=(",", ":")) for d in (first, ops, other)]
+            data = bytes([base]) + "\n".join(lines).encode()
+            out = FUZZ / "corpus" / "json_patch" / hashlib.sha1(data).hexdigest()
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+            written += 1
     print(f"{written} seed inputs written under {FUZZ / 'corpus'}")
 
 
