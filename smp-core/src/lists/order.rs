@@ -144,7 +144,7 @@ pub fn merge_sorted_lookup<T>(
 /// keys with `<=`. Go's sort is not stable: the order it leaves equal
 /// items in (duplicate merge keys) is that of its algorithm, pattern-
 /// defeating quicksort since Go 1.19, followed here step by step
-/// ([`GoSort`]). Up to 12 items it is an insertion sort, which reverses
+/// (`GoSort` below). Up to 12 items it is an insertion sort, which reverses
 /// runs of equal keys under `<=`.
 pub fn go_sort_by<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
     let n = items.len();
