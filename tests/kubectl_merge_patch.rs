@@ -151,3 +151,144 @@ fn merge_patch_agrees_with_kubectl() {
     let problems = apply.problems.len() + two_way.problems.len() + three_way.problems.len();
     assert_eq!(problems, 0, "smp and kubectl disagree (seed {seed}); see above");
 }
+
+/// Numbers on the merge route, against kubectl: `kubectl patch --type
+/// merge` keeps the patch's numbers as written (kubectl prints integers
+/// that fit int64 exactly); the patches `kubectl edit` (two-way) and
+/// `kubectl apply` (three-way) send write every number as Go writes the
+/// float64 it decoded (2^62 as `4611686018427388000`), which the server
+/// reads back as that integer. smp's patches must be the same bytes.
+#[test]
+fn merge_route_numbers_are_kubectls() {
+    let Some(binary) = kubectl::find() else {
+        loud("SKIPPED merge_route_numbers_are_kubectls: kubectl not found (set SMP_KUBECTL or put kubectl on PATH)");
+        return;
+    };
+    let oracle = match patch_oracle::find() {
+        Ok(oracle) => oracle,
+        Err(why) => {
+            loud(&format!("SKIPPED merge_route_numbers_are_kubectls: {why}"));
+            return;
+        }
+    };
+    let numbers = json!({
+        "b": 4_611_686_018_427_387_904_u64, "c": 9_007_199_254_740_993_u64, "d": 1e20, "g": 1e21, "h": 3.0,
+        "i": i64::MAX, "j": 123_456_789_012_345_678_u64, "k": i64::MIN, "l": [4_611_686_018_427_387_904_u64, 1.5]
+    });
+    let widget = |spec: Value| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "w", "namespace": "default", "uid": "u1"}, "spec": spec})
+    };
+    let original = widget(json!({"a": 1, "keep": 4_611_686_018_427_387_904_u64}));
+    let mut spec = numbers.clone();
+    spec["a"] = json!(2);
+    spec["keep"] = json!(4_611_686_018_427_387_904_u64);
+    let modified = widget(spec);
+
+    // Apply: the numbers as written.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("merge-numbers-kubectl");
+    let kubectl = Kubectl::new(binary, &dir).expect("kubectl work dir");
+    let patch = json!({ "spec": numbers });
+    let want = kubectl.patch_all_as(&[(&original, &patch)], 1, "merge").remove(0).expect("kubectl applies it");
+    let got = merge_patch::apply(&original, &patch).unwrap();
+    assert_eq!(first_difference(&want, &got), None, "apply: kubectl {want}, smp {got}");
+    assert_eq!(want["spec"]["b"].as_u64(), Some(4_611_686_018_427_387_904), "kubectl keeps the integer");
+
+    // Two-way and three-way: the bytes kubectl sends.
+    let lines = [
+        json!({"id": 0, "mode": "two-way", "original": original, "modified": modified}),
+        json!({"id": 1, "original": original, "modified": modified, "current": original}),
+    ];
+    let results = patch_oracle::run_batch(&oracle, &oracle_dir(), "numbers", &lines);
+    let sent = |i: usize| results[i]["patch"].as_str().expect("kubectl sent a patch").to_string();
+    let two_way = merge_patch::create(&original, &modified).unwrap();
+    assert_eq!(to_go_json(&two_way), sent(0), "two-way");
+    let mut live = original.clone();
+    live["metadata"]["annotations"] = json!({ LAST_APPLIED: to_go_json(&original) });
+    let three_way = merge_apply_patch(&live, &modified).unwrap();
+    assert_eq!(to_go_json(&three_way), sent(1), "three-way");
+    assert!(sent(0).contains(r#""b":4611686018427388000"#), "{}", sent(0));
+    loud("merge route numbers: apply, two-way and three-way agree with kubectl byte for byte");
+}
+
+/// The preconditions of `kubectl apply` on the merge route: a live object
+/// whose apiVersion, kind or name differ from the file's (the oracle's
+/// fake API server answers the file's object with another body) gives
+/// kubectl's `precondition failed for: map[...]`; smp's kubectl-apply
+/// patch for custom resources fails with the same words.
+#[test]
+fn merge_route_preconditions_are_kubectls() {
+    if kubectl::find().is_none() {
+        loud(
+            "SKIPPED merge_route_preconditions_are_kubectls: kubectl not found (set SMP_KUBECTL or put kubectl on PATH)",
+        );
+        return;
+    }
+    let oracle = match patch_oracle::find() {
+        Ok(oracle) => oracle,
+        Err(why) => {
+            loud(&format!("SKIPPED merge_route_preconditions_are_kubectls: {why}"));
+            return;
+        }
+    };
+    let original = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"}, "spec": {"a": 1}});
+    let mut modified = original.clone();
+    modified["spec"]["a"] = json!(2);
+    let changes: [(&str, &[&str], Value); 3] = [
+        ("name", &["metadata", "name"], json!("other")),
+        ("kind", &["kind"], json!("Gadget")),
+        ("apiVersion", &["apiVersion"], json!("example.com/v2")),
+    ];
+    // The oracle stores the live object under its own key, then its body
+    // is changed: kubectl reads the file's object and gets the other body.
+    let script = r#"
+import copy, json, sys
+sys.path.insert(0, sys.argv[1])
+import smp_threeway
+original, modified, changes = json.loads(sys.argv[2]), json.loads(sys.argv[3]), json.loads(sys.argv[4])
+oracle_type = next(v for v in vars(smp_threeway).values() if isinstance(v, type) and hasattr(v, "three_way"))
+out = []
+with oracle_type() as orc:
+    srv = orc.srv
+    for path, value in changes:
+        def put(live, path=path, value=value):
+            key = srv.store.key_for(live)
+            body = copy.deepcopy(live)
+            node = body
+            for step in path[:-1]:
+                node = node[step]
+            node[path[-1]] = value
+            with srv.store.lock:
+                srv.store.objects[key] = body
+        srv.put_object = put
+        r = orc.three_way(original, modified, original)
+        out.append(r.get("error_core") if not r.get("ok") else None)
+print(json.dumps(out))
+"#;
+    let oracle_dir = oracle.parent().expect("the oracle's folder");
+    let changes_json: Vec<Value> = changes.iter().map(|(_, path, value)| json!([path, value])).collect();
+    let output = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(oracle_dir)
+        .arg(original.to_string())
+        .arg(modified.to_string())
+        .arg(Value::Array(changes_json).to_string())
+        .output()
+        .expect("python3 runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let cores: Vec<Option<String>> = serde_json::from_slice(&output.stdout).expect("the driver's answer");
+    for ((what, path, value), core) in changes.iter().zip(cores) {
+        let core = core.unwrap_or_else(|| panic!("{what}: kubectl sent the patch"));
+        let mut live = original.clone();
+        live["metadata"]["annotations"] = json!({ LAST_APPLIED: to_go_json(&original) });
+        let mut node = &mut live;
+        for step in *path {
+            node = &mut node[*step];
+        }
+        *node = value.clone();
+        let err = merge_apply_patch(&live, &modified).unwrap_err().to_string();
+        assert_eq!(err, core, "{what}: smp and kubectl");
+    }
+    loud("merge route preconditions: name, kind and apiVersion refused with kubectl's message");
+}

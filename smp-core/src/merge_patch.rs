@@ -291,18 +291,21 @@ fn as_float64(value: &Value, depth: usize) -> Result<Value> {
     })
 }
 
-/// The number as a `float64`; integral values that fit an `int64` as
-/// integers, as the reference's decoder of the patch reads them back.
+/// The number as the reference writes the `float64` it decoded, and as
+/// its receiver reads that text back: Go writes a float's shortest digits
+/// (2^62 as `4611686018427388000`, not its exact `4611686018427387904`),
+/// and a text without fraction or exponent that fits an `int64` is read as
+/// that integer; any other value stays a float (which smp's writers print
+/// as Go does).
 fn float64_number(n: &Number) -> Number {
     let f = n.as_f64().unwrap_or(0.0);
-    // 2^63: the first float64 beyond int64.
-    const INT64_END: f64 = 9_223_372_036_854_775_808.0;
-    if f.fract() == 0.0 && (-INT64_END..INT64_END).contains(&f) {
-        // Exact: integral and within int64. `-0` becomes `0`, as Go writes it.
-        Number::from(f as i64)
-    } else {
-        Number::from_f64(f).unwrap_or_else(|| n.clone())
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        // `-0` reads back as the integer 0.
+        if let Ok(i) = crate::bytes::go_float(f).parse::<i64>() {
+            return Number::from(i);
+        }
     }
+    Number::from_f64(f).unwrap_or_else(|| n.clone())
 }
 
 /// `keepOrDeleteNullInObj`: with `keep_null`, only the nulls (the
@@ -357,6 +360,32 @@ mod tests {
             json!({"a": [9_007_199_254_740_992_u64, 1.5]})
         );
         assert_eq!(create(&json!({"a": 1}), &json!({"a": "1"})).unwrap(), json!({"a": "1"}));
+    }
+
+    /// What kubectl sends for a custom resource (`kubectl edit`'s two-way
+    /// patch and `kubectl apply`'s three-way one, both through float64;
+    /// `tests/kubectl_merge_patch.rs` checks them against kubectl itself):
+    /// every number as Go writes a float64, read back as an integer where
+    /// that text is one that fits int64.
+    #[test]
+    fn numbers_are_written_as_go_writes_float64() {
+        use crate::value::to_go_json;
+        let modified = json!({
+            "b": 4_611_686_018_427_387_904_u64, "c": 9_007_199_254_740_993_u64, "h": 3.0,
+            "i": i64::MAX, "j": 123_456_789_012_345_678_u64, "k": i64::MIN, "e": -0.0,
+            "d": 1e20, "g": 1e21, "l": [4_611_686_018_427_387_904_u64, 1.5]
+        });
+        let patch = create(&json!({}), &modified).unwrap();
+        assert_eq!(
+            to_go_json(&patch),
+            r#"{"b":4611686018427388000,"c":9007199254740992,"d":100000000000000000000,"e":0,"g":1e+21,"h":3,"i":9223372036854776000,"j":123456789012345680,"k":-9223372036854776000,"l":[4611686018427388000,1.5]}"#
+        );
+        // The receiver reads the integers Go's text gives.
+        assert_eq!(patch["b"].as_i64(), Some(4_611_686_018_427_388_000));
+        assert!(patch["i"].is_f64(), "beyond int64 as Go writes it: a float");
+        // Apply keeps the patch's numbers as written.
+        let applied = apply(&json!({}), &json!({"b": 4_611_686_018_427_387_904_u64})).unwrap();
+        assert_eq!(applied["b"].as_u64(), Some(4_611_686_018_427_387_904));
     }
 
     #[test]

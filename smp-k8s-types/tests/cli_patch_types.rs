@@ -49,6 +49,34 @@ fn merge_diff_and_three_way_in_batch_mode() {
     assert_eq!(want, json!({"spec": {"size": 2, "ports": [80, 443], "tier": null}}));
 }
 
+/// `three-way --type merge` holds kubectl apply's preconditions on this
+/// route (`CreateThreeWayJSONMergePatch` with apiVersion, kind and
+/// metadata.name unchanged), with kubectl's message
+/// (`tests/kubectl_merge_patch.rs` checks the library's against kubectl).
+#[test]
+fn merge_three_way_keeps_kubectls_preconditions() {
+    let original = widget(json!({"a": 1}));
+    let modified = widget(json!({"a": 2}));
+    let mut renamed = original.clone();
+    renamed["metadata"]["name"] = json!("other");
+    let mut other_kind = original.clone();
+    other_kind["kind"] = json!("Gadget");
+    for (current, core) in [
+        (&renamed, "precondition failed for: map[metadata:map[name:w] spec:map[a:2]]"),
+        (&other_kind, "precondition failed for: map[kind:Widget spec:map[a:2]]"),
+    ] {
+        let case = json!({"original": original, "modified": modified, "current": current}).to_string();
+        let (code, out, err) = smp(&["three-way", "--type", "merge", "--untyped", "--jsonl"], &format!("{case}\n"));
+        assert_eq!(code, 0, "{err}");
+        let answer = &lines(&out)[0];
+        assert!(answer["error"].as_str().is_some_and(|e| e.contains(core)), "{answer}");
+    }
+    // Unchanged, the patch goes through.
+    let case = json!({"original": original, "modified": modified, "current": original}).to_string();
+    let (_, out, _) = smp(&["three-way", "--type", "merge", "--untyped", "--jsonl"], &format!("{case}\n"));
+    assert_eq!(lines(&out)[0]["patch"], json!({"spec": {"a": 2}}));
+}
+
 #[test]
 fn merge_and_json_patches_apply_from_files() {
     let dir = std::env::temp_dir().join(format!("smp-cli-types-{}", std::process::id()));

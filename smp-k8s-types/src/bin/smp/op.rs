@@ -98,7 +98,9 @@ impl Op {
                 smp_core::three_way(original, modified, current, schema, options)
             }
             (Op::ThreeWay, [original, modified, current], PatchType::Merge) => {
-                merge_patch::three_way(original, modified, current, &[])
+                // kubectl apply's preconditions on this route: apiVersion,
+                // kind and metadata.name unchanged.
+                merge_patch::three_way(original, modified, current, &smp_core::Precondition::KUBECTL)
             }
             (Op::ThreeWay, _, PatchType::Json) => Err(ErrorKind::Unsupported(
                 "a JSON patch (--type json) has no three-way form; kubectl apply sends --type merge for kinds without patch metadata".into(),
