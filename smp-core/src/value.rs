@@ -318,6 +318,14 @@ fn write_go_json(s: &mut String, v: &Value) {
     }
 }
 
+/// Go's `encoding/json` text of a string: HTML characters escaped, as
+/// the reference's JSON writer does.
+pub(crate) fn go_json_string(x: &str) -> String {
+    let mut s = String::with_capacity(x.len() + 2);
+    write_go_string(&mut s, x);
+    s
+}
+
 fn write_go_string(s: &mut String, x: &str) {
     s.push('"');
     for c in x.chars() {
@@ -343,6 +351,47 @@ fn write_go_string(s: &mut String, x: &str) {
     s.push('"');
 }
 
+/// Go's `%q` of a string (`strconv.Quote`): printable characters stay,
+/// the others are escaped (`\x` below 0x80, `\u`, `\U` beyond 0xFFFF).
+pub(crate) fn go_quote(x: &str) -> String {
+    let mut s = String::with_capacity(x.len() + 2);
+    s.push('"');
+    for c in x.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\u{7}' => s.push_str("\\a"),
+            '\u{8}' => s.push_str("\\b"),
+            '\u{c}' => s.push_str("\\f"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            '\u{b}' => s.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(s, "\\x{:02x}", c as u32);
+            }
+            c if !go_printable(c) && (c as u32) < 0x10000 => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c if !go_printable(c) => {
+                let _ = write!(s, "\\U{:08x}", c as u32);
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// Go's `unicode.IsPrint` for the characters that occur in field names
+/// and keys: controls, separators other than the ASCII space, and the
+/// common format characters are not printable.
+fn go_printable(c: char) -> bool {
+    !(c.is_control()
+        || (c.is_whitespace() && c != ' ')
+        || matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}'))
+}
+
 /// Decodes a document as the reference does: integers that do not fit an
 /// `int64` become floats.
 pub fn normalize_numbers(v: &mut Value) {
@@ -362,6 +411,18 @@ pub fn normalize_numbers(v: &mut Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Go's `strconv.Quote` on controls, separators and printable text
+    /// (as Go 1.27 prints them).
+    #[test]
+    fn go_quote_escapes_what_go_does_not_print() {
+        assert_eq!(go_quote("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(go_quote("\u{7}\u{8}\u{c}\n\r\t\u{b}"), r#""\a\b\f\n\r\t\v""#);
+        assert_eq!(go_quote("\u{1}\u{7f}"), r#""\x01\x7f""#);
+        assert_eq!(go_quote("a\u{a0}b\u{feff}\u{2028}"), r#""a\u00a0b\ufeff\u2028""#);
+        assert_eq!(go_quote("é ü 😀 <>&"), r#""é ü 😀 <>&""#);
+        assert_eq!(go_json_string("<é>\u{8}"), r#""\u003cé\u003e\b""#);
+    }
 
     #[test]
     fn go_v_formatting_of_floats() {

@@ -15,6 +15,7 @@
 use super::{PatchMeta, Schema};
 use crate::error::{ErrorKind, Result, bad_arg};
 use crate::value::GoKind;
+use crate::value::go_quote;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;
@@ -494,31 +495,6 @@ fn patch_meta(prop: &Value) -> Result<PatchMeta<'_>> {
 
 fn schema_err(msg: &str) -> crate::error::Error {
     ErrorKind::Schema(msg.to_string()).into()
-}
-
-/// Go's `%q` of a string (`strconv.Quote`), for the ASCII and common
-/// Unicode cases: printable characters stay, the rest are escaped.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0c' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\x0b' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\x7f' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if c.is_control() || c == '\u{ad}' || c == '\u{feff}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// Removes commas that directly precede (up to whitespace) a `}` or `]`,

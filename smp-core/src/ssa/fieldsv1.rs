@@ -94,6 +94,9 @@ fn go_json_float(f: f64) -> String {
     if f == 0.0 && f.is_sign_negative() { "-0".into() } else { s }
 }
 
+/// A string as the reference's path elements are written (json-iterator,
+/// not `encoding/json`: no short `\b` and `\f` escapes, unlike
+/// `crate::value::go_json_string`).
 fn write_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {

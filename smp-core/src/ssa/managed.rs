@@ -6,6 +6,7 @@
 use super::fieldpath::Set;
 use super::fieldsv1;
 use super::time::Time;
+use crate::value::go_json_string;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -96,28 +97,6 @@ impl ManagerId {
         }
         s
     }
-}
-
-/// Go's `encoding/json` text of a string (HTML characters escaped).
-pub(crate) fn go_json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// An entry as `GetManagedFields` reads it from an object.
