@@ -49,10 +49,17 @@ fn version_rank(api_version: &str) -> (u8, u32, u32) {
 /// versions of one group, the most recent wins; a name in several groups
 /// is ambiguous.
 pub fn by_name(name: &str) -> Result<Schema<'static>, String> {
+    let (api_version, kind) = type_meta_by_name(name)?;
+    by_type_meta(api_version, kind).ok_or_else(|| unknown(name))
+}
+
+/// The `apiVersion` and `kind` of a kind named on the command line (the
+/// names [`by_name`] accepts).
+pub fn type_meta_by_name(name: &str) -> Result<(&'static str, &'static str), String> {
     if let Some((api_version, kind)) = name.rsplit_once('/') {
         return resources()
             .find(|(v, k, _)| *v == api_version && k.eq_ignore_ascii_case(kind))
-            .map(|(_, _, shape)| Schema::Static(shape))
+            .map(|(v, k, _)| (v, k))
             .ok_or_else(|| unknown(name));
     }
     let (resource, group) = match name.split_once('.') {
@@ -87,7 +94,7 @@ pub fn by_name(name: &str) -> Result<Schema<'static>, String> {
                 several.iter().map(|(api_version, kind, _)| format!("{api_version}/{kind}")).collect();
             Err(format!("kind {name:?} is ambiguous: pass one of {} to --kind", names.join(", ")))
         }
-        [(_, _, shape), ..] => Ok(Schema::Static(*shape)),
+        [(api_version, kind, _), ..] => Ok((api_version, kind)),
     }
 }
 

@@ -20,6 +20,7 @@ mod prescan;
 mod schema;
 #[cfg(feature = "server")]
 mod serve;
+mod server_side;
 mod single;
 mod textdiff;
 mod yaml;
@@ -91,6 +92,10 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
 
 fn main() -> ExitCode {
     purge_after_50_ms();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if server_side::wanted(&args) {
+        return server_side::main(args);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
