@@ -40,10 +40,14 @@ pub const GROUP_VERSIONS: &[&str] = &[
 /// The schema of every built-in kind of [`GROUP_VERSIONS`].
 pub fn schema() -> &'static Schema {
     static SCHEMA: OnceLock<Schema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let doc: serde_json::Value = serde_json::from_str(DOCUMENT).expect("the generated schemas are JSON");
-        Schema::from_openapi_v3(&doc).expect("the generated schemas are read")
-    })
+    SCHEMA.get_or_init(|| Schema::from_openapi_v3(document()).expect("the generated schemas are read"))
+}
+
+/// The OpenAPI v3 document the schemas are read from (its `ObjectMeta`
+/// definitions also describe the metadata of custom resources).
+pub fn document() -> &'static serde_json::Value {
+    static DOC: OnceLock<serde_json::Value> = OnceLock::new();
+    DOC.get_or_init(|| serde_json::from_str(DOCUMENT).expect("the generated schemas are JSON"))
 }
 
 /// The built-in kind with this `apiVersion` and `kind`, as the field

@@ -200,16 +200,6 @@ async fn patches_of_every_type() {
     let current = json!({"metadata": {"resourceVersion": after.metadata.resource_version}, "spec": {"replicas": 5}});
     deployments.patch("web", &PatchParams::default(), &Patch::Merge(&current)).await.unwrap();
 
-    // Server-side apply is answered as by a server without it: 415.
-    let apply = PatchParams::apply("test");
-    let e = api_error(deployments.patch("web", &apply, &Patch::Apply(&deployment_json())).await.unwrap_err());
-    assert_eq!((e.code, e.reason.as_str()), (415, "UnsupportedMediaType"));
-    assert_eq!(
-        e.message,
-        "the body of the request was in an unknown format - accepted media types include: \
-         application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json"
-    );
-
     // A strategic patch the engine refuses: the engine's words.
     let bad = json!({"spec": {"template": {"spec": {"containers": [{"image": "no-name"}]}}}});
     let e = api_error(deployments.patch("web", &PatchParams::default(), &Patch::Strategic(&bad)).await.unwrap_err());
@@ -222,6 +212,60 @@ async fn patches_of_every_type() {
     let answer = deployments.patch("web", &dry, &Patch::Merge(json!({"spec": {"replicas": 7}}))).await.unwrap();
     assert_eq!(answer.spec.replicas, Some(7));
     assert_eq!(deployments.get("web").await.unwrap(), before);
+}
+
+/// Server-side apply by two managers: a create, a conflict with the
+/// server's message and causes, a forced apply, an update by a third
+/// manager; each object is the engine's for the same inputs (a frozen
+/// clock makes the timestamps equal).
+#[tokio::test]
+async fn server_side_apply_with_two_managers() {
+    use smp_k8s_types::smp_core::ssa;
+    let now = "2026-01-01T00:00:00Z";
+    let server = Server::builder().frozen_at(UNIX_EPOCH + Duration::from_secs(1_767_225_600)).build();
+    let deployments: Api<Deployment> = Api::default_namespaced(server.client());
+    let res = smp_k8s_types::ssa_schemas::resource("apps/v1", "Deployment").unwrap();
+    let view = |d: &Deployment| {
+        let v = serde_json::to_value(d).unwrap();
+        (v["spec"].clone(), v["metadata"]["managedFields"].clone())
+    };
+    let mut config = deployment_json();
+    let created = deployments.patch("web", &PatchParams::apply("alice"), &Patch::Apply(&config)).await.unwrap();
+    config["metadata"]["namespace"] = json!("default");
+    let engine = ssa::apply(&res, None, &config, "alice", false, now).unwrap();
+    assert_eq!(view(&created), (engine["spec"].clone(), engine["metadata"]["managedFields"].clone()));
+    assert_eq!(created.metadata.generation, Some(1));
+    let live = serde_json::to_value(&created).unwrap();
+
+    let bob =
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"replicas": 3}});
+    let e = api_error(deployments.patch("web", &PatchParams::apply("bob"), &Patch::Apply(&bob)).await.unwrap_err());
+    assert_eq!((e.code, e.reason.as_str()), (409, "Conflict"));
+    assert_eq!(e.message, r#"Apply failed with 1 conflict: conflict with "alice": .spec.replicas"#);
+    let cause = &e.details.unwrap().causes[0];
+    assert_eq!(
+        (cause.reason.as_str(), cause.message.as_str(), cause.field.as_str()),
+        ("FieldManagerConflict", r#"conflict with "alice""#, ".spec.replicas")
+    );
+    assert_eq!(deployments.get("web").await.unwrap(), created, "a refused apply writes nothing");
+
+    let forced = deployments.patch("web", &PatchParams::apply("bob").force(), &Patch::Apply(&bob)).await.unwrap();
+    let engine = ssa::apply(&res, Some(&live), &bob, "bob", true, now).unwrap();
+    assert_eq!(view(&forced), (engine["spec"].clone(), engine["metadata"]["managedFields"].clone()));
+    assert_eq!(forced.spec.replicas, Some(3));
+    let live = serde_json::to_value(&forced).unwrap();
+
+    // A merge patch by a third manager: an Update entry.
+    let carol = json!({"spec": {"minReadySeconds": 5}});
+    let params = PatchParams { field_manager: Some("carol".into()), ..Default::default() };
+    let updated = deployments.patch("web", &params, &Patch::Merge(&carol)).await.unwrap();
+    let new = smp_k8s_types::smp_core::merge_patch::apply(&live, &carol).unwrap();
+    let mut new = new;
+    new["metadata"]["generation"] = json!(3);
+    let engine = ssa::update(&res, Some(&live), &new, "carol", now).unwrap();
+    assert_eq!(view(&updated), (engine["spec"].clone(), engine["metadata"]["managedFields"].clone()));
+    let entries = updated.metadata.managed_fields.unwrap();
+    assert!(entries.iter().any(|m| m.manager.as_deref() == Some("carol") && m.operation.as_deref() == Some("Update")));
 }
 
 #[tokio::test]
@@ -369,8 +413,21 @@ async fn a_controller_reconciles_a_custom_resource_to_convergence() {
     assert_eq!(
         e.message,
         "the body of the request was in an unknown format - accepted media types include: \
-         application/json-patch+json, application/merge-patch+json"
+         application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
     );
+    // Server-side apply of the custom resource, with the CRD's schema.
+    let applied =
+        json!({"apiVersion": "example.com/v1", "kind": "Counter", "metadata": {"name": "c"}, "spec": {"target": 7}});
+    // (`spec.target` belongs to the manager that created the object.)
+    let e = api_error(counters.patch("c", &PatchParams::apply("tuner"), &Patch::Apply(&applied)).await.unwrap_err());
+    assert_eq!(
+        e.message,
+        r#"Apply failed with 1 conflict: conflict with "unknown" using example.com/v1: .spec.target"#
+    );
+    let after = counters.patch("c", &PatchParams::apply("tuner").force(), &Patch::Apply(&applied)).await.unwrap();
+    assert_eq!(after.spec.target, 7);
+    let managers: Vec<_> = after.metadata.managed_fields.unwrap().iter().map(|m| m.manager.clone().unwrap()).collect();
+    assert!(managers.contains(&"tuner".to_string()), "{managers:?}");
     // Deleting the CRD takes its resources away.
     let crds: Api<CustomResourceDefinition> = Api::all(server.client());
     crds.delete("counters.example.com", &DeleteParams::default()).await.unwrap();

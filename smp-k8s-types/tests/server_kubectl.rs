@@ -103,7 +103,7 @@ impl Served {
     }
 
     fn get(&self, what: &str) -> Value {
-        serde_json::from_str(&self.ok(&["get", what, "-o", "json"])).unwrap()
+        serde_json::from_str(&self.ok(&["get", what, "-o", "json", "--show-managed-fields"])).unwrap()
     }
 
     /// The writes the server answered so far: (method, code, content type,
@@ -292,9 +292,35 @@ fn kubectl_apply_patch_diff_edit_delete() {
     ]);
     assert_eq!(served.get("deployment/web")["status"]["replicas"], 6);
 
-    // Server-side apply: refused with 415, as by a server without it.
-    let err = served.fails(&["apply", "--server-side", "-f", &file], None);
-    assert!(err.contains("the body of the request was in an unknown format"), "{err}");
+    // Server-side apply by two managers, on an object of its own: the
+    // conflict in the server's words, then forced; each object is the
+    // engine's for the same inputs.
+    let ssa =
+        |replicas: u32| deployment_yaml(replicas, "app:1", &[("A", "1")], false).replace("name: web\n", "name: ssa\n");
+    let alice = served.write("alice.yaml", &ssa(1));
+    served.ok(&["apply", "--server-side", "--field-manager", "alice", "-f", &alice]);
+    let created = served.get("deployment/ssa");
+    let bob = served.write("bob.yaml", &ssa(4));
+    let err = served.fails(&["apply", "--server-side", "--field-manager", "bob", "-f", &bob], None);
+    assert!(err.contains(r#"Apply failed with 1 conflict: conflict with "alice": .spec.replicas"#), "{err}");
+    served.ok(&["apply", "--server-side", "--field-manager", "bob", "--force-conflicts", "-f", &bob]);
+    let forced = served.get("deployment/ssa");
+    let (_, sent) = served.last_patch();
+    let res = smp_k8s_types::ssa_schemas::resource("apps/v1", "Deployment").unwrap();
+    let entries = forced["metadata"]["managedFields"].as_array().unwrap();
+    let bobs = entries.iter().find(|m| m["manager"] == "bob").unwrap_or_else(|| panic!("{entries:?}"));
+    let time = bobs["time"].as_str().unwrap().to_string();
+    let engine = smp_k8s_types::smp_core::ssa::apply(&res, Some(&created), &sent, "bob", true, &time).unwrap();
+    assert_eq!(forced["spec"], engine["spec"]);
+    assert_eq!(forced["spec"]["replicas"], 4);
+    let managers: Vec<&str> = forced["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["manager"].as_str().unwrap())
+        .collect();
+    assert_eq!(managers, ["alice", "bob"]);
+    served.ok(&["delete", "deployment/ssa"]);
 
     // delete.
     assert!(served.ok(&["delete", "deployment/web"]).contains("deleted"));

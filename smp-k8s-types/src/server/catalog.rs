@@ -42,6 +42,9 @@ pub struct ResourceType {
     /// The CRD serves this version and it is the storage version (custom
     /// resources only): the version objects are stored in.
     pub storage: bool,
+    /// The server-side apply schema of a custom resource (built-in kinds
+    /// take theirs from `ssa_schemas`).
+    pub ssa: Option<std::sync::Arc<smp_core::ssa::Schema>>,
 }
 
 impl ResourceType {
@@ -107,6 +110,7 @@ impl Catalog {
                 status_subresource: has_field(&shape, "status"),
                 schema: KindSchema::BuiltIn(shape),
                 storage: true,
+                ssa: None,
             };
             catalog.insert(resource);
         }

@@ -65,9 +65,10 @@ pub fn resource_types(crd: &Value) -> Result<Vec<ResourceType>, ApiError> {
             singular: singular.clone(),
             namespaced,
             short_names: short_names.clone(),
-            schema: KindSchema::Custom(Arc::new(schema)),
             status_subresource: v["subresources"].get("status").is_some(),
             storage: v["storage"] == Value::Bool(true),
+            ssa: super::apply::crd_schema(group, version, kind, &schema),
+            schema: KindSchema::Custom(Arc::new(schema)),
         });
     }
     if out.is_empty() {

@@ -88,7 +88,10 @@ where
             };
             let content_type =
                 parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+            let user_agent =
+                parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
             let call = Call {
+                user_agent,
                 method: parts.method.as_str().to_string(),
                 path: parts.uri.path().to_string(),
                 raw_query: parts.uri.query().unwrap_or_default().to_string(),

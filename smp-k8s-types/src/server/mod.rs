@@ -1,7 +1,8 @@
 //! An in-memory Kubernetes API server for tests: the objects of every
 //! built-in kind and of the CustomResourceDefinitions created in it, with
-//! patches applied by smp's engines exactly as kube-apiserver applies
-//! them.
+//! patches (strategic, merge, JSON, server-side apply) applied by smp's
+//! engines exactly as kube-apiserver applies them, and `managedFields`
+//! kept on every write of the kinds the field manager has a schema for.
 //!
 //! One implementation, served two ways:
 //! - in process: [`Server::client`] is a `kube::Client` whose requests go
@@ -34,6 +35,7 @@
 //! authentication and authorization, garbage collection of dependents;
 //! `docs/testing-a-reconciler.md` lists the differences.
 
+mod apply;
 mod catalog;
 mod clock;
 mod crd;

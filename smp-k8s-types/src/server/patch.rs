@@ -15,23 +15,28 @@ pub enum PatchType {
     Merge,
     /// `application/json-patch+json` (RFC 6902).
     Json,
+    /// `application/apply-patch+yaml`: server-side apply.
+    Apply,
 }
 
 const JSON_PATCH: &str = "application/json-patch+json";
 const MERGE_PATCH: &str = "application/merge-patch+json";
 const STRATEGIC: &str = "application/strategic-merge-patch+json";
+const APPLY: &str = "application/apply-patch+yaml";
 
 impl PatchType {
     /// The patch type of a request's `Content-Type`, or the server's 415
-    /// listing those this resource accepts. Server-side apply
-    /// (`application/apply-patch+yaml`) is not among them: this server
-    /// answers it as a server without server-side apply does.
+    /// listing those this resource accepts. Server-side apply is among them
+    /// where the field manager has a schema for the kind (see
+    /// `server::apply`); elsewhere it is answered as a server without
+    /// server-side apply answers it.
     pub fn of(resource: &ResourceType, content_type: &str) -> Result<PatchType, ApiError> {
         let media = content_type.split(';').next().unwrap_or_default().trim();
         match media {
             JSON_PATCH => Ok(PatchType::Json),
             MERGE_PATCH => Ok(PatchType::Merge),
             STRATEGIC if !resource.is_custom() => Ok(PatchType::Strategic),
+            APPLY if super::apply::resource_of(resource).is_some() => Ok(PatchType::Apply),
             _ => Err(ApiError::unsupported_media_type(&accepted(resource))),
         }
     }
@@ -39,7 +44,14 @@ impl PatchType {
 
 /// The patch types a resource accepts, as the 415 lists them.
 pub fn accepted(resource: &ResourceType) -> Vec<&'static str> {
-    if resource.is_custom() { vec![JSON_PATCH, MERGE_PATCH] } else { vec![JSON_PATCH, MERGE_PATCH, STRATEGIC] }
+    let mut types = vec![JSON_PATCH, MERGE_PATCH];
+    if !resource.is_custom() {
+        types.push(STRATEGIC);
+    }
+    if super::apply::resource_of(resource).is_some() {
+        types.push(APPLY);
+    }
+    types
 }
 
 fn decode(body: &[u8]) -> Result<Value, ApiError> {
@@ -66,6 +78,7 @@ pub fn apply(resource: &ResourceType, patch_type: PatchType, live: &Value, body:
             let patch = decode(body)?;
             smp_core::merge_patch::apply(live, &patch).map_err(|e| ApiError::bad_request(e.kind.to_string()))
         }
+        PatchType::Apply => Err(ApiError::internal("an apply patch is applied by the field manager")),
         PatchType::Json => {
             let ops = decode(body)?;
             if !ops.is_array() {

@@ -24,6 +24,7 @@ pub struct Call {
     pub path: String,
     pub raw_query: String,
     pub content_type: String,
+    pub user_agent: String,
     pub body: Bytes,
 }
 
@@ -61,6 +62,9 @@ pub struct Ctx<'a> {
     pub resource: Arc<ResourceType>,
     pub namespace: String,
     pub query: &'a HashMap<String, String>,
+    /// The field manager of writes: `fieldManager`, else the client's
+    /// name from its `User-Agent`, else `unknown`.
+    pub manager: String,
 }
 
 /// How unknown fields are answered (`fieldValidation`).
@@ -227,7 +231,14 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
     if sub.is_some() && !(sub == Some("status") && resource.status_subresource) {
         return Err(ApiError::no_route());
     }
-    let ctx = Ctx { shared, namespace: target.namespace.clone().unwrap_or_default(), resource, query };
+    let from_agent = call.user_agent.split('/').next().unwrap_or_default();
+    let manager = query
+        .get("fieldManager")
+        .map(String::as_str)
+        .filter(|m| !m.is_empty())
+        .unwrap_or(if from_agent.is_empty() { "unknown" } else { from_agent })
+        .to_string();
+    let ctx = Ctx { shared, namespace: target.namespace.clone().unwrap_or_default(), resource, query, manager };
     // An object of a namespaced resource is named with its namespace.
     let needs_namespace = ctx.resource.namespaced && target.namespace.is_none();
     let body = || -> Result<Value, ApiError> {

@@ -8,7 +8,7 @@ use crate::server::object::{has_finalizers, meta_mut, meta_str, spec_changed, wi
 use crate::server::route::Target;
 use crate::server::status::{self, ApiError};
 use crate::server::store::{EventType, Key};
-use crate::server::{Shared, State, crd, lock, patch, prune};
+use crate::server::{Shared, State, apply, crd, lock, patch, prune};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,6 +16,48 @@ use std::sync::Arc;
 /// The metadata the server owns: a write cannot change it.
 const SYSTEM_FIELDS: &[&str] =
     &["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "managedFields"];
+
+/// Where a write's `managedFields` come from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Managed {
+    /// A create, update or non-apply patch: the field manager records
+    /// what the request's manager changed.
+    Update,
+    /// A server-side apply: the engine computed them with the object.
+    Applied,
+}
+
+/// The object's managedFields after a write by `ctx.manager` (kinds the
+/// field manager has no schema for keep none).
+fn track(
+    ctx: &Ctx<'_>,
+    live: Option<&Value>,
+    new: Value,
+    managed: Managed,
+    given: Option<Value>,
+) -> Result<Value, ApiError> {
+    let Some(res) = apply::resource_of(&ctx.resource) else { return Ok(new) };
+    let now = ctx.shared.clock.timestamp();
+    match managed {
+        Managed::Applied => {
+            let mut new = new;
+            if let Some(fields) = given {
+                meta_mut(&mut new).insert("managedFields".into(), fields);
+            }
+            Ok(new)
+        }
+        Managed::Update => {
+            // managedFields the client wrote replace the server's.
+            let mut base = live.cloned();
+            if let (Some(base), Some(fields)) = (base.as_mut(), given)
+                && live.and_then(|l| l["metadata"].get("managedFields")) != Some(&fields)
+            {
+                meta_mut(base).insert("managedFields".into(), fields);
+            }
+            apply::update(&res, base.as_ref(), &new, &ctx.manager, &now)
+        }
+    }
+}
 
 /// Unknown fields dropped; their paths as warnings, or the error of
 /// `fieldValidation=Strict`.
@@ -88,7 +130,7 @@ fn generate_name(shared: &Shared, state: &mut State, prefix: &str) -> String {
 
 pub fn create(ctx: &Ctx<'_>, object: Value) -> Result<Reply, ApiError> {
     let mut state = ctx.state();
-    let (object, warnings) = create_in(ctx.shared, &mut state, ctx, object)?;
+    let (object, warnings) = create_in(ctx.shared, &mut state, ctx, object, Managed::Update)?;
     Ok(reply(201, ctx.show(&object), warnings))
 }
 
@@ -97,8 +139,10 @@ fn create_in(
     state: &mut State,
     ctx: &Ctx<'_>,
     mut object: Value,
+    managed: Managed,
 ) -> Result<(Value, Vec<String>), ApiError> {
     let resource = &ctx.resource;
+    let given = object["metadata"].get("managedFields").cloned();
     check_type(resource, &object)?;
     check_namespace(ctx, &mut object)?;
     let name = meta_str(&object, "name").unwrap_or_default().to_string();
@@ -164,6 +208,7 @@ fn create_in(
             }
         }
     }
+    let object = track(ctx, None, object, managed, given)?;
     if ctx.dry_run() {
         return Ok((object, warnings));
     }
@@ -189,9 +234,9 @@ pub fn insert(shared: &Shared, object: Value) -> Result<Value, ApiError> {
         String::new()
     };
     let query = HashMap::new();
-    let ctx = Ctx { shared, resource, namespace, query: &query };
+    let ctx = Ctx { shared, resource, namespace, query: &query, manager: "unknown".into() };
     let mut state = lock(&shared.state);
-    create_in(shared, &mut state, &ctx, object).map(|(o, _)| o)
+    create_in(shared, &mut state, &ctx, object, Managed::Update).map(|(o, _)| o)
 }
 
 /// The name and namespace in the body must be those of the URL.
@@ -212,17 +257,44 @@ pub fn update(ctx: &Ctx<'_>, name: &str, mut object: Value, sub: Option<&str>) -
     check_identity(ctx, name, &mut object)?;
     let mut state = ctx.state();
     let live = state.store.get(&ctx.key(name)).cloned().ok_or_else(|| ApiError::not_found(&ctx.resource, name))?;
-    let (code, object, warnings) = commit(ctx, &mut state, name, &live, object, sub)?;
+    let (code, object, warnings) = commit(ctx, &mut state, name, &live, object, sub, Managed::Update)?;
     Ok(reply(code, ctx.show(&object), warnings))
 }
 
 pub fn patch(ctx: &Ctx<'_>, name: &str, content_type: &str, body: &[u8], sub: Option<&str>) -> Result<Reply, ApiError> {
     let patch_type = patch::PatchType::of(&ctx.resource, content_type)?;
+    if patch_type == patch::PatchType::Apply {
+        return apply_patch(ctx, name, body, sub);
+    }
     let mut state = ctx.state();
     let live = state.store.get(&ctx.key(name)).cloned().ok_or_else(|| ApiError::not_found(&ctx.resource, name))?;
     let mut object = patch::apply(&ctx.resource, patch_type, &live, body)?;
     check_identity(ctx, name, &mut object)?;
-    let (code, object, warnings) = commit(ctx, &mut state, name, &live, object, sub)?;
+    let (code, object, warnings) = commit(ctx, &mut state, name, &live, object, sub, Managed::Update)?;
+    Ok(reply(code, ctx.show(&object), warnings))
+}
+
+/// Server-side apply: the object is created if missing.
+fn apply_patch(ctx: &Ctx<'_>, name: &str, body: &[u8], sub: Option<&str>) -> Result<Reply, ApiError> {
+    if ctx.query.get("fieldManager").is_none_or(|m| m.is_empty()) {
+        return Err(ApiError::bad_request("fieldManager is required for apply requests"));
+    }
+    let mut applied = apply::read_applied(body)?;
+    check_identity(ctx, name, &mut applied)?;
+    let force = ctx.query.get("force").is_some_and(|f| f == "true");
+    let res = apply::resource_of(&ctx.resource)
+        .ok_or_else(|| ApiError::unsupported_media_type(&patch::accepted(&ctx.resource)))?;
+    let mut state = ctx.state();
+    let live = state.store.get(&ctx.key(name)).cloned();
+    let now = ctx.shared.clock.timestamp();
+    let result = apply::apply(&res, live.as_deref(), &applied, &ctx.manager, force, &now)?;
+    let (code, object, warnings) = match live {
+        None => {
+            let (object, warnings) = create_in(ctx.shared, &mut state, ctx, result, Managed::Applied)?;
+            (201, object, warnings)
+        }
+        Some(live) => commit(ctx, &mut state, name, &live, result, sub, Managed::Applied)?,
+    };
     Ok(reply(code, ctx.show(&object), warnings))
 }
 
@@ -237,8 +309,10 @@ fn commit(
     live: &Arc<Value>,
     mut new: Value,
     sub: Option<&str>,
+    managed: Managed,
 ) -> Result<(u16, Value, Vec<String>), ApiError> {
     let resource = &ctx.resource;
+    let given = new["metadata"].get("managedFields").cloned();
     let live_rv = meta_str(live, "resourceVersion").unwrap_or_default().to_string();
     match meta_str(&new, "resourceVersion") {
         Some(rv) if !rv.is_empty() && rv != live_rv => return Err(ApiError::stale(resource, name)),
@@ -279,6 +353,7 @@ fn commit(
         meta_mut(&mut new).insert("generation".into(), generation.into());
     }
     let new = with_type(&new, live["apiVersion"].as_str().unwrap_or_default(), &resource.kind);
+    let new = track(ctx, Some(live), new, managed, given)?;
     let key = ctx.key(name);
     if new["metadata"].get("deletionTimestamp").is_some() && !has_finalizers(&new) {
         // The last finalizer is gone: the deletion completes.
@@ -396,7 +471,13 @@ pub fn delete_collection(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         .collect();
     let mut items = Vec::new();
     for (ns, name) in names {
-        let ctx = Ctx { shared: ctx.shared, resource: ctx.resource.clone(), namespace: ns, query: ctx.query };
+        let ctx = Ctx {
+            shared: ctx.shared,
+            resource: ctx.resource.clone(),
+            namespace: ns,
+            query: ctx.query,
+            manager: ctx.manager.clone(),
+        };
         let key = ctx.key(&name);
         let object = state.store.get(&key).cloned();
         delete_in(&ctx, &mut state, &name, &json!({}))?;
