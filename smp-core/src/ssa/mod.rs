@@ -9,6 +9,9 @@
 //!   longer applies, conflicts, `force`), [`update`]: a write by a
 //!   non-apply manager (it owns what it changed); both return the object
 //!   with its `metadata.managedFields` as the server writes them;
+//! - [`DerivedSchema`]: the schema of a custom resource whose `spec` is a
+//!   `#[derive(StrategicMerge)]` type, from its `#[patch]` attributes, and
+//!   [`apply_typed`], an apply of a typed object under it;
 //! - [`fieldpath`]: field paths and sets, [`fieldsv1`]: their `FieldsV1`
 //!   encoding.
 //!
@@ -49,6 +52,7 @@
 
 mod compare;
 mod conflicts;
+mod derived;
 pub mod fieldpath;
 pub mod fieldsv1;
 mod managed;
@@ -61,6 +65,7 @@ mod updater;
 mod value;
 
 pub use conflicts::{Conflict, Conflicts};
+pub use derived::{DerivedSchema, apply_typed, openapi_v3};
 pub use fieldpath::{Path, PathElement, Set};
 pub use schema::{Relationship, Scalar, Schema, SchemaError, TypeRef};
 pub use time::Time;
