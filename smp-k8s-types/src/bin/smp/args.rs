@@ -14,11 +14,14 @@ use std::path::PathBuf;
   smp three-way --from-annotation desired.yaml live.yaml
   smp apply --jsonl cases.jsonl --jobs 2
   smp check service.yaml
+  smp apply --server-side --field-manager web live.yaml deploy.yaml
+  smp update --server-side --kind Deployment --jsonl cases.jsonl
 
-Run `smp help COMMAND` for each command's options and examples.
+Run `smp help COMMAND` for each command's options and examples, and
+`smp apply --server-side --help` for server-side apply (offline).
 
 Exit status: 0 on success, 1 on an error (check: on findings), 2 on a
-three-way conflict.
+three-way or server-side apply conflict.
 With --exit-code (diff, three-way), as diff(1): 0 when the patch is empty,
 1 when it is not, 2 on an error or a conflict."
 )]
