@@ -47,6 +47,17 @@ use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    // The YAML parser's own panics are errors of the reader (caught there),
+    // not findings: the fuzzer's hook, which aborts, is kept for the rest.
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let abort = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !yaml_read::is_parser_panic(info) {
+                abort(info);
+            }
+        }));
+    });
     let (line, document) = match data.iter().position(|b| *b == b'\n') {
         Some(at) => (&data[..at], &data[at + 1..]),
         None => (data, &[][..]),

@@ -89,6 +89,19 @@ fn unterminated_block_scalars_and_fullwidth_first_characters_read_as_kubectl_rea
     }
 }
 
+/// Text on which the YAML parser `panic!`s (a tag just before `,` in a
+/// flow collection) is an error exit with a message, not a panic.
+#[test]
+fn text_the_yaml_parser_panics_on_is_an_error() {
+    let object = file("tag.yaml", "a: [!x, 1]\n").display().to_string();
+    for (object, patch) in [(object.as_str(), "{}"), ("-", "b: [!!str, 2]")] {
+        let out = smp(&["apply", "--untyped", object, "-p", patch], "{}");
+        assert_eq!(out.status.code(), Some(1), "{patch}: {}", stderr(&out));
+        assert!(stderr(&out).contains("the YAML parser cannot read this text"), "{}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    }
+}
+
 #[test]
 fn numbers_json_cannot_hold_are_refused_not_read_as_strings() {
     let original = json_file("original.json", &json!({"a": 1}));

@@ -92,6 +92,13 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
 
 fn main() -> ExitCode {
     purge_after_50_ms();
+    // The YAML parser's panics are errors (see `yaml_read`): not printed.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !yaml_read::is_parser_panic(info) {
+            report(info);
+        }
+    }));
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if server_side::wanted(&args) {
         return server_side::main(args);
