@@ -84,9 +84,3 @@ pub use smp_core::{
 pub use api::PatchFrom;
 #[cfg(feature = "kube")]
 pub use patch::{LockError, StrategicPatch};
-
-/// The README's Rust snippets, compiled and run as doctests so that they
-/// cannot go stale.
-#[cfg(all(doctest, feature = "kube"))]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;

@@ -1,13 +1,26 @@
-//! The README's Rust snippets cannot go stale: the plain ones are doctests
-//! of smp-k8s-types; the ones marked `ignore` (they need kube's client) must
-//! be copies of code in an example, which the build compiles. This test
-//! checks the copies: every line of such a snippet, apart from its `use`
-//! lines, appears in one example file, in the same order.
+//! The Rust snippets of the README and of the guide cannot go stale: the
+//! plain ones are doctests of this package (`lib.rs` includes every page);
+//! the ones marked `ignore` (they need kube's client) must be copies of
+//! code in an example, which the build compiles. These tests check both.
 
 use std::path::{Path, PathBuf};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("examples/ is in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("docs/ is in the workspace").to_path_buf()
+}
+
+/// The README and the guide's pages.
+fn pages() -> Vec<PathBuf> {
+    let docs = workspace().join("docs");
+    let mut pages = vec![workspace().join("README.md")];
+    for entry in std::fs::read_dir(&docs).expect("docs/ is readable") {
+        let path = entry.expect("directory entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    pages.sort();
+    pages
 }
 
 /// The Rust code blocks of a markdown text, with their info strings.
@@ -50,21 +63,38 @@ fn is_copied_in(snippet: &[String], code: &str) -> bool {
 }
 
 #[test]
-fn every_ignored_readme_snippet_is_copied_from_an_example() {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README.md");
+fn every_page_is_a_doctest() {
+    let lib = std::fs::read_to_string(workspace().join("docs/lib.rs")).expect("docs/lib.rs");
+    for page in pages() {
+        let included = if page.parent() == Some(&workspace()) {
+            "include_str!(\"../README.md\")".to_string()
+        } else {
+            format!("include_str!(\"{}\")", page.file_name().expect("a file").to_string_lossy())
+        };
+        assert!(lib.contains(&included), "{} is not included in docs/lib.rs, so its snippets are not compiled", page.display());
+    }
+}
+
+#[test]
+fn every_ignored_snippet_is_copied_from_an_example() {
     let mut files = Vec::new();
     example_files(&workspace().join("examples"), &mut files);
     let sources: Vec<(PathBuf, String)> =
         files.into_iter().map(|f| (f.clone(), std::fs::read_to_string(f).expect("example source"))).collect();
 
-    let blocks = rust_blocks(&readme);
-    assert!(blocks.len() >= 5, "the README's Rust snippets were not found: {}", blocks.len());
-    let ignored: Vec<_> = blocks.iter().filter(|(info, _)| info.split(',').any(|w| w == "ignore")).collect();
-    assert!(!ignored.is_empty(), "the README has no snippet that needs kube's client");
-    for (_, snippet) in ignored {
+    let mut blocks = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).expect("readable page");
+        blocks.extend(rust_blocks(&text).into_iter().map(|block| (page.clone(), block)));
+    }
+    assert!(blocks.len() >= 5, "the pages' Rust snippets were not found: {}", blocks.len());
+    let ignored: Vec<_> = blocks.iter().filter(|(_, (info, _))| info.split(',').any(|w| w == "ignore")).collect();
+    assert!(!ignored.is_empty(), "no page has a snippet that needs kube's client");
+    for (page, (_, snippet)) in ignored {
         assert!(
             sources.iter().any(|(_, code)| is_copied_in(snippet, code)),
-            "this README snippet is in no example, so nothing compiles it:\n{}",
+            "this snippet of {} is in no example, so nothing compiles it:\n{}",
+            page.display(),
             snippet.join("\n")
         );
     }

@@ -1,0 +1,59 @@
+//! The Rust snippets of the README and of the guide's pages, compiled and
+//! run as doctests so that they cannot go stale. Snippets marked `ignore`
+//! need kube's client: `tests/snippets.rs` checks that each is a copy of
+//! code in an example, which the build compiles.
+
+/// `README.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct Readme;
+
+/// `docs/kubernetes.md`.
+#[cfg(doctest)]
+#[doc = include_str!("kubernetes.md")]
+pub struct Kubernetes;
+
+/// `docs/custom-resources.md`.
+#[cfg(doctest)]
+#[doc = include_str!("custom-resources.md")]
+pub struct CustomResources;
+
+/// `docs/typed-patches.md`.
+#[cfg(doctest)]
+#[doc = include_str!("typed-patches.md")]
+pub struct TypedPatches;
+
+/// `docs/json-engine.md`.
+#[cfg(doctest)]
+#[doc = include_str!("json-engine.md")]
+pub struct JsonEngine;
+
+/// `docs/merge-keys.md`.
+#[cfg(doctest)]
+#[doc = include_str!("merge-keys.md")]
+pub struct MergeKeys;
+
+/// `docs/cli.md`.
+#[cfg(doctest)]
+#[doc = include_str!("cli.md")]
+pub struct Cli;
+
+/// `docs/exactness.md`.
+#[cfg(doctest)]
+#[doc = include_str!("exactness.md")]
+pub struct Exactness;
+
+/// `docs/performance.md`.
+#[cfg(doctest)]
+#[doc = include_str!("performance.md")]
+pub struct Performance;
+
+/// `docs/layout.md`.
+#[cfg(doctest)]
+#[doc = include_str!("layout.md")]
+pub struct Layout;
+
+/// `docs/README.md`, the guide's index.
+#[cfg(doctest)]
+#[doc = include_str!("README.md")]
+pub struct Index;
