@@ -33,31 +33,9 @@
 //! The Pod scaling series is extended to N = 100,000 env vars, generated as
 //! the shipped N = 100 ... 10,000 files were (checked against N = 100).
 //!
-//! Go's ns/op (README of bench-cases; 2-vCPU AMD EPYC, median of 5):
-//!
-//! | case                           | Go         | of which decode/encode |
-//! |--------------------------------|-----------:|-----------:|
-//! | deploy-apply-small             |    105.7 µs |   83.9 µs |
-//! | deploy-twoway-1env             |    207.6 µs |  114.6 µs |
-//! | deploy-threeway                |    429.1 µs |  225.7 µs |
-//! | pod-env100.apply               |      597 µs | |
-//! | pod-env100.apply-ordered       |     1.01 ms | |
-//! | pod-env100.twoway              |      190 µs | |
-//! | pod-env100.threeway            |      302 µs | |
-//! | pod-env1000.apply              |     51.4 ms | |
-//! | pod-env1000.apply-ordered      |     83.6 ms | |
-//! | pod-env1000.twoway             |     4.58 ms | |
-//! | pod-env1000.threeway           |     6.16 ms | |
-//! | pod-env10000.apply             |     5.28 s  | |
-//! | pod-env10000.apply-ordered     |     8.79 s  | |
-//! | pod-env10000.twoway            |      298 ms | |
-//! | pod-env10000.threeway          |      310 ms | |
-//! | pod-env100000.apply            |      878 s  | |
-//! | pod-env100000.apply-ordered    |     1506 s  | |
-//! | pod-env100000.twoway           |     58.2 s  | |
-//! | pod-env100000.threeway         |     54.9 s  | |
-//!
-//! The same table is printed when the benchmarks start. Run with
+//! Go's ns/op on the same inputs (README of bench-cases, with the share of
+//! decoding and encoding; 2-vCPU AMD EPYC, median of 5) are `GO_NS` below,
+//! printed when the benchmarks start. Run with
 //! `cargo bench -p smp-core --bench engine`; `DIVAN_SAMPLE_COUNT` overrides
 //! the sample count. `SMP_SHARED` names the shared folder (default
 //! `../shared` beside the workspace).

@@ -29,8 +29,8 @@
 //! needs on nearly every object it visits. Reading JSON straight into
 //! borrowed strings and sorted vectors takes one pass and one allocation
 //! per object or list; driving serde_json's parser through serde's visitor
-//! into the same document took about 1.4 times the instructions (the
-//! Deployment of the apply bench case, counted with callgrind).
+//! into the same document took more instructions (counted with callgrind;
+//! the figure is in `docs/performance.md`).
 
 use super::parse::Guided;
 use super::{Document, Object as _, key_order, objects_deep_eq, same_bytes, same_text};
@@ -111,11 +111,10 @@ const FLAGS: usize = NOT_CANONICAL | ELEMENTS_AS_TEXT;
 // The flags live in the low bits of a box's address.
 const _: () = assert!(std::mem::align_of::<Node<'static>>() > FLAGS);
 
-// Documents are mostly nodes: four words each (a list of a million
-// elements is 32 MB of them), kept so by the flag's place above. (The
-// compiler then tells a node's kind from an object's capacity word: a few
-// instructions more per look, 1-2% on the Deployment bench cases, for a
-// tenth less memory on large diffs and a twentieth on a large apply.)
+// Documents are mostly nodes: four words each, kept so by the flag's
+// place above. (The compiler then tells a node's kind from an object's
+// capacity word: a few instructions more per look, for less memory on
+// large documents; `docs/performance.md` has the measurements.)
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<Node<'static>>() == 32);
 

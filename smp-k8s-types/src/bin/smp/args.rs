@@ -243,8 +243,7 @@ pub struct Common {
     pub max_line_bytes: Option<u64>,
     /// With --jsonl: how many cases to compute at once (default: one per
     /// core). Answers keep the order of the cases. More jobs help only
-    /// with idle cores: on a busy 2-core machine --jobs 2 measured 0.84 to
-    /// 1.06 times the cases/s of --jobs 1 (README, Performance).
+    /// with idle cores: on a busy machine a second job may even be slower.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 }

@@ -51,7 +51,7 @@ impl std::ops::Deref for Text<'_> {
 
 /// The cases of a batch: a regular file mapped into memory, read where it
 /// lies (a long line costs neither a copy nor fresh memory, which the
-/// kernel would zero first: five times faster to read); or a stream (the
+/// kernel would zero first, which makes it faster to read); or a stream (the
 /// standard input, a pipe), read line by line, with what is left of it
 /// when known (a file redirected to the standard input).
 enum Input {

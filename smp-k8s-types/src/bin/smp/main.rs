@@ -125,12 +125,12 @@ fn main() -> ExitCode {
 /// mimalloc gives memory back to the system 10 ms after it is freed
 /// ("purging"), and the kernel zeroes every page touched again after that:
 /// a run that frees documents and allocates the next ones gives pages back
-/// and takes them again (three-way patches of a Pod with 100,000 env vars:
-/// about a quarter more time). After 50 ms instead, work shorter than that
-/// (nearly every case of a batch, and whole runs on documents up to some
-/// ten megabytes) keeps what it frees for its next allocations, while a
-/// long run still gives back what it no longer uses (an apply on a Pod with
-/// a million env vars peaks at 4.0 times its input instead of 4.6).
+/// and takes them again, which costs time. After 50 ms instead, work
+/// shorter than that (nearly every case of a batch, and whole runs on
+/// documents up to some ten megabytes) keeps what it frees for its next
+/// allocations, while a long run still gives back what it no longer uses,
+/// which keeps its peak memory down (`docs/performance.md`, Memory, has
+/// the measurements).
 fn purge_after_50_ms() {
     /// `mi_option_purge_delay` (milliseconds, -1: never), which the sys crate
     /// does not name: its place in mimalloc's `mi_option_e`, in v2 and v3.
