@@ -1,5 +1,81 @@
 //! Kubernetes strategic merge patch, exactly as the Go reference
-//! (`k8s.io/apimachinery/pkg/util/strategicpatch`) computes it.
+//! (`k8s.io/apimachinery/pkg/util/strategicpatch`, the code inside
+//! kube-apiserver and kubectl) computes and applies it: on your own Rust
+//! types with `#[derive(StrategicMerge)]`, on `serde_json::Value`s with a
+//! schema, and from JSON text to JSON text.
+//!
+//! For Kubernetes objects (the types of k8s-openapi, patches sent with
+//! kube), depend on `smp-k8s-types`, which re-exports this crate.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use serde_json::json;
+//! use smp_core::StrategicMerge;
+//!
+//! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+//! struct BackendSpec {
+//!     replicas: i32,
+//!     /// Merged by name, as Kubernetes merges a Pod's containers.
+//!     #[patch(strategy = "merge", merge_key = "name")]
+//!     workers: Vec<Worker>,
+//! }
+//!
+//! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
+//! struct Worker {
+//!     name: String,
+//!     image: String,
+//! }
+//!
+//! let live = BackendSpec { replicas: 2, workers: vec![Worker { name: "api".into(), image: "api:1".into() }] };
+//! let mut desired = live.clone();
+//! desired.workers[0].image = "api:2".into();
+//!
+//! // The two-way patch names only what changed...
+//! let patch = live.diff(&desired)?;
+//! assert_eq!(patch, json!({
+//!     "$setElementOrder/workers": [{"name": "api"}],
+//!     "workers": [{"name": "api", "image": "api:2"}]
+//! }));
+//! // ...and applying it to an object another writer changed keeps that change.
+//! let elsewhere = BackendSpec { replicas: 5, ..live.clone() };
+//! assert_eq!(elsewhere.apply(&patch)?, BackendSpec { replicas: 5, ..desired });
+//! # Ok::<(), smp_core::Error>(())
+//! ```
+//!
+//! # Entry points
+//!
+//! - [`StrategicMerge`](trait@StrategicMerge):
+//!   [`diff`](typed::StrategicMerge::diff),
+//!   [`apply`](typed::StrategicMerge::apply) and
+//!   [`three_way`](typed::StrategicMerge::three_way) on typed values; the
+//!   [derive](derive@StrategicMerge) documents its attributes, with an
+//!   example for each.
+//! - [`apply`], [`diff`], [`three_way`]: the same on `serde_json::Value`s,
+//!   with a [`Schema`]: [`Schema::Untyped`], a static [`StructSchema`], or
+//!   a definition of an OpenAPI v2/v3 document ([`OpenApi`]);
+//!   [`ThreeWayOptions`] (its default is not what `kubectl apply` does:
+//!   `overwrite` is `false`).
+//! - [`apply_slice`], [`diff_slice`], [`three_way_slice`]: from JSON text to
+//!   JSON text, byte for byte what the `Value` entry points and serde_json
+//!   give.
+//! - [`merge_patch`] (RFC 7386) and [`json_patch`] (RFC 6902): the patches
+//!   the API server takes for custom resources, as Go clients compute them.
+//! - Opt-in extensions, off by default: multi-field merge keys
+//!   (`$patchMergeKey`; [`ApplyOptions`], [`DiffOptions`],
+//!   [`ThreeWayOptions`]), strict apply, the duplicate-key [`check()`] and
+//!   [`diff_checked`], and [`WithOptions`] for typed values.
+//! - [`Error`]: every error says where (a path such as
+//!   `spec.containers[name=nginx].env`) and why; a failed apply leaves the
+//!   object as it was; [`Error::is_conflict`] tells a three-way conflict.
+//!
+//! Features: `derive` (default), `k8s-openapi` ([`StrategicMerge`] for every
+//! k8s-openapi type, in `k8s`; the final binary picks the Kubernetes
+//! version), `url`, `chrono`, `jiff` (those crates' scalar types).
+//!
+//! The guide (`docs/` in the repository) covers custom resources, the
+//! derive's attributes, exactness and performance.
+//!
+//! # Inside
 //!
 //! Where each concept lives:
 //!
@@ -12,16 +88,13 @@
 //! - `engine`: the JSON engine ([`apply`], [`diff`], [`three_way`], the
 //!   conflict check), the executable specification;
 //! - [`typed`]: the [`StrategicMerge`] trait on Rust values;
-//! - opt-in extensions, off by default: `$patchMergeKey` and recommended
-//!   merge keys ([`ApplyOptions`], [`DiffOptions`], [`ThreeWayOptions`]),
-//!   strict apply, the duplicate-key [`check()`] and [`diff_checked`], and
-//!   [`WithOptions`] for typed values;
 //! - [`bytes`]: the same operations from JSON text to JSON text, on the
 //!   [`doc::compact`] document;
-//! - [`value`]: the reference's view of JSON values; [`error`]: errors with
+//! - `value`: the reference's view of JSON values; [`error`]: errors with
 //!   paths.
 
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod bytes;
 mod check;
@@ -63,5 +136,6 @@ mod typed_options;
 pub use typed_options::WithOptions;
 
 #[cfg(feature = "derive")]
+#[doc = include_str!("derive.md")]
 pub use smp_derive::StrategicMerge;
 pub use typed::StrategicMerge;

@@ -21,13 +21,33 @@
 //! assert_eq!(live.apply(&patch).unwrap(), desired);
 //! ```
 //!
+//! # Entry points
+//!
+//! - [`StrategicMerge`]: `diff`, `apply`, `three_way` on every k8s-openapi
+//!   type and on your own types (re-exported from [`smp_core`], with the
+//!   derive).
+//! - [`StrategicPatch`] (feature `kube`): the patches as
+//!   `kube::api::Patch` values for `Api::patch`, with an opt-in optimistic
+//!   lock (`strategic_patch_with_lock`), `None` when nothing changes
+//!   (`strategic_patch_if_changed`), and the patch `kubectl apply` sends
+//!   (`kubectl_apply_patch`).
+//! - [`PatchFrom`] (module [`api`], feature `kube`): an extension of kube's
+//!   `Api` that picks the route the kind accepts, a strategic merge patch
+//!   for built-in kinds, a JSON merge patch or a JSON patch guarded by the
+//!   resourceVersion for custom resources (the API server refuses strategic
+//!   merge patches there), and
+//!   [`create_or_patch`](PatchFrom::create_or_patch), the reconcile step
+//!   that creates or patches an object; [`api::patch_for`] computes the
+//!   same patches without a client.
+//! - [`crd::list_markers`] (feature `kube`): a schemars transform that puts
+//!   your `#[patch(...)]` attributes into a CRD's schema as
+//!   server-side-apply list markers.
 //! - [`kubectl`]: the patch `kubectl apply` sends, from the
-//!   `kubectl.kubernetes.io/last-applied-configuration` annotation;
-//! - `patch` (feature `kube`): `StrategicPatch`, typed patches ready for
-//!   `kube::Api::patch`, with an opt-in optimistic lock and the
-//!   `kubectl apply` flow;
+//!   `kubectl.kubernetes.io/last-applied-configuration` annotation, on JSON
+//!   objects with any schema.
 //! - [`shape_of_kind`], [`shape_of_definition`]: the patch metadata of every
-//!   built-in kind, without an OpenAPI document;
+//!   built-in kind, without an OpenAPI document; [`crd_schema`]: the schemas
+//!   of CustomResourceDefinition manifests.
 //! - [`ssa_schemas`]: the built-in kinds' server-side apply schemas, for
 //!   [`smp_core::ssa`].
 //!
@@ -55,10 +75,16 @@
 //! ```
 //!
 //! With the `cli` feature the crate also builds `smp`, the command-line
-//! tool: `smp apply|diff|three-way`, with the built-in kinds' schemas or
-//! OpenAPI documents, and a `--jsonl` batch mode.
+//! tool: `smp apply|diff|three-way|check`, with the built-in kinds'
+//! schemas, OpenAPI documents or CRDs, and a `--jsonl` batch mode
+//! (`cargo install --locked --path smp-k8s-types --features cli` from a
+//! checkout of the repository).
+//!
+//! The guide (`docs/` in the repository) covers custom resources, the
+//! command line, exactness and performance.
 
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "kube")]
 pub mod api;
