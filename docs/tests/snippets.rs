@@ -71,7 +71,11 @@ fn every_page_is_a_doctest() {
         } else {
             format!("include_str!(\"{}\")", page.file_name().expect("a file").to_string_lossy())
         };
-        assert!(lib.contains(&included), "{} is not included in docs/lib.rs, so its snippets are not compiled", page.display());
+        assert!(
+            lib.contains(&included),
+            "{} is not included in docs/lib.rs, so its snippets are not compiled",
+            page.display()
+        );
     }
 }
 
