@@ -60,6 +60,8 @@
 //!   give.
 //! - [`merge_patch`] (RFC 7386) and [`json_patch`] (RFC 6902): the patches
 //!   the API server takes for custom resources, as Go clients compute them.
+//! - [`ssa`]: server-side apply, offline, as the API server runs it
+//!   (field managers, `managedFields`, conflicts).
 //! - Opt-in extensions, off by default: multi-field merge keys
 //!   (`$patchMergeKey`; [`ApplyOptions`], [`DiffOptions`],
 //!   [`ThreeWayOptions`]), strict apply, the duplicate-key [`check()`] and
