@@ -1,7 +1,8 @@
 //! The Rust snippets of the README and of the guide's pages, compiled and
 //! run as doctests so that they cannot go stale. Snippets marked `ignore`
 //! need kube's client: `tests/snippets.rs` checks that each is a copy of
-//! code in an example, which the build compiles.
+//! code in an example, which the build compiles, unless it is also marked
+//! `fragment` (part of a test, shown out of its context: not compiled).
 
 /// `README.md`.
 #[cfg(doctest)]
@@ -47,6 +48,11 @@ pub struct Exactness;
 #[cfg(doctest)]
 #[doc = include_str!("performance.md")]
 pub struct Performance;
+
+/// `docs/testing-a-reconciler.md`.
+#[cfg(doctest)]
+#[doc = include_str!("testing-a-reconciler.md")]
+pub struct TestingAReconciler;
 
 /// `docs/layout.md`.
 #[cfg(doctest)]
