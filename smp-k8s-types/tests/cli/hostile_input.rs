@@ -461,8 +461,9 @@ fn a_closed_stdout_is_an_error() {
     }
 }
 
-/// Under a memory limit the system refuses some of `--jobs 400`'s threads
-/// (400 stacks of 2 MiB are 800 MB): the batch runs on those it has.
+/// `--jobs 400` under a memory limit (400 stacks of 2 MiB are 800 MB):
+/// smp starts at most one thread per core, goes on with fewer where the
+/// system refuses one, and answers every case.
 #[cfg(unix)]
 #[test]
 fn jobs_the_system_refuses_are_done_without() {

@@ -241,9 +241,10 @@ pub struct Common {
     /// G; default 64M); a longer line is answered with an error line.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_line_bytes: Option<u64>,
-    /// With --jsonl: how many cases to compute at once (default: one per
-    /// core). Answers keep the order of the cases. More jobs help only
-    /// with idle cores: on a busy machine a second job may even be slower.
+    /// With --jsonl: how many cases to compute at once (default and most:
+    /// one per core). Answers keep the order of the cases. More jobs help
+    /// only with idle cores: on a busy machine a second job may even be
+    /// slower.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 }

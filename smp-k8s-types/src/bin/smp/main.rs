@@ -192,7 +192,9 @@ impl Invocation {
                 documents: &docs,
             };
             let cores = std::thread::available_parallelism().map_or(1, usize::from);
-            let jobs = self.common.jobs.map_or(cores, usize::from);
+            // More threads than cores only wait (and each costs a stack,
+            // which a memory limit may refuse half-way, past recovery).
+            let jobs = self.common.jobs.map_or(cores, usize::from).min(cores);
             batch::run(&batch, source, jobs)?;
             let found = batch.found.load(std::sync::atomic::Ordering::Relaxed);
             return Ok(if found { ExitCode::from(1) } else { ExitCode::SUCCESS });
