@@ -41,8 +41,12 @@ fn to_json<T: StrategicMerge>(v: &T) -> Result<Value> {
 /// let port = |p: &str, n: &str| Port { port: 53, protocol: p.into(), name: n.into() };
 /// let live = Spec { ports: vec![port("TCP", "dns-tcp"), port("UDP", "dns")] };
 /// let desired = Spec { ports: vec![port("TCP", "dns-tcp"), port("UDP", "dns-udp")] };
-/// assert_eq!(live.check().unwrap().len(), 1, "port 53 twice: the reference merges them as one");
+/// // The type's own key names each port by both fields: no repeated key.
+/// assert!(live.check().unwrap().is_empty());
+/// assert_eq!(live.apply(&live.diff(&desired).unwrap()).unwrap(), desired);
 ///
+/// // `$patchMergeKey` also names the fields in the patch, for a receiver
+/// // that reads the directive.
 /// let on = DiffOptions { set_element_order: true, patch_merge_key: true, ..Default::default() };
 /// let patch = live.diff_with(&desired, on).unwrap();
 /// assert_eq!(patch["ports"][0], json!({"$patchMergeKey": ["port", "protocol"], "port": 53, "protocol": "UDP", "name": "dns-udp"}));

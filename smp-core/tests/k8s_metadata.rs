@@ -79,8 +79,7 @@ fn primary(key: &str) -> &str {
 fn key_fields(f: &FieldSchema) -> String {
     match f.merge_key {
         None => String::new(),
-        Some(MergeKey::One(k)) => k.to_string(),
-        Some(MergeKey::Several(fs)) => fs.join(","),
+        Some(k) => k.fields().join(","),
     }
 }
 

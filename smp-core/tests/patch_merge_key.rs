@@ -487,10 +487,15 @@ mod typed {
     use serde::{Deserialize, Serialize};
     use smp_core::{StrategicMerge, WithOptions};
 
+    /// A key field's declared default: absent reads as `None`.
+    fn unset() -> Option<String> {
+        None
+    }
+
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
     struct Port {
         port: u16,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default = "unset", skip_serializing_if = "Option::is_none")]
         protocol: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,

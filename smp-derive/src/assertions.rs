@@ -101,6 +101,8 @@ fn witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
             quote!(SkippedBySerde)
         } else if f.with.is_some() || mentions_generic(c, ty) {
             quote!(#p::Unchecked)
+        } else if f.undefaulted_option() {
+            quote!(#p::Undefaulted)
         } else if f.skip_if.is_some() {
             quote!(#p::MaybeAbsent)
         } else {
@@ -218,9 +220,13 @@ fn merge_key_check(lit: &LitStr, key: &str, default_key: bool, ty: &syn::Type, p
     let absent =
         format!("`{key}` may be left out of the list's elements (`skip_serializing_if`), so it cannot be a merge key");
     let scalar = format!("`{key}` is `{{Self}}` in the list's elements, not a scalar, so it cannot be a merge key");
-    // A recommended key after the first may be left out of an element.
+    let undefaulted = format!(
+        "`{key}` is an `Option` without a default in the list's elements, so it cannot be a merge key: \
+         the API server requires every field of `x-kubernetes-list-map-keys` to be required or defaulted"
+    );
+    // A composite key's fields after the first may be left out of an element.
     let written = if default_key {
-        quote_spanned!(lit.span()=> scalar(always_written(serialized(&fields.#name)));)
+        quote_spanned!(lit.span()=> scalar(always_written(defaulted(serialized(&fields.#name))));)
     } else {
         let not_scalar = format!("`{key}` is not a scalar in the list's elements, so it cannot be a merge key");
         quote_spanned! {lit.span()=>
@@ -229,7 +235,7 @@ fn merge_key_check(lit: &LitStr, key: &str, default_key: bool, ty: &syn::Type, p
             impl<T: ScalarKey + ?Sized> MaybeWritten for #p::Always<T> {}
             impl MaybeWritten for #p::MaybeAbsent {}
             fn maybe_written<F: MaybeWritten>(_: ::core::marker::PhantomData<F>) {}
-            maybe_written(serialized(&fields.#name));
+            maybe_written(defaulted(serialized(&fields.#name)));
         }
     };
     quote_spanned! {lit.span()=>
@@ -253,6 +259,25 @@ fn merge_key_check(lit: &LitStr, key: &str, default_key: bool, ty: &syn::Type, p
             }
             impl SerializedField for #p::Unchecked {
                 type Field = #p::Always<#p::Unchecked>;
+            }
+            impl SerializedField for #p::Undefaulted {
+                type Field = #p::Undefaulted;
+            }
+            #[diagnostic::on_unimplemented(
+                message = #undefaulted,
+                label = "make the field required, or give it `#[serde(default = \"path\")]`, or `#[serde(default)]` with a schema default (`#[schemars(extend(\"default\" = ...))]`)"
+            )]
+            trait Defaulted {
+                type Field;
+            }
+            impl<T: ?Sized> Defaulted for #p::Always<T> {
+                type Field = #p::Always<T>;
+            }
+            impl Defaulted for #p::MaybeAbsent {
+                type Field = #p::MaybeAbsent;
+            }
+            fn defaulted<F: Defaulted>(_: ::core::marker::PhantomData<F>) -> ::core::marker::PhantomData<F::Field> {
+                ::core::marker::PhantomData
             }
             #[diagnostic::on_unimplemented(message = #absent, label = "every element needs its merge key")]
             trait AlwaysWritten {

@@ -177,7 +177,10 @@ fn merge_key_const(f: &Field, p: &TokenStream) -> TokenStream {
     match fields.as_slice() {
         [] => quote!(::core::option::Option::None),
         [one] => quote!(::core::option::Option::Some(#p::MergeKey::One(#one))),
-        several => quote!(::core::option::Option::Some(#p::MergeKey::Several(&[#(#several),*]))),
+        // A built-in type's several fields are recommended keys; a type's
+        // own, its composite key.
+        several if f.built_in => quote!(::core::option::Option::Some(#p::MergeKey::Several(&[#(#several),*]))),
+        several => quote!(::core::option::Option::Some(#p::MergeKey::Composite(&[#(#several),*]))),
     }
 }
 

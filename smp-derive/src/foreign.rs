@@ -234,6 +234,8 @@ fn parse_field(input: ParseStream<'_>) -> syn::Result<(Field, Since)> {
         // defaults the others when they are missing, unless required (an
         // error, as the type's `__missing` gives).
         missing: if optional || required { Missing::Type } else { Missing::Default },
+        schema_default: false,
+        built_in: true,
     };
     Ok((field, since))
 }

@@ -150,10 +150,7 @@ fn mark_field(prop: &mut Map<String, Value>, field: &FieldSchema, depth: usize) 
 }
 
 fn key_fields(key: MergeKey<'_>) -> Vec<&str> {
-    match key {
-        MergeKey::One(f) => vec![f],
-        MergeKey::Several(fs) => fs.to_vec(),
-    }
+    key.fields().to_vec()
 }
 
 /// The strategy as the `x-kubernetes-patch-strategy` extension writes it.

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use smp_k8s_types::StrategicMerge;
-use smp_k8s_types::api::{Change, Lock, PatchFrom, Route};
+use smp_k8s_types::api::{Change, Lock, PatchFrom, Route, patch_for};
 use smp_k8s_types::k8s_openapi::api::core::v1::ConfigMap;
 use smp_k8s_types::patch::Patch;
 use smp_k8s_types::{StrategicPatch, kubectl};
@@ -471,4 +471,103 @@ async fn builtin_kinds_stay_strategic_and_a_stale_lock_is_a_conflict() {
     assert_eq!(sent.len(), 1);
     let version = live.metadata.resource_version.clone().unwrap();
     assert_eq!(sent[0].2, json!({"data": {"b": "2"}, "metadata": {"resourceVersion": version}}));
+}
+
+/// A port identified by number and protocol: DNS serves 53/TCP and 53/UDP.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, StrategicMerge)]
+pub struct DnsPort {
+    port: u16,
+    protocol: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
+/// A custom resource whose list is keyed by two fields.
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, StrategicMerge)]
+#[kube(group = "example.com", version = "v1", kind = "Resolver", namespaced)]
+#[kube(derive = "PartialEq", derive = "StrategicMerge")]
+#[schemars(transform = smp_k8s_types::crd::list_markers::<Self>)]
+pub struct ResolverSpec {
+    #[patch(strategy = "merge", merge_key = "port,protocol")]
+    ports: Vec<DnsPort>,
+}
+
+fn dns_port(port: u16, protocol: &str) -> DnsPort {
+    DnsPort { port, protocol: protocol.into(), name: None }
+}
+
+fn resolver(name: &str, ports: Vec<DnsPort>) -> Resolver {
+    let mut r = Resolver::new(name, ResolverSpec { ports });
+    r.metadata.namespace = Some("default".into());
+    r
+}
+
+#[test]
+fn a_composite_key_identifies_elements_in_every_typed_operation() {
+    let live = resolver("dns", vec![dns_port(53, "TCP")]);
+    let desired = resolver("dns", vec![dns_port(53, "TCP"), dns_port(53, "UDP")]);
+    let patch = live.diff(&desired).unwrap();
+    assert_eq!(
+        patch["spec"]["$setElementOrder/ports"],
+        json!([{"port": 53, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}])
+    );
+    assert_eq!(live.apply(&patch).unwrap(), desired);
+    // Three-way (kubectl apply's), from a last-applied of the live state.
+    let three_way = live.three_way(&live, &desired, Default::default()).unwrap();
+    assert_eq!(live.apply(&three_way).unwrap(), desired);
+    // A change to one of two elements sharing a port changes that one only.
+    let mut renamed = desired.clone();
+    renamed.spec.ports[1].name = Some("dns-udp".into());
+    assert_eq!(desired.apply(&desired.diff(&renamed).unwrap()).unwrap(), renamed);
+
+    // The custom-resource routes send both ports.
+    for lock in [Lock::None, Lock::ResourceVersion] {
+        let mut live = live.clone();
+        live.metadata.resource_version = Some("7".into());
+        let sent = match patch_for(Route::CustomResource, lock, &live, &desired).unwrap() {
+            Patch::Merge(p) => {
+                let mut object = serde_json::to_value(&live).unwrap();
+                json_patch::merge(&mut object, &p);
+                object
+            }
+            Patch::Json(p) => {
+                let mut object = serde_json::to_value(&live).unwrap();
+                json_patch::patch(&mut object, &p).unwrap();
+                object
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(sent["spec"], serde_json::to_value(&desired.spec).unwrap(), "{lock:?}");
+    }
+    let Patch::Merge(body) = live.kubectl_apply_patch(&desired, true).unwrap() else { panic!("a merge patch") };
+    assert_eq!(body["spec"]["ports"], serde_json::to_value(&desired.spec.ports).unwrap());
+}
+
+#[tokio::test]
+async fn reconcile_a_composite_key_against_a_fake_apiserver() {
+    let (addr, state) = fake_apiserver::start().await;
+    let api: kube::Api<Resolver> = kube::Api::namespaced(client(&addr).await, "default");
+    let params = kube::api::PatchParams::default();
+    let add_udp = |r: &mut Resolver| {
+        if !r.spec.ports.iter().any(|p| p.port == 53 && p.protocol == "UDP") {
+            r.spec.ports.push(dns_port(53, "UDP"));
+        }
+    };
+    for (name, lock) in [("plain", Lock::None), ("locked", Lock::ResourceVersion)] {
+        let new = || resolver(name, vec![dns_port(53, "TCP")]);
+        let (_, change) = api.create_or_patch(name, &params, lock, new, |_| {}).await.unwrap();
+        assert_eq!(change, Change::Created);
+        let (got, change) = api.create_or_patch(name, &params, lock, new, add_udp).await.unwrap();
+        assert_eq!(change, Change::Patched, "{lock:?}");
+        let want = vec![dns_port(53, "TCP"), dns_port(53, "UDP")];
+        assert_eq!(got.spec.ports, want, "{lock:?}: the server's answer");
+        let stored = state.lock().unwrap().objects[&format!("/apis/example.com/v1/namespaces/default/resolvers/{name}")]
+            .clone();
+        assert_eq!(stored["spec"]["ports"], serde_json::to_value(&want).unwrap(), "{lock:?}: the stored object");
+        // The next pass has nothing to do.
+        let (got, change) = api.create_or_patch(name, &params, lock, new, add_udp).await.unwrap();
+        assert_eq!(change, Change::Unchanged, "{lock:?}");
+        assert_eq!(got.spec.ports, want);
+        drain(&state);
+    }
 }

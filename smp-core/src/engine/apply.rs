@@ -466,10 +466,10 @@ impl Merger {
         let strategy = meta.strategy()?;
         if let Some(mk) = &meta.merge_key {
             let elems = live_elements(self, elem, depth + 1);
-            return keyed_merge::merge_ordered(&elems, KeyFields::primary(mk), orig, patch, order, strategy.merge);
+            return keyed_merge::merge_ordered(&elems, KeyFields::of(mk), orig, patch, order, strategy.merge);
         }
         // Lists of scalars.
-        validate_patch_with_order(patch.unwrap_or(&[]), order, "")?;
+        validate_patch_with_order(patch.unwrap_or(&[]), order, "", None)?;
 
         let empty: &[D] = &[];
         let kind = slice_element_type(&[orig.as_deref().unwrap_or(empty), patch.unwrap_or(empty)]);
@@ -562,7 +562,7 @@ impl Merger {
         check_depth(depth)?;
         if let Some(mk) = &meta.merge_key {
             let elems = live_elements(self, elem, depth);
-            let merged = keyed_merge::merge(&elems, KeyFields::primary(mk), original, patch, is_delete_list)?;
+            let merged = keyed_merge::merge(&elems, KeyFields::of(mk), original, patch, is_delete_list)?;
             return Ok(MergedList { merged, live_view: None });
         }
         // Lists of scalars.

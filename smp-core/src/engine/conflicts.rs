@@ -3,7 +3,7 @@
 use super::{PATCH, RETAIN_KEYS, dedup_scalars_in_place, slice_element_type};
 use crate::error::{ErrorKind, Result};
 use crate::lists::patch_merge_key::{self, PATCH_MERGE_KEY};
-use crate::schema::{Schema, Strategy};
+use crate::schema::{MergeKey, Schema, Strategy};
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_list, fmt_v_map};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -52,12 +52,15 @@ struct Pmk(bool);
 struct Field<'a> {
     strategy: Strategy,
     merge_key: Option<&'a str>,
+    /// The fields of a composite key ([`MergeKey::Composite`]), by which
+    /// elements pair.
+    composite: Option<&'a [&'a str]>,
 }
 
 impl Field<'_> {
     /// A value outside any field with metadata: the document, or a list's
     /// element.
-    const PLAIN: Field<'static> = Field { strategy: Strategy::NONE, merge_key: None };
+    const PLAIN: Field<'static> = Field { strategy: Strategy::NONE, merge_key: None, composite: None };
 }
 
 /// `mergingMapFieldsHaveConflicts`.
@@ -113,7 +116,11 @@ fn maps_conflict(
             Value::Object(_) => schema.lookup_struct(key).map_err(|e| e.at_key(key))?,
             _ => (Schema::Untyped, Default::default()),
         };
-        let field = Field { strategy: meta.strategy()?, merge_key: meta.key_name() };
+        let composite = match meta.merge_key {
+            Some(MergeKey::Composite(fields)) => Some(fields),
+            _ => None,
+        };
+        let field = Field { strategy: meta.strategy()?, merge_key: meta.key_name(), composite };
         if field_conflicts(lv, rv, sub, field, pmk, depth + 1).map_err(|e| e.at_key(key))? {
             return Ok(true);
         }
@@ -135,8 +142,8 @@ fn slices_conflict(
         if kind != GoKind::Object {
             return Ok(false);
         }
-        let lm = by_merge_key_text(l, field.merge_key, pmk)?;
-        let rm = by_merge_key_text(r, field.merge_key, pmk)?;
+        let lm = by_merge_key_text(l, field, pmk)?;
+        let rm = by_merge_key_text(r, field, pmk)?;
         for (k, &i) in &lm {
             if let Some(&j) = rm.get(k)
                 && field_conflicts(&mut l[i], &mut r[j], schema, Field::PLAIN, pmk, depth + 1)?
@@ -170,7 +177,8 @@ fn slices_conflict(
 /// `sliceOfMapsToMapOfMaps`: positions by the `%s` text of the merge key;
 /// the last duplicate wins. Without a merge key the reference looks up the
 /// empty key name, which an element may have.
-fn by_merge_key_text(list: &[Value], mk: Option<&str>, pmk: Pmk) -> Result<BTreeMap<String, usize>> {
+/// A composite key pairs by all its fields (absent and `null` alike).
+fn by_merge_key_text(list: &[Value], field: Field<'_>, pmk: Pmk) -> Result<BTreeMap<String, usize>> {
     let mut out = BTreeMap::new();
     for (i, e) in list.iter().enumerate() {
         let m = e.as_object().ok_or_else(|| ErrorKind::BadMergingListElement(fmt_v_list(list)))?;
@@ -181,7 +189,18 @@ fn by_merge_key_text(list: &[Value], mk: Option<&str>, pmk: Pmk) -> Result<BTree
             out.insert(key, i);
             continue;
         }
-        let mk = mk.unwrap_or_default();
+        if let Some(fields) = field.composite {
+            let parts: Vec<Option<&Value>> = fields.iter().map(|f| m.get(*f).filter(|v| !v.is_null())).collect();
+            if fields.iter().all(|f| !m.contains_key(*f)) {
+                let key = fields.first().copied().unwrap_or_default().to_string();
+                return Err(ErrorKind::NoMergeKeyInElement { key, element: fmt_v_map(m) }.into());
+            }
+            // Each part with its kind, so that `null` and `"null"` differ.
+            let text = parts.iter().map(|v| v.map_or_else(|| "-".to_string(), |v| format!("+{v}"))).collect::<String>();
+            out.insert(text, i);
+            continue;
+        }
+        let mk = field.merge_key.unwrap_or_default();
         let kv =
             m.get(mk).ok_or_else(|| ErrorKind::NoMergeKeyInElement { key: mk.to_string(), element: fmt_v_map(m) })?;
         out.insert(fmt_s(kv), i);

@@ -380,7 +380,7 @@ fn diff_lists<D: Document>(
         GoKind::Object => {
             let mk = mk.unwrap_or(MergeKey::One(""));
             let elems = Docs::<_, D>::new(DiffCx { schema: elem, depth });
-            let lists = keyed_diff::diff(&elems, KeyFields::primary(&mk), o, m, opts)?;
+            let lists = keyed_diff::diff(&elems, KeyFields::of(&mk), o, m, opts)?;
             Ok(ListDiff { patch: lists.patch, deletions: Vec::new(), order: lists.order })
         }
         _ => {
@@ -411,7 +411,15 @@ impl<D: Document> DiffElements for Docs<DiffCx<'_>, D> {
 
     fn entry(&self, e: &D, fields: KeyFields<'_>, _: &crate::lists::key::Key<'_>) -> D::Object {
         // The element's own key members, shared rather than rebuilt.
-        e.pick(fields.names())
+        let names = fields.names();
+        if fields.is_composite() {
+            // A null field after the first names what its absence names,
+            // and merged into the element it would delete the field.
+            let first = fields.name();
+            let keep = |k: &str, v: &D| names.contains(&k) && (k == first || v.kind() != GoKind::Null);
+            return e.as_object().map(|o| o.filter_map_members(|k, v| keep(k, v).then(|| v.clone()))).unwrap_or_default();
+        }
+        e.pick(names)
     }
 
     fn unchanged(&self, old: &D, new: &D) -> bool {

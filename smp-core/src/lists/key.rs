@@ -139,6 +139,10 @@ impl<'a> KeyValue<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct KeyFields<'f> {
     names: &'f [&'f str],
+    /// A composite key ([`MergeKey::Composite`]): a field an element lacks
+    /// counts as `null`, and an element has no key only when it lacks them
+    /// all.
+    composite: bool,
 }
 
 impl<'f> KeyFields<'f> {
@@ -146,14 +150,30 @@ impl<'f> KeyFields<'f> {
     /// use: its first (primary) field.
     pub fn primary(mk: &'f MergeKey<'f>) -> Self {
         match mk {
-            MergeKey::One(name) => KeyFields { names: std::slice::from_ref(name) },
-            MergeKey::Several(names) => KeyFields { names: &names[..names.len().min(1)] },
+            MergeKey::One(name) => KeyFields { names: std::slice::from_ref(name), composite: false },
+            MergeKey::Several(names) | MergeKey::Composite(names) => {
+                KeyFields { names: &names[..names.len().min(1)], composite: false }
+            }
+        }
+    }
+
+    /// The fields a list's elements are identified by: the primary field,
+    /// or every field of a composite key.
+    pub fn of(mk: &'f MergeKey<'f>) -> Self {
+        match mk {
+            MergeKey::Composite(names) => KeyFields { names, composite: true },
+            _ => Self::primary(mk),
         }
     }
 
     /// The fields' names.
     pub fn names(self) -> &'f [&'f str] {
         self.names
+    }
+
+    /// Whether several fields identify an element ([`MergeKey::Composite`]).
+    pub fn is_composite(self) -> bool {
+        self.composite
     }
 
     /// The field named in messages (the first).
@@ -167,12 +187,20 @@ impl<'f> KeyFields<'f> {
             [one] => get(one).map(Key::One),
             names => {
                 let mut values = Vec::with_capacity(names.len());
+                let mut present = false;
                 for name in names {
                     match get(name) {
-                        Field::Value(v) => values.push(v),
+                        Field::Value(v) => {
+                            present = true;
+                            values.push(v);
+                        }
+                        Field::Missing if self.composite => values.push(KeyValue::Null),
                         Field::Missing => return Field::Missing,
                         Field::NotObject => return Field::NotObject,
                     }
+                }
+                if !present {
+                    return Field::Missing;
                 }
                 Field::Value(Key::Several(values))
             }
@@ -180,7 +208,9 @@ impl<'f> KeyFields<'f> {
     }
 
     /// `{field: value, ...}`: an entry of `$setElementOrder`, the start of a
-    /// changed element's patch, or of a `$patch: delete` entry.
+    /// changed element's patch, or of a `$patch: delete` entry. A composite
+    /// key leaves out its `null` fields after the first (absent and `null`
+    /// name the same elements), so that the entry sets no field to `null`.
     pub fn entry(self, key: &Key<'_>) -> Map<String, Value> {
         let mut m = Map::new();
         match key {
@@ -188,12 +218,32 @@ impl<'f> KeyFields<'f> {
                 m.insert(self.name().to_string(), v.to_value());
             }
             Key::Several(vs) => {
-                for (name, v) in self.names.iter().zip(vs) {
+                for (i, (name, v)) in self.names.iter().zip(vs).enumerate() {
+                    if self.composite && i > 0 && v.is_null() {
+                        continue;
+                    }
                     m.insert(name.to_string(), v.to_value());
                 }
             }
         }
         m
+    }
+
+    /// Whether two elements (or patch entries) name the same element:
+    /// Go's `==` on their keys; an error for an element without its key,
+    /// or a key Go cannot compare.
+    pub fn same_key<P: crate::doc::Document>(self, left: &P, right: &P) -> crate::Result<bool> {
+        fn key<'p, P: crate::doc::Document>(fields: KeyFields<'_>, item: &'p P) -> crate::Result<Key<'p>> {
+            match fields.key_of(|n| item.field(n)) {
+            Field::Value(k) => Ok(k),
+            Field::NotObject => Err(crate::error::bad_arg(crate::value::GoKind::Object, &item.to_json())),
+            Field::Missing => Err(crate::error::no_merge_key(
+                &item.as_object().map(crate::doc::Object::as_json_map).unwrap_or_default(),
+                fields.name(),
+            )),
+            }
+        }
+        key(self, left)?.go_eq(&key(self, right)?).ok_or_else(uncomparable)
     }
 
     /// An error under the element `index`, named by its key when it has one.

@@ -326,7 +326,7 @@ fn merge_ordered_in<L: MergeElements>(
     in_place: bool,
 ) -> Result<Option<Vec<L::Elem>>> {
     let mk = fields.name();
-    validate_patch_with_order(patch.unwrap_or(&[]), order, mk)?;
+    validate_patch_with_order(patch.unwrap_or(&[]), order, mk, Some(fields))?;
     let list = match list {
         Some(mut live) if merge_strategy && in_place => {
             match in_place_targets(l, fields, &live, patch.unwrap_or(&[]), order) {

@@ -628,7 +628,14 @@ impl GoStable<'_> {
 
 /// `validatePatchWithSetOrderList`: the patch list, minus deletions and
 /// directive elements, must be a subsequence of the order list.
-pub(crate) fn validate_patch_with_order<P: Document>(patch: &[P], order: &[P], mk: &str) -> Result<()> {
+/// `mk` is the merge key's first field (`""` for scalars); `fields`, a
+/// composite key's fields, by which items are then compared.
+pub(crate) fn validate_patch_with_order<P: Document>(
+    patch: &[P],
+    order: &[P],
+    mk: &str,
+    fields: Option<super::key::KeyFields<'_>>,
+) -> Result<()> {
     if patch.is_empty() || order.is_empty() {
         return Ok(());
     }
@@ -649,7 +656,11 @@ pub(crate) fn validate_patch_with_order<P: Document>(patch: &[P], order: &[P], m
             pi += 1;
             continue;
         }
-        if merge_key_value_equal(p, &order[oi], mk)? {
+        let same = match fields {
+            Some(fields) if fields.is_composite() => fields.same_key(p, &order[oi])?,
+            _ => merge_key_value_equal(p, &order[oi], mk)?,
+        };
+        if same {
             pi += 1;
         }
         oi += 1;

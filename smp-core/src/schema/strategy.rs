@@ -82,15 +82,28 @@ impl Strategy {
 }
 
 /// The merge key of a list of objects: the field (or fields) that identify
-/// an element. The reference knows one field; several fields are an opt-in
-/// extension whose first field is the key the reference uses, so every
-/// reference-compatible operation reads [`MergeKey::primary`].
+/// an element. The reference knows one field. Several fields come in two
+/// kinds: the recommended keys of a Kubernetes list ([`MergeKey::Several`]),
+/// an opt-in extension whose first field is the key the reference (and so
+/// the API server) uses; and a type's own composite key
+/// ([`MergeKey::Composite`]), which identifies elements in every operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MergeKey<'a> {
     /// One field, as in the reference's `patchMergeKey`.
     One(&'a str),
-    /// Several fields (at least two), the first being the default key.
+    /// Several fields (at least two), the first being the default key: the
+    /// reference-compatible operations read the first only, `$patchMergeKey`
+    /// (opt-in) reads them all.
     Several(&'a [&'a str]),
+    /// Several fields (at least two) that together identify an element in
+    /// every operation: a type's own key, as `#[patch(merge_key =
+    /// "port,protocol")]` declares it. Diff, apply and three-way pair
+    /// elements by all of them; a field an element lacks counts as `null`
+    /// (an element lacking all of them has no key). Nothing but smp merges
+    /// by such a key: the API server merges a strategic merge patch by one
+    /// field, so such lists are merged client side and sent as a JSON merge
+    /// patch or JSON patch (smp-k8s-types' custom-resource route).
+    Composite(&'a [&'a str]),
 }
 
 impl<'a> MergeKey<'a> {
@@ -98,7 +111,16 @@ impl<'a> MergeKey<'a> {
     pub fn primary(self) -> &'a str {
         match self {
             MergeKey::One(f) => f,
-            MergeKey::Several(fs) => fs.first().copied().unwrap_or(""),
+            MergeKey::Several(fs) | MergeKey::Composite(fs) => fs.first().copied().unwrap_or(""),
+        }
+    }
+
+    /// Every field that names an element: the one field, the recommended
+    /// keys, or the composite key's fields.
+    pub fn fields(&self) -> &[&'a str] {
+        match self {
+            MergeKey::One(f) => std::slice::from_ref(f),
+            MergeKey::Several(fs) | MergeKey::Composite(fs) => fs,
         }
     }
 
@@ -200,7 +222,7 @@ impl<'a> PatchMeta<'a> {
     /// Metadata with a known strategy.
     pub const fn new(strategy: Strategy, merge_key: Option<MergeKey<'a>>) -> Self {
         let recommended = match merge_key {
-            Some(MergeKey::Several(fields)) => Some(KeyFields::Fields(fields)),
+            Some(MergeKey::Several(fields) | MergeKey::Composite(fields)) => Some(KeyFields::Fields(fields)),
             _ => None,
         };
         PatchMeta { strategy: Ok(strategy), merge_key, recommended: Ok(recommended) }

@@ -57,6 +57,11 @@ pub struct Always<T: ?Sized>(PhantomData<T>);
 /// (`skip_serializing_if`).
 pub struct MaybeAbsent;
 
+/// An `Option` field without a declared default: `null` or absent when
+/// `None`, which a merge key cannot be (the API server requires list-map
+/// keys to be required or defaulted).
+pub struct Undefaulted;
+
 /// A JSON field whose type the checks do not look at (generic, or with
 /// a schema of its own).
 pub struct Unchecked;

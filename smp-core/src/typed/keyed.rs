@@ -297,6 +297,10 @@ pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
     patch: &mut Map<String, Value>,
     opts: Opts,
 ) -> Result<()> {
+    if matches!(mk, MergeKey::Composite(_)) {
+        // Elements named by several fields: the engine's diff of the field.
+        return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
+    }
     let fields = KeyFields::primary(mk);
     let primary = fields.names().first().copied();
     // The table's key field is the primary key when it has that name.
@@ -328,7 +332,8 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
 ) -> Result<Outcome<Vec<T>>> {
     let fields = KeyFields::primary(mk);
     let at = KeyAt::of::<T>(field);
-    if slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at))
+    if matches!(mk, MergeKey::Composite(_))
+        || slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at))
         || nulls_a_key(&patch, mk.primary())
         || merges_after_the_list(&patch)
     {

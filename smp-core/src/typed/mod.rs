@@ -350,7 +350,9 @@ impl RetainKeysField for Value {}
 /// Helpers for generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::checks::{Always, MaybeAbsent, MergeList, Scalar, Serialized, SerializedOf, SetElement, Unchecked};
+    pub use super::checks::{
+        Always, MaybeAbsent, MergeList, Scalar, Serialized, SerializedOf, SetElement, Unchecked, Undefaulted,
+    };
     pub use super::fallback::{
         Grouped, apply_field_json, apply_object_fallback, diff_field_json, finish_diff, group_patch, missing_json,
         to_value,

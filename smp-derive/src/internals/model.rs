@@ -66,6 +66,32 @@ pub struct Field {
     pub deserialized: bool,
     pub flatten: bool,
     pub missing: Missing,
+    /// A `#[schemars(...)]` attribute of the field sets a default (the
+    /// schema's `default`, which the API server fills in).
+    pub schema_default: bool,
+    /// A field of a Kubernetes built-in type: several merge key fields are
+    /// recommended keys (the API server merges by the first), not a
+    /// composite key.
+    pub built_in: bool,
+}
+
+impl Field {
+    /// The field is an `Option` with no default: `None` is its value when
+    /// it is absent, and the schema gives no other. Declared defaults are
+    /// serde's `default = "path"` (which schemars writes as the schema's
+    /// default) or serde's `default` with a `#[schemars(...)]` default.
+    pub fn undefaulted_option(&self) -> bool {
+        let option = match &self.ty {
+            Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"),
+            _ => false,
+        };
+        let declared = match self.missing {
+            Missing::Path(_) | Missing::ContainerPath(_) => true,
+            Missing::Default | Missing::ContainerDefault => self.schema_default,
+            Missing::Type => false,
+        };
+        option && !declared
+    }
 }
 
 /// The value of a field whose key is absent from the JSON.
@@ -238,6 +264,10 @@ fn struct_body(
             deserialized: !f.attrs.skip_deserializing(),
             flatten: f.attrs.flatten(),
             missing,
+            schema_default: f.original.attrs.iter().any(|a| {
+                a.path().is_ident("schemars") && quote::ToTokens::to_token_stream(&a.meta).to_string().contains("default")
+            }),
+            built_in: false,
         });
     }
     if json_mode { Body::JsonStruct(out) } else { Body::Fields(out) }

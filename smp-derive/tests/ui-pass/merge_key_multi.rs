@@ -21,6 +21,6 @@ struct Spec {
 fn main() {
     let Shape::Struct(spec) = Spec::shape() else { panic!("a struct") };
     // The first field is the default key, the one the reference merges by.
-    assert_eq!(spec.fields[0].merge_key, Some(MergeKey::Several(&["port", "protocol", "name"])));
+    assert_eq!(spec.fields[0].merge_key, Some(MergeKey::Composite(&["port", "protocol", "name"])));
     assert_eq!(spec.fields[0].meta().key_name(), Some("port"));
 }
