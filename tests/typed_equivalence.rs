@@ -387,6 +387,9 @@ struct ByValue {
 /// Keyed by an optional string, serialised as `null` when `None`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct ByOption {
+    // A null key (the derive asks an `Option` key how it is defaulted;
+    // this one, as plain serde would).
+    #[serde(default = "unset")]
     name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
@@ -405,6 +408,10 @@ struct ByFloat {
 struct ValueKeys {
     #[patch(strategy = "merge", merge_key = "id")]
     items: Vec<ByValue>,
+}
+
+fn unset() -> Option<String> {
+    None
 }
 
 /// A keyed list whose merge key is an optional string.

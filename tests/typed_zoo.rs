@@ -1177,6 +1177,10 @@ impl Zoo for Deep {
     }
 }
 
+fn unset() -> Option<u32> {
+    None
+}
+
 /// Keyed lists whose merge keys are a unit enum, a `bool`, a `char` and an
 /// optional integer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
@@ -1218,6 +1222,9 @@ struct ByChar {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct BySlot {
+    // A null key, read back as `null` (the derive asks an `Option` key how
+    // it is defaulted; this one, as plain serde would).
+    #[serde(default = "unset")]
     slot: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     note: Option<String>,

@@ -1213,8 +1213,13 @@ struct Condition {
 #[serde(rename_all = "camelCase")]
 struct ContainerPort {
     container_port: u16,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default = "unset", skip_serializing_if = "Option::is_none")]
     protocol: Option<Protocol>,
+}
+
+/// A merge key's declared default: absent reads as `None`.
+fn unset<T>() -> Option<T> {
+    None
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, StrategicMerge)]

@@ -1374,10 +1374,15 @@ impl Zoo for Wrapped {
 #[serde(rename_all = "camelCase")]
 struct ProtoPort {
     container_port: u16,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default = "unset", skip_serializing_if = "Option::is_none")]
     protocol: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     name: Option<String>,
+}
+
+/// A merge key's declared default: absent reads as `None`.
+fn unset() -> Option<String> {
+    None
 }
 
 /// Keyed lists with several merge keys.

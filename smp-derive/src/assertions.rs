@@ -267,16 +267,16 @@ fn merge_key_check(lit: &LitStr, key: &str, default_key: bool, ty: &syn::Type, p
                 message = #undefaulted,
                 label = "make the field required, or give it `#[serde(default = \"path\")]`, or `#[serde(default)]` with a schema default (`#[schemars(extend(\"default\" = ...))]`)"
             )]
-            trait Defaulted {
+            trait MergeKeyDefault {
                 type Field;
             }
-            impl<T: ?Sized> Defaulted for #p::Always<T> {
+            impl<T: ?Sized> MergeKeyDefault for #p::Always<T> {
                 type Field = #p::Always<T>;
             }
-            impl Defaulted for #p::MaybeAbsent {
+            impl MergeKeyDefault for #p::MaybeAbsent {
                 type Field = #p::MaybeAbsent;
             }
-            fn defaulted<F: Defaulted>(_: ::core::marker::PhantomData<F>) -> ::core::marker::PhantomData<F::Field> {
+            fn defaulted<F: MergeKeyDefault>(_: ::core::marker::PhantomData<F>) -> ::core::marker::PhantomData<F::Field> {
                 ::core::marker::PhantomData
             }
             #[diagnostic::on_unimplemented(message = #absent, label = "every element needs its merge key")]

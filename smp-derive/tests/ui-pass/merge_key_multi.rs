@@ -5,8 +5,9 @@ use smp_core::schema::{MergeKey, Shape};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct Port {
     port: u16,
-    // A recommended key after the first may be left out of an element.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    // A composite key's field after the first may be left out of an
+    // element, once it says how it is defaulted.
+    #[serde(default = "tcp", skip_serializing_if = "Option::is_none")]
     protocol: Option<String>,
     #[serde(default)]
     name: String,
@@ -18,9 +19,13 @@ struct Spec {
     ports: Vec<Port>,
 }
 
+fn tcp() -> Option<String> {
+    Some("TCP".into())
+}
+
 fn main() {
     let Shape::Struct(spec) = Spec::shape() else { panic!("a struct") };
-    // The first field is the default key, the one the reference merges by.
+    // A type's own key of several fields: elements are named by all of them.
     assert_eq!(spec.fields[0].merge_key, Some(MergeKey::Composite(&["port", "protocol", "name"])));
     assert_eq!(spec.fields[0].meta().key_name(), Some("port"));
 }
