@@ -25,6 +25,15 @@
 //! does not serve strategically) is retried once on the custom-resource
 //! route.
 //!
+//! A list the type keys by several fields (`#[patch(merge_key =
+//! "port,protocol")]`, a derived type's composite key) is merged by all of
+//! them wherever smp merges, which on the custom-resource route is
+//! everywhere: the server gets the result as a merge or JSON patch. An API
+//! server merges a strategic merge patch by one field, so
+//! [`Route::Strategic`] refuses a patch of such a list
+//! ([`Error::CompositeKey`]) rather than let the server merge two elements
+//! that share the first field into one.
+//!
 //! `params.field_manager` names the writer in `metadata.managedFields`
 //! (for server-side apply it is required; for these patches, optional, and
 //! the server records `kubectl-*`-like defaults without it).
@@ -37,6 +46,7 @@ use kube_core::Resource;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use smp_core::schema::{MergeKey, Shape};
 use smp_core::{StrategicMerge, json_patch, merge_patch};
 use std::fmt::Debug;
 use std::future::Future;
@@ -93,6 +103,24 @@ pub enum Error {
     /// `metadata.resourceVersion` (it was not read from the server).
     #[error("cannot lock the patch: the live object has no metadata.resourceVersion")]
     NoResourceVersion,
+    /// A strategic merge patch (forced with [`Route::Strategic`]) of a list
+    /// the type keys by several fields (`#[patch(merge_key =
+    /// "port,protocol")]`): the API server would merge its elements by the
+    /// first field alone, and two elements sharing it would become one. Such
+    /// a type takes the custom-resource route.
+    #[error(
+        "{path}: the merge key `{}` has several fields, and an API server merges a strategic merge patch by `{}` \
+         alone: send it on the custom-resource route (Route::CustomResource), or compute a patch with \
+         `$patchMergeKey` (smp_core::WithOptions::diff_with) for a server that reads it",
+        fields.join(","),
+        fields[0]
+    )]
+    CompositeKey {
+        /// The list, e.g. `spec.ports`.
+        path: String,
+        /// The fields of its merge key.
+        fields: &'static [&'static str],
+    },
     /// The API server refused the request, or could not be reached. A stale
     /// lock is `409 Conflict` (merge and strategic patches) or `422` (the
     /// `test` of a JSON patch).
@@ -127,11 +155,18 @@ where
     let mut desired = desired.clone();
     desired.meta_mut().resource_version = live.meta().resource_version.clone();
     let desired = &desired;
+    let strategic = || -> Result<Value, Error> {
+        let patch = live.diff(desired)?;
+        match composite_list(&patch, K::shape(), 0) {
+            Some((path, fields)) => Err(Error::CompositeKey { path: path.join("."), fields }),
+            None => Ok(patch),
+        }
+    };
     match (route, lock) {
-        (Route::Strategic, Lock::None) => Ok(Patch::Strategic(live.diff(desired)?)),
+        (Route::Strategic, Lock::None) => Ok(Patch::Strategic(strategic()?)),
         (Route::Strategic, Lock::ResourceVersion) => {
             let version = version()?;
-            let mut patch = live.diff(desired)?;
+            let mut patch = strategic()?;
             set_resource_version(&mut patch, &version);
             Ok(Patch::Strategic(patch))
         }
@@ -149,6 +184,44 @@ where
         }
     }
 }
+
+/// The first list in a strategic merge patch whose merge key is composite
+/// ([`MergeKey::Composite`]), with its path.
+fn composite_list(patch: &Value, shape: Shape, depth: usize) -> Option<(Vec<String>, &'static [&'static str])> {
+    // Deeper than a typed value's schema goes: a recursive type.
+    if depth > 64 {
+        return None;
+    }
+    let within = |name: &str, found: Option<(Vec<String>, &'static [&'static str])>| {
+        found.map(|(mut path, fields)| {
+            path.insert(0, name.to_string());
+            (path, fields)
+        })
+    };
+    match (patch, shape) {
+        (Value::Object(m), Shape::Struct(s)) => m.iter().find_map(|(key, value)| {
+            let name = [SET_ELEMENT_ORDER, DELETE_FROM_PRIMITIVE_LIST]
+                .iter()
+                .find_map(|prefix| key.strip_prefix(prefix).and_then(|k| k.strip_prefix('/')))
+                .unwrap_or(key);
+            let field = s.field(name)?;
+            if let Some(MergeKey::Composite(fields)) = field.merge_key {
+                return Some((vec![name.to_string()], fields));
+            }
+            within(name, composite_list(value, (field.shape)(), depth + 1))
+        }),
+        (Value::Object(m), Shape::Map(values)) => {
+            m.iter().find_map(|(key, value)| within(key, composite_list(value, values(), depth + 1)))
+        }
+        (Value::Array(items), Shape::List(elem)) => {
+            items.iter().find_map(|item| composite_list(item, elem(), depth + 1))
+        }
+        _ => None,
+    }
+}
+
+const SET_ELEMENT_ORDER: &str = "$setElementOrder";
+const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 
 /// Patches computed from typed objects and sent through kube's [`Api`] on
 /// the route the kind accepts (see the [module docs](self)).

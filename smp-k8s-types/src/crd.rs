@@ -49,7 +49,16 @@
 //! `JSONSchemaProps` has no such fields, so `Backend::crd()` keeps only
 //! the server-side-apply markers (which `smp --crd` reads as keyed merges).
 //! The API server also requires the fields of `x-kubernetes-list-map-keys`
-//! to be required or defaulted: make merge keys plain fields, not `Option`.
+//! to be scalars, required or defaulted, and not nullable. Make merge keys
+//! plain fields; an `Option` key field must say how it is defaulted (the
+//! derive refuses it otherwise): `#[serde(default = "path")]`, whose value
+//! schemars writes as the schema's `default`, or `#[serde(default)]` with
+//! `#[schemars(extend("default" = ...))]`. `list_markers` then writes the
+//! key's schema without `null`. A list whose keys the server would still
+//! refuse (a key neither required nor given a default value, or not a
+//! scalar) is marked `x-kubernetes-list-type: atomic` instead, which the
+//! server accepts: server-side apply then replaces the list whole, while smp
+//! still merges it by its keys.
 
 use serde_json::{Map, Value, json};
 use smp_core::StrategicMerge;
@@ -128,9 +137,13 @@ fn mark_field(prop: &mut Map<String, Value>, field: &FieldSchema, depth: usize) 
                 let scalar_items = matches!(items(), Shape::Scalar);
                 let list_type = match (strategy.merge, field.merge_key) {
                     (true, Some(key)) => {
-                        node.insert("x-kubernetes-list-map-keys".into(), json!(key_fields(key)));
                         node.insert("x-kubernetes-patch-merge-key".into(), json!(key.primary()));
-                        "map"
+                        if map_keys_accepted(node, key.fields()) {
+                            node.insert("x-kubernetes-list-map-keys".into(), json!(key_fields(key)));
+                            "map"
+                        } else {
+                            "atomic"
+                        }
                     }
                     (true, None) if scalar_items => "set",
                     _ => "atomic",
@@ -147,6 +160,44 @@ fn mark_field(prop: &mut Map<String, Value>, field: &FieldSchema, depth: usize) 
         }
     }
     mark_shape(prop, shape, depth);
+}
+
+/// Whether the API server accepts `keys` as the `x-kubernetes-list-map-keys`
+/// of the list `node` (apiextensions' rules): the items are objects, each
+/// key one of their properties, a scalar, required or defaulted (with a
+/// value), and not nullable. A key's property that allows `null` only as
+/// an `Option` does (`type: [string, "null"]`, or kube's `nullable`) is made
+/// non-null: a key that is required or defaulted is never null on the
+/// server.
+fn map_keys_accepted(node: &mut Map<String, Value>, keys: &[&str]) -> bool {
+    let Some(Value::Object(items)) = node.get_mut("items") else { return false };
+    if items.get("type") != Some(&json!("object")) {
+        return false;
+    }
+    let required: Vec<String> = match items.get("required") {
+        Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).map(String::from).collect(),
+        _ => Vec::new(),
+    };
+    let Some(Value::Object(props)) = items.get_mut("properties") else { return false };
+    let mut accepted = true;
+    for key in keys {
+        let Some(Value::Object(prop)) = props.get_mut(*key) else { return false };
+        let defaulted = prop.get("default").is_some_and(|d| !d.is_null());
+        if !required.iter().any(|r| r == key) && !defaulted {
+            accepted = false;
+        }
+        if let Some(Value::Array(types)) = prop.get("type") {
+            let types: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+            if let [one] = types.as_slice() {
+                prop.insert("type".into(), one.clone());
+            }
+        }
+        prop.remove("nullable");
+        if !matches!(prop.get("type").and_then(Value::as_str), Some("string" | "integer" | "number" | "boolean")) {
+            accepted = false;
+        }
+    }
+    accepted
 }
 
 fn key_fields(key: MergeKey<'_>) -> Vec<&str> {

@@ -28,8 +28,47 @@ pub enum LockError {
     },
 }
 
+/// The kinds the API server takes strategic merge patches for: those built
+/// into Kubernetes (k8s-openapi's resources). A custom resource is not one:
+/// the server answers a strategic merge patch with `415 Unsupported Media
+/// Type`, so [`StrategicPatch`]'s strategic methods do not exist for it (a
+/// compile error with this note); [`PatchFrom`](crate::api::PatchFrom) and
+/// [`kubectl_apply_patch`](StrategicPatch::kubectl_apply_patch) take its
+/// route.
+///
+/// ```compile_fail,E0277
+/// use kube::CustomResource;
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+/// use smp_k8s_types::{StrategicMerge, StrategicPatch};
+///
+/// #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, StrategicMerge)]
+/// #[kube(group = "example.com", version = "v1", kind = "Backend", namespaced)]
+/// #[kube(derive = "PartialEq", derive = "StrategicMerge")]
+/// pub struct BackendSpec {
+///     replicas: i32,
+/// }
+///
+/// let live = Backend::new("web", BackendSpec { replicas: 1 });
+/// // `Backend` is not a kind the API server takes strategic merge patches for.
+/// let patch = live.strategic_patch(&live.clone());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kind the API server takes strategic merge patches for",
+    label = "not a kind built into Kubernetes",
+    note = "the API server answers a strategic merge patch of a custom resource with 415 Unsupported Media Type",
+    note = "patch it with `smp_k8s_types::api::PatchFrom::patch_from` (merged client side, sent as a JSON merge patch) or `api::patch_for(Route::of::<K>(), ..)`; `kubectl_apply_patch` takes that route by itself"
+)]
+pub trait ServedStrategically {}
+
+impl<T: k8s_openapi::Resource> ServedStrategically for T {}
+
 /// Strategic merge patches from a live object to the desired one, as
 /// [`Patch::Strategic`] values for `kube::Api::patch`.
+///
+/// The strategic methods are for the kinds built into Kubernetes
+/// ([`ServedStrategically`]); a custom resource takes the route of
+/// [`PatchFrom`](crate::api::PatchFrom).
 ///
 /// ```
 /// use serde_json::json;
@@ -57,7 +96,10 @@ pub enum LockError {
 pub trait StrategicPatch: StrategicMerge {
     /// The two-way patch from `self` (live) to `desired`; `{}` when nothing
     /// changed, which is still a valid request.
-    fn strategic_patch(&self, desired: &Self) -> smp_core::Result<Patch<Value>> {
+    fn strategic_patch(&self, desired: &Self) -> smp_core::Result<Patch<Value>>
+    where
+        Self: ServedStrategically,
+    {
         self.diff(desired).map(Patch::Strategic)
     }
 
@@ -76,7 +118,10 @@ pub trait StrategicPatch: StrategicMerge {
     /// let patch = live.strategic_patch_if_changed(&desired).unwrap();
     /// assert!(patch.is_some(), "to send with api.patch(name, &PatchParams::default(), &patch)");
     /// ```
-    fn strategic_patch_if_changed(&self, desired: &Self) -> smp_core::Result<Option<Patch<Value>>> {
+    fn strategic_patch_if_changed(&self, desired: &Self) -> smp_core::Result<Option<Patch<Value>>>
+    where
+        Self: ServedStrategically,
+    {
         Ok(self.diff_if_changed(desired)?.map(Patch::Strategic))
     }
 
@@ -102,7 +147,7 @@ pub trait StrategicPatch: StrategicMerge {
     /// ```
     fn strategic_patch_with_lock(&self, desired: &Self) -> Result<Patch<Value>, LockError>
     where
-        Self: Resource,
+        Self: Resource + ServedStrategically,
     {
         let meta = self.meta();
         let version = meta.resource_version.as_deref().filter(|v| !v.is_empty()).ok_or_else(|| {
@@ -140,7 +185,7 @@ pub trait StrategicPatch: StrategicMerge {
     /// ```
     fn strategic_patch_with_lock_if_changed(&self, desired: &Self) -> Result<Option<Patch<Value>>, LockError>
     where
-        Self: Resource,
+        Self: Resource + ServedStrategically,
     {
         let patch = self.strategic_patch_with_lock(desired)?;
         let Patch::Strategic(body) = &patch else { return Ok(Some(patch)) };

@@ -166,3 +166,91 @@ proptest! {
         prop_assert_eq!(&object, &json(&desired));
     }
 }
+
+/// The apiextensions rules for `x-kubernetes-list-type: map` (what the API
+/// server checks of a CRD's schema): the items are objects; each key is a
+/// property, a scalar, required or defaulted, and not nullable. Every
+/// violation, with its path.
+fn list_map_violations(node: &Value, path: &str, out: &mut Vec<String>) {
+    match node {
+        Value::Object(m) => {
+            if m.get("x-kubernetes-list-type") == Some(&Value::from("map")) {
+                let items = &m["items"];
+                if items["type"] != "object" {
+                    out.push(format!("{path}: items are not objects"));
+                }
+                let keys = m["x-kubernetes-list-map-keys"].as_array().cloned().unwrap_or_default();
+                if keys.is_empty() {
+                    out.push(format!("{path}: no x-kubernetes-list-map-keys"));
+                }
+                let required = items["required"].as_array().cloned().unwrap_or_default();
+                for key in keys {
+                    let prop = &items["properties"][key.as_str().unwrap()];
+                    let scalar = matches!(prop["type"].as_str(), Some("string" | "integer" | "number" | "boolean"));
+                    if !scalar {
+                        out.push(format!("{path}.{key}: not a scalar: {prop}"));
+                    }
+                    if !required.contains(&key) && prop.get("default").is_none_or(Value::is_null) {
+                        out.push(format!("{path}.{key}: neither required nor defaulted"));
+                    }
+                    if prop["nullable"] == true {
+                        out.push(format!("{path}.{key}: nullable"));
+                    }
+                }
+            }
+            for (k, v) in m {
+                list_map_violations(v, &format!("{path}.{k}"), out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| list_map_violations(v, path, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_crd_has_list_map_keys_the_api_server_accepts() {
+    use kube::CustomResourceExt;
+    let crd = json(&Keyed::crd());
+    let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    for list in ["required", "absent", "nullable"] {
+        assert_eq!(spec[list]["x-kubernetes-list-type"], "map", "{list}: {}", spec[list]);
+        assert_eq!(spec[list]["x-kubernetes-list-map-keys"], serde_json::json!(["port", "protocol"]), "{list}");
+    }
+    // Defaulted where the type says so.
+    assert_eq!(spec["absent"]["items"]["properties"]["protocol"]["default"], "TCP");
+    assert_eq!(spec["nullable"]["items"]["properties"]["protocol"]["default"], "TCP");
+    let mut violations = Vec::new();
+    list_map_violations(&crd, "", &mut violations);
+    assert!(violations.is_empty(), "{violations:#?}\n{}", serde_yaml_ng::to_string(&crd).unwrap());
+}
+
+/// A key the derive cannot see undefaulted (its default function gives
+/// `None`): the list is marked atomic, never a map the server refuses.
+#[test]
+fn a_list_whose_keys_the_server_would_refuse_is_marked_atomic() {
+    fn unset() -> Option<String> {
+        None
+    }
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, StrategicMerge)]
+    struct Unset {
+        port: u16,
+        #[serde(default = "unset", skip_serializing_if = "Option::is_none")]
+        protocol: Option<String>,
+    }
+    #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, StrategicMerge)]
+    #[kube(group = "example.com", version = "v1", kind = "Loose", namespaced)]
+    #[kube(derive = "PartialEq", derive = "StrategicMerge")]
+    #[schemars(transform = smp_k8s_types::crd::list_markers::<Self>)]
+    struct LooseSpec {
+        #[patch(strategy = "merge", merge_key = "port,protocol")]
+        ports: Vec<Unset>,
+    }
+    use kube::CustomResourceExt;
+    let crd = json(&Loose::crd());
+    let ports = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["ports"];
+    assert_eq!(ports["x-kubernetes-list-type"], "atomic", "{ports}");
+    assert_eq!(ports.get("x-kubernetes-list-map-keys"), None);
+    let mut violations = Vec::new();
+    list_map_violations(&crd, "", &mut violations);
+    assert!(violations.is_empty(), "{violations:#?}");
+}

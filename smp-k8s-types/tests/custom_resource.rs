@@ -541,6 +541,25 @@ fn a_composite_key_identifies_elements_in_every_typed_operation() {
     }
     let Patch::Merge(body) = live.kubectl_apply_patch(&desired, true).unwrap() else { panic!("a merge patch") };
     assert_eq!(body["spec"]["ports"], serde_json::to_value(&desired.spec.ports).unwrap());
+
+    // A server would merge a strategic merge patch by `port` alone: the
+    // forced strategic route refuses, naming the list.
+    let mut locked = live.clone();
+    locked.metadata.resource_version = Some("7".into());
+    for lock in [Lock::None, Lock::ResourceVersion] {
+        let err = patch_for(Route::Strategic, lock, &locked, &desired).unwrap_err();
+        assert!(matches!(err, smp_k8s_types::api::Error::CompositeKey { .. }), "{err}");
+        assert!(err.to_string().starts_with("spec.ports: the merge key `port,protocol` has several fields"), "{err}");
+    }
+    // A patch that leaves the list alone goes.
+    let mut relabeled = live.clone();
+    relabeled.metadata.labels = Some([("a".to_string(), "b".to_string())].into());
+    assert!(matches!(patch_for(Route::Strategic, Lock::None, &live, &relabeled).unwrap(), Patch::Strategic(_)));
+
+    // The generated CRD keys the list by both fields.
+    let crd = serde_json::to_value(Resolver::crd()).unwrap();
+    let ports = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["ports"];
+    assert_eq!(ports["x-kubernetes-list-map-keys"], json!(["port", "protocol"]));
 }
 
 #[tokio::test]

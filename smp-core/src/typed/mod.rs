@@ -57,6 +57,9 @@
 //! - changed maps keyed by integers, `char`, `bool` or a unit enum, and
 //!   their patches: their JSON keys are the keys' text, which only the
 //!   serialised map shows;
+//! - keyed lists with a composite key (`merge_key = "port,protocol"`,
+//!   [`MergeKey::Composite`]): the engine pairs their elements by all the
+//!   key's fields;
 //! - keyed lists whose merge key's type does not expose its JSON scalar (a
 //!   `#[patch(with = ...)]` field, a unit enum, `char`, addresses, dates):
 //!   only the serialised key can be compared;

@@ -17,10 +17,16 @@ enum Protocol {
 #[serde(transparent)]
 struct Name(String);
 
+fn no_alias() -> Option<String> {
+    None
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StrategicMerge)]
 struct Item {
     protocol: Protocol,
     name: Name,
+    // An `Option` key says how it is defaulted.
+    #[serde(default = "no_alias")]
     alias: Option<String>,
     weight: f64,
     id: Value,
