@@ -152,7 +152,10 @@ fn check_list(
     let here = || Path::from_segments(path.clone());
     // A composite key is the identity itself: only its repeats matter.
     let composite = matches!(meta.merge_key, Some(crate::schema::MergeKey::Composite(_)));
-    if merged && !composite && let Some(mk) = mk {
+    if merged
+        && !composite
+        && let Some(mk) = mk
+    {
         for (value, positions) in repeated(list, |e| e.get(mk).map(fmt_v)) {
             let told_apart_by = recommended.clone().filter(|keys| {
                 let ids: Vec<Option<String>> = positions.iter().map(|&i| identity(&list[i], keys)).collect();

@@ -13,7 +13,6 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, Time};
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use smp_core::schema::MergeKey;
 use smp_core::{FieldSchema, Shape, StrategicMerge, StructSchema};
 use std::collections::BTreeMap;
 

@@ -93,8 +93,11 @@ fn distinct<T: Clone + std::fmt::Debug, K: PartialEq>(
 
 fn spec() -> impl Strategy<Value = KeyedSpec> {
     let port = || prop::sample::select(vec![53u16, 80]);
-    let required = (port(), prop::sample::select(vec!["TCP", "UDP"]), name())
-        .prop_map(|(port, p, name)| Required { port, protocol: p.into(), name });
+    let required = (port(), prop::sample::select(vec!["TCP", "UDP"]), name()).prop_map(|(port, p, name)| Required {
+        port,
+        protocol: p.into(),
+        name,
+    });
     let absent = (port(), protocol(), name()).prop_map(|(port, protocol, name)| Absent { port, protocol, name });
     let nullable = (port(), protocol(), name()).prop_map(|(port, protocol, name)| Nullable { port, protocol, name });
     (

@@ -580,8 +580,8 @@ async fn reconcile_a_composite_key_against_a_fake_apiserver() {
         assert_eq!(change, Change::Patched, "{lock:?}");
         let want = vec![dns_port(53, "TCP"), dns_port(53, "UDP")];
         assert_eq!(got.spec.ports, want, "{lock:?}: the server's answer");
-        let stored = state.lock().unwrap().objects[&format!("/apis/example.com/v1/namespaces/default/resolvers/{name}")]
-            .clone();
+        let stored =
+            state.lock().unwrap().objects[&format!("/apis/example.com/v1/namespaces/default/resolvers/{name}")].clone();
         assert_eq!(stored["spec"]["ports"], serde_json::to_value(&want).unwrap(), "{lock:?}: the stored object");
         // The next pass has nothing to do.
         let (got, change) = api.create_or_patch(name, &params, lock, new, add_udp).await.unwrap();

@@ -417,7 +417,10 @@ impl<D: Document> DiffElements for Docs<DiffCx<'_>, D> {
             // and merged into the element it would delete the field.
             let first = fields.name();
             let keep = |k: &str, v: &D| names.contains(&k) && (k == first || v.kind() != GoKind::Null);
-            return e.as_object().map(|o| o.filter_map_members(|k, v| keep(k, v).then(|| v.clone()))).unwrap_or_default();
+            return e
+                .as_object()
+                .map(|o| o.filter_map_members(|k, v| keep(k, v).then(|| v.clone())))
+                .unwrap_or_default();
         }
         e.pick(names)
     }

@@ -235,12 +235,12 @@ impl<'f> KeyFields<'f> {
     pub fn same_key<P: crate::doc::Document>(self, left: &P, right: &P) -> crate::Result<bool> {
         fn key<'p, P: crate::doc::Document>(fields: KeyFields<'_>, item: &'p P) -> crate::Result<Key<'p>> {
             match fields.key_of(|n| item.field(n)) {
-            Field::Value(k) => Ok(k),
-            Field::NotObject => Err(crate::error::bad_arg(crate::value::GoKind::Object, &item.to_json())),
-            Field::Missing => Err(crate::error::no_merge_key(
-                &item.as_object().map(crate::doc::Object::as_json_map).unwrap_or_default(),
-                fields.name(),
-            )),
+                Field::Value(k) => Ok(k),
+                Field::NotObject => Err(crate::error::bad_arg(crate::value::GoKind::Object, &item.to_json())),
+                Field::Missing => Err(crate::error::no_merge_key(
+                    &item.as_object().map(crate::doc::Object::as_json_map).unwrap_or_default(),
+                    fields.name(),
+                )),
             }
         }
         key(self, left)?.go_eq(&key(self, right)?).ok_or_else(uncomparable)

@@ -265,7 +265,8 @@ fn struct_body(
             flatten: f.attrs.flatten(),
             missing,
             schema_default: f.original.attrs.iter().any(|a| {
-                a.path().is_ident("schemars") && quote::ToTokens::to_token_stream(&a.meta).to_string().contains("default")
+                a.path().is_ident("schemars")
+                    && quote::ToTokens::to_token_stream(&a.meta).to_string().contains("default")
             }),
             built_in: false,
         });
