@@ -256,6 +256,6 @@ fn untyped() -> Value {
 fn key_fields(key: MergeKey<'_>) -> Vec<&str> {
     match key {
         MergeKey::One(f) => vec![f],
-        MergeKey::Several(fs) => fs.to_vec(),
+        MergeKey::Several(fs) | MergeKey::Composite(fs) => fs.to_vec(),
     }
 }
