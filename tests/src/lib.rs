@@ -2,6 +2,7 @@
 
 pub mod conformance;
 pub mod custom_resource_gen;
+pub mod guide;
 // `gen` is a reserved word in edition 2024; the generator is also exported
 // at the crate root.
 pub mod r#gen;

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("docs/ is in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is in the workspace").to_path_buf()
 }
 
 /// The README and the guide's pages.
@@ -66,16 +66,16 @@ fn is_copied_in(snippet: &[String], code: &str) -> bool {
 
 #[test]
 fn every_page_is_a_doctest() {
-    let lib = std::fs::read_to_string(workspace().join("docs/lib.rs")).expect("docs/lib.rs");
+    let lib = std::fs::read_to_string(workspace().join("tests/src/guide.rs")).expect("tests/src/guide.rs");
     for page in pages() {
         let included = if page.parent() == Some(&workspace()) {
-            "include_str!(\"../README.md\")".to_string()
+            "include_str!(\"../../README.md\")".to_string()
         } else {
-            format!("include_str!(\"{}\")", page.file_name().expect("a file").to_string_lossy())
+            format!("include_str!(\"../../docs/{}\")", page.file_name().expect("a file").to_string_lossy())
         };
         assert!(
             lib.contains(&included),
-            "{} is not included in docs/lib.rs, so its snippets are not compiled",
+            "{} is not included in tests/src/guide.rs, so its snippets are not compiled",
             page.display()
         );
     }
