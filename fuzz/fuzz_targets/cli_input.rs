@@ -72,6 +72,21 @@ fuzz_target!(|data: &[u8]| {
     for value in read.into_iter().flatten().flatten() {
         let text = yaml::to_string(&value).expect("a document read can be written");
         let back = yaml_read::first_document(text.as_bytes()).expect("the writer's YAML reads back");
-        assert_eq!(back, Some(value), "{text}");
+        // Numbers come back as go-yaml reads the reference's JSON of them
+        // (a float of integral value beyond int64 as an unsigned integer,
+        // as kubectl's own output does): the same number, maybe of
+        // another kind.
+        assert_eq!(back.map(numbers_as_floats), Some(numbers_as_floats(value)), "{text}");
     }
 });
+
+/// `value` with every number as a float.
+fn numbers_as_floats(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => n.as_f64().map_or(Value::Number(n), Value::from),
+        Value::Array(items) => Value::Array(items.into_iter().map(numbers_as_floats).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, numbers_as_floats(v))).collect()),
+        other => other,
+    }
+}
