@@ -62,5 +62,5 @@ pub struct Layout;
 
 /// `docs/README.md`, the guide's index.
 #[cfg(doctest)]
-#[doc = include_str!("README.md")]
+#[doc = include_str!("../../docs/README.md")]
 pub struct Index;
