@@ -55,7 +55,9 @@ fn patches(bencher: Bencher, clients: usize, shared: bool) {
                     tokio::spawn(async move {
                         for j in 0..PATCHES {
                             let patch = json!({"data": {format!("client-{c}"): j.to_string()}});
-                            cms.patch(&name, &PatchParams::default(), &Patch::Strategic(&patch)).await.expect("patched");
+                            cms.patch(&name, &PatchParams::default(), &Patch::Strategic(&patch))
+                                .await
+                                .expect("patched");
                         }
                     })
                 })
