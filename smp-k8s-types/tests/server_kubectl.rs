@@ -322,6 +322,10 @@ fn kubectl_apply_patch_diff_edit_delete() {
     assert_eq!(managers, ["alice", "bob"]);
     served.ok(&["delete", "deployment/ssa"]);
 
+    // `kubectl get all` (discovery's category `all`).
+    let all = served.ok(&["get", "all", "-o", "name"]);
+    assert!(all.lines().any(|l| l == "deployment.apps/web"), "{all}");
+
     // delete.
     assert!(served.ok(&["delete", "deployment/web"]).contains("deleted"));
     let err = served.fails(&["get", "deployment/web"], None);

@@ -63,6 +63,21 @@ pub fn group(catalog: &Catalog, group: &str) -> Result<Value, ApiError> {
 /// The verbs of a resource.
 const VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
+/// The resources kube-apiserver puts in the category `all` (what `kubectl
+/// get all` lists), as (group, plural).
+const CATEGORY_ALL: &[(&str, &str)] = &[
+    ("", "pods"),
+    ("", "replicationcontrollers"),
+    ("", "services"),
+    ("apps", "daemonsets"),
+    ("apps", "deployments"),
+    ("apps", "replicasets"),
+    ("apps", "statefulsets"),
+    ("autoscaling", "horizontalpodautoscalers"),
+    ("batch", "cronjobs"),
+    ("batch", "jobs"),
+];
+
 fn entries(r: &ResourceType) -> Vec<Value> {
     let mut main = json!({
         "name": r.plural,
@@ -73,6 +88,9 @@ fn entries(r: &ResourceType) -> Vec<Value> {
     });
     if !r.short_names.is_empty() {
         main["shortNames"] = json!(r.short_names);
+    }
+    if CATEGORY_ALL.contains(&(r.group.as_str(), r.plural.as_str())) {
+        main["categories"] = json!(["all"]);
     }
     let mut out = vec![main];
     if r.status_subresource {
