@@ -63,7 +63,7 @@ pub const KUBERNETES: &[Recommended] = &[
 
 /// The recommended keys of a built-in list, by definition and field name.
 pub fn kubernetes(definition: &str, field: &str) -> Option<&'static [&'static str]> {
-    KUBERNETES.iter().find(|r| r.definition == definition && r.field == field).map(|r| r.keys)
+    lookup(KUBERNETES, definition, field)
 }
 
 /// Built-in lists that the reference replaces whole, although their
@@ -138,7 +138,12 @@ pub const REPLACED_KUBERNETES: &[Recommended] = &[
 /// The recommended keys of a built-in list that the reference replaces
 /// whole ([`REPLACED_KUBERNETES`]), by definition and field name.
 pub fn replaced_kubernetes(definition: &str, field: &str) -> Option<&'static [&'static str]> {
-    REPLACED_KUBERNETES.iter().find(|r| r.definition == definition && r.field == field).map(|r| r.keys)
+    lookup(REPLACED_KUBERNETES, definition, field)
+}
+
+/// The keys a table recommends for a definition's field.
+fn lookup(table: &'static [Recommended], definition: &str, field: &str) -> Option<&'static [&'static str]> {
+    table.iter().find(|r| r.definition == definition && r.field == field).map(|r| r.keys)
 }
 
 /// [`replaced_kubernetes`] for the compiled-in schemas, which know a
