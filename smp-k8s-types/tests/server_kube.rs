@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use smp_k8s_types::k8s_openapi::api::apps::v1::Deployment;
+use smp_k8s_types::k8s_openapi::api::autoscaling::v1::Scale;
 use smp_k8s_types::k8s_openapi::api::core::v1::ConfigMap;
 use smp_k8s_types::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use smp_k8s_types::server::{Fault, Server, Uids};
@@ -291,6 +292,83 @@ async fn the_status_subresource_keeps_spec_and_generation() {
     let main = json!({"status": {"readyReplicas": 3}});
     let after = deployments.patch("web", &PatchParams::default(), &Patch::Merge(&main)).await.unwrap();
     assert_eq!(after.status.as_ref().unwrap().ready_replicas, Some(1));
+}
+
+/// A Scale's `spec.replicas` (its `spec` is optional in some versions of
+/// k8s-openapi).
+fn spec_replicas(scale: &Scale) -> Option<i64> {
+    serde_json::to_value(scale).unwrap()["spec"]["replicas"].as_i64()
+}
+
+fn with_replicas(scale: &Scale, replicas: i64) -> Scale {
+    let mut value = serde_json::to_value(scale).unwrap();
+    value["spec"]["replicas"] = replicas.into();
+    serde_json::from_value(value).unwrap()
+}
+
+/// The `scale` subresource of a Deployment: an autoscaling/v1 `Scale`
+/// whose writes change the Deployment's replicas (a new generation), its
+/// resourceVersion a precondition, and the server's errors.
+#[tokio::test]
+async fn the_scale_subresource_reads_and_writes_replicas() {
+    let server = Server::new();
+    let deployments: Api<Deployment> = Api::default_namespaced(server.client());
+    let mut body = deployment_json();
+    body["spec"]["selector"]["matchExpressions"] = json!([{"key": "tier", "operator": "In", "values": ["b", "a"]}]);
+    let created = deployments.create(&PostParams::default(), &serde_json::from_value(body).unwrap()).await.unwrap();
+    let scale = deployments.get_scale("web").await.unwrap();
+    let shown = serde_json::to_value(&scale).unwrap();
+    assert_eq!(shown["apiVersion"], "autoscaling/v1");
+    assert_eq!(shown["spec"], json!({"replicas": 1}));
+    assert_eq!(shown["status"], json!({"replicas": 0, "selector": "app=web,tier in (a,b)"}));
+    assert_eq!(scale.metadata.resource_version, created.metadata.resource_version);
+    assert_eq!(scale.metadata.uid, created.metadata.uid);
+
+    // Each patch type, on the Scale.
+    let pp = PatchParams::default();
+    let merged = deployments.patch_scale("web", &pp, &Patch::Merge(json!({"spec": {"replicas": 3}}))).await.unwrap();
+    assert_eq!(spec_replicas(&merged), Some(3));
+    let after = deployments.get("web").await.unwrap();
+    assert_eq!((replicas(&after), after.metadata.generation), (Some(3), Some(2)));
+    let strategic = Patch::Strategic(json!({"spec": {"replicas": 4}}));
+    assert_eq!(spec_replicas(&deployments.patch_scale("web", &pp, &strategic).await.unwrap()), Some(4));
+    let ops: json_patch::Patch =
+        serde_json::from_value(json!([{"op": "replace", "path": "/spec/replicas", "value": 5}])).unwrap();
+    assert_eq!(spec_replicas(&deployments.patch_scale("web", &pp, &Patch::<()>::Json(ops)).await.unwrap()), Some(5));
+    let after = deployments.get("web").await.unwrap();
+    assert_eq!(replicas(&after), Some(5));
+    let containers = &serde_json::to_value(&after).unwrap()["spec"]["template"]["spec"]["containers"];
+    assert_eq!(containers.as_array().map(Vec::len), Some(2));
+
+    // replace: a stale resourceVersion is 409, a current one writes.
+    let stale = with_replicas(&scale, 7);
+    let err = api_error(deployments.replace_scale("web", &PostParams::default(), &stale).await.unwrap_err());
+    assert_eq!((err.code, err.reason.as_str()), (409, "Conflict"));
+    assert_eq!(
+        err.message,
+        "Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified; please apply your changes to the latest version and try again"
+    );
+    let current = with_replicas(&deployments.get_scale("web").await.unwrap(), 7);
+    let replaced = deployments.replace_scale("web", &PostParams::default(), &current).await.unwrap();
+    assert_eq!(spec_replicas(&replaced), Some(7));
+    assert_ne!(replaced.metadata.resource_version, current.metadata.resource_version);
+
+    // Negative replicas: the server's 422 on the Scale kind.
+    let err = api_error(
+        deployments.patch_scale("web", &pp, &Patch::Merge(json!({"spec": {"replicas": -1}}))).await.unwrap_err(),
+    );
+    assert_eq!((err.code, err.reason.as_str()), (422, "Invalid"));
+    assert_eq!(
+        err.message,
+        "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"
+    );
+    // A kind without a scale, and a missing object.
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client());
+    cms.create(&PostParams::default(), &configmap("c", json!({}))).await.unwrap();
+    assert_eq!(api_error(cms.get_scale("c").await.unwrap_err()).code, 404);
+    let err = api_error(deployments.get_scale("nope").await.unwrap_err());
+    assert_eq!(err.message, "deployments.apps \"nope\" not found");
+    assert_eq!(replicas(&deployments.get("web").await.unwrap()), Some(7));
 }
 
 #[tokio::test]

@@ -292,6 +292,31 @@ fn kubectl_apply_patch_diff_edit_delete() {
     ]);
     assert_eq!(served.get("deployment/web")["status"]["replicas"], 6);
 
+    // kubectl scale: a merge patch of the Scale, then (with
+    // --current-replicas) a get and an update of it with its
+    // resourceVersion.
+    let generation = served.get("deployment/web")["metadata"]["generation"].as_i64().unwrap();
+    assert!(served.ok(&["scale", "deployment/web", "--replicas=3"]).contains("deployment.apps/web scaled"));
+    let scaled = served.get("deployment/web");
+    assert_eq!(
+        (scaled["spec"]["replicas"].as_i64(), scaled["metadata"]["generation"].as_i64()),
+        (Some(3), Some(generation + 1))
+    );
+    let (method, code, content_type, body) = served.writes().pop().unwrap();
+    assert_eq!((method.as_str(), code, content_type.as_str()), ("PATCH", 200, "application/merge-patch+json"));
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), json!({"spec": {"replicas": 3}}));
+    served.ok(&["scale", "deployment/web", "--current-replicas=3", "--replicas=2"]);
+    assert_eq!(served.writes().pop().unwrap().0, "PUT");
+    let err = served.fails(&["scale", "deployment/web", "--current-replicas=3", "--replicas=1"], None);
+    assert!(err.contains("Expected replicas to be 3, was 2"), "{err}");
+    let scale: Value =
+        serde_json::from_str(&served.ok(&["get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"]))
+            .unwrap();
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["spec"]["replicas"], 2);
+    assert_eq!(scale["status"], json!({"replicas": 6, "selector": "app=web"}));
+    assert_eq!(scale["metadata"]["resourceVersion"], served.get("deployment/web")["metadata"]["resourceVersion"]);
+
     // Server-side apply by two managers, on an object of its own: the
     // conflict in the server's words, then forced; each object is the
     // engine's for the same inputs.
@@ -344,7 +369,9 @@ spec:
   - name: v1
     served: true
     storage: true
-    subresources: {status: {}}
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
     schema:
       openAPIV3Schema:
         type: object
@@ -401,6 +428,9 @@ fn kubectl_with_a_custom_resource() {
     assert_eq!(after["spec"]["replicas"], 3);
     assert_eq!(after["spec"].get("unknown"), None, "pruned by the schema");
     assert_eq!(after["metadata"]["generation"], 3);
+    // kubectl scale, through the scale the CRD declares.
+    assert!(served.ok(&["scale", "backend/b", "--replicas=5"]).contains("backend.example.com/b scaled"));
+    assert_eq!(served.get("backend/b")["spec"]["replicas"], 5);
     served.ok(&["delete", "-f", &served.write("crd2.yaml", CRD)]);
     let err = served.fails(&["get", "backends"], None);
     // (kubectl's discovery cache still names the resource: the list is 404.)

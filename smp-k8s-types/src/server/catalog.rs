@@ -39,6 +39,8 @@ pub struct ResourceType {
     /// A `status` subresource: writes to the main resource keep the
     /// status, writes to `/status` keep everything else.
     pub status_subresource: bool,
+    /// A `scale` subresource: where its replicas and selector live.
+    pub scale: Option<super::scale::ScalePaths>,
     /// The CRD serves this version and it is the storage version (custom
     /// resources only): the version objects are stored in.
     pub storage: bool,
@@ -108,6 +110,7 @@ impl Catalog {
                 namespaced: names::namespaced(kind),
                 short_names: names::short_names(kind).iter().map(|s| s.to_string()).collect(),
                 status_subresource: has_field(&shape, "status"),
+                scale: super::scale::built_in(names::group_of(api_version), &names::plural(kind)),
                 schema: KindSchema::BuiltIn(shape),
                 storage: true,
                 ssa: None,

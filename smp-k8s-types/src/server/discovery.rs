@@ -102,6 +102,17 @@ fn entries(r: &ResourceType) -> Vec<Value> {
             "verbs": ["get", "patch", "update"],
         }));
     }
+    if r.scale.is_some() {
+        out.push(json!({
+            "name": format!("{}/scale", r.plural),
+            "singularName": "",
+            "namespaced": r.namespaced,
+            "group": "autoscaling",
+            "version": "v1",
+            "kind": "Scale",
+            "verbs": ["get", "patch", "update"],
+        }));
+    }
     out
 }
 

@@ -48,6 +48,7 @@ mod openapi;
 mod patch;
 mod prune;
 mod route;
+mod scale;
 mod selector;
 mod status;
 mod store;
@@ -57,6 +58,7 @@ pub use catalog::{KindSchema, ResourceType};
 pub use clock::{Clock, Uids};
 pub use fault::{Action, Fault, LoggedRequest};
 pub use http::{ResponseBody, ServerService};
+pub use scale::{ScalePaths, SelectorSource};
 pub use status::ApiError;
 
 use catalog::Catalog;

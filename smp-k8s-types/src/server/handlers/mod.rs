@@ -1,6 +1,7 @@
 //! One request: faults first, then the route's handler, then the log.
 
 mod read;
+mod scale;
 mod write;
 
 use super::catalog::ResourceType;
@@ -228,7 +229,13 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
         return Err(ApiError::no_route());
     }
     let sub = target.subresource.as_deref();
-    if sub.is_some() && !(sub == Some("status") && resource.status_subresource) {
+    let served = match sub {
+        None => true,
+        Some("status") => resource.status_subresource,
+        Some("scale") => resource.scale.is_some(),
+        Some(_) => false,
+    };
+    if !served {
         return Err(ApiError::no_route());
     }
     let from_agent = call.user_agent.split('/').next().unwrap_or_default();
@@ -250,6 +257,12 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
         }
         ("GET", None) => read::list(&ctx),
         (_, Some(_)) | ("POST", None) if needs_namespace => Err(ApiError::no_route()),
+        (method, Some(name)) if sub == Some("scale") => match method {
+            "GET" => scale::get(&ctx, name),
+            "PUT" => scale::update(&ctx, name, body()?),
+            "PATCH" => scale::patch(&ctx, name, &call.content_type, &call.body),
+            _ => Err(ApiError::method_not_allowed(&ctx.resource, &method.to_ascii_lowercase())),
+        },
         ("GET", Some(name)) => read::get(&ctx, name),
         ("POST", None) => write::create(&ctx, body()?),
         ("PUT", Some(name)) => write::update(&ctx, name, body()?, sub),

@@ -19,7 +19,7 @@ const SYSTEM_FIELDS: &[&str] =
 
 /// Where a write's `managedFields` come from.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Managed {
+pub(super) enum Managed {
     /// A create, update or non-apply patch: the field manager records
     /// what the request's manager changed.
     Update,
@@ -74,7 +74,7 @@ fn check_fields(ctx: &Ctx<'_>, object: &mut Value) -> Result<Vec<String>, ApiErr
     }
 }
 
-fn reply(code: u16, body: Value, warnings: Vec<String>) -> Reply {
+pub(super) fn reply(code: u16, body: Value, warnings: Vec<String>) -> Reply {
     Reply::Json { code, body, warnings, retry_after: None }
 }
 
@@ -302,7 +302,7 @@ fn apply_patch(ctx: &Ctx<'_>, name: &str, body: &[u8], sub: Option<&str>) -> Res
 /// fields, what the subresource may change, the metadata the server owns,
 /// the generation, and the end of a deletion waiting on finalizers. A
 /// write that changes nothing is not written (the resourceVersion stays).
-fn commit(
+pub(super) fn commit(
     ctx: &Ctx<'_>,
     state: &mut State,
     name: &str,
