@@ -18,6 +18,12 @@ pub struct Conflict {
 }
 
 impl Conflict {
+    /// The other manager as the updater knows it: the identifier of a
+    /// `managedFields` entry, or the name given to an [`super::Updater`].
+    pub fn identifier(&self) -> &str {
+        &self.identifier
+    }
+
     pub(crate) fn new(identifier: &str, path: Path) -> Self {
         Conflict {
             manager: ManagerId::parse(identifier).manager,

@@ -228,6 +228,15 @@ impl Set {
         self.child(pe).unwrap_or(&EMPTY)
     }
 
+    /// The paths that are not a prefix of another path of the set
+    /// (`Leaves`).
+    pub fn leaves(&self) -> Set {
+        let members = self.members.iter().filter(|m| find_child(&self.children, m).is_err()).cloned().collect();
+        let children =
+            self.children.iter().map(|(pe, c)| (pe.clone(), c.leaves())).filter(|(_, c)| !c.is_empty()).collect();
+        Set { members, children }
+    }
+
     /// The paths in either set.
     pub fn union(&self, other: &Set) -> Set {
         let members = merge_sorted(&self.members, &other.members, |a, b| a.compare(b), true, true, true);

@@ -13,10 +13,13 @@ use std::collections::BTreeMap;
 /// A manager's fields: the set, the apiVersion it was written at, and
 /// whether it came from an apply.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct VersionedSet {
-    pub(crate) set: Set,
-    pub(crate) api_version: String,
-    pub(crate) applied: bool,
+pub struct VersionedSet {
+    /// The fields.
+    pub set: Set,
+    /// The apiVersion the manager wrote them at.
+    pub api_version: String,
+    /// Whether an apply wrote them.
+    pub applied: bool,
 }
 
 /// The managers of an object: identifier → fields, identifier → time.

@@ -10,7 +10,7 @@ use super::fieldpath::{PathElement, Set};
 use super::managed::{self, Managed, ManagerId, VersionedSet};
 use super::time::Time;
 use super::typed::{to_field_set, validate};
-use super::updater::{Failure, Updater};
+use super::updater::Updater;
 use super::{Error, Resource};
 use serde_json::{Map, Value};
 
@@ -89,13 +89,6 @@ fn uid_of(obj: &Value) -> &str {
     obj.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).unwrap_or("")
 }
 
-fn message(f: Failure) -> Error {
-    match f {
-        Failure::Conflicts(c) => Error::Conflicts(Conflicts(c)),
-        Failure::Message(m) => Error::Invalid(m),
-    }
-}
-
 impl Op<'_, '_> {
     fn updater(&self) -> Updater<'_> {
         Updater { schema: self.res.schema, root: self.res.root }
@@ -129,8 +122,8 @@ impl Op<'_, '_> {
         typed(live, "live")?;
         const SELF: &str = "current-operation";
         self.updater().update(live, new, version, &mut managed.fields, SELF).map_err(|f| match f {
-            Failure::Message(m) => Error::Invalid(format!("failed to update ManagedFields ({}): {m}", gvknn(new))),
-            other => message(other),
+            Error::Invalid(m) => Error::Invalid(format!("failed to update ManagedFields ({}): {m}", gvknn(new))),
+            other => other,
         })?;
         strip(&mut managed.fields, SELF);
         if let Some(vs) = managed.fields.remove(SELF) {
@@ -173,7 +166,7 @@ impl Op<'_, '_> {
             return Err(Error::Invalid(format!("failed to create typed live object ({}): {errs}", gvknn(live))));
         }
         let version = self.res.api_version.as_str();
-        let merged = self.updater().apply(live, applied, version, &mut managed.fields, &id, force).map_err(message)?;
+        let merged = self.updater().apply(live, applied, version, &mut managed.fields, &id, force)?;
         strip(&mut managed.fields, &id);
         Ok(match merged {
             Some(obj) => {

@@ -12,6 +12,9 @@
 //! - [`DerivedSchema`]: the schema of a custom resource whose `spec` is a
 //!   `#[derive(StrategicMerge)]` type, from its `#[patch]` attributes, and
 //!   [`apply_typed`], an apply of a typed object under it;
+//! - [`Updater`]: structured-merge-diff's updater on its own, on field
+//!   sets kept apart from the object; [`Schema::from_structured_merge_diff`]
+//!   reads that library's own schema format;
 //! - [`fieldpath`]: field paths and sets, [`fieldsv1`]: their `FieldsV1`
 //!   encoding.
 //!
@@ -70,6 +73,7 @@ pub use fieldpath::{Path, PathElement, Set};
 pub use schema::{Relationship, Scalar, Schema, SchemaError, TypeRef};
 pub use time::Time;
 pub use typed::{ValidationError, ValidationErrors};
+pub use updater::{ManagedFields, Updater, VersionedSet};
 
 use serde_json::{Map, Value};
 

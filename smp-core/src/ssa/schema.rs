@@ -18,6 +18,8 @@
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
+mod smd;
+
 /// Names of the types the reference adds to every schema.
 pub(crate) const UNTYPED_ATOMIC: &str = "__untyped_atomic_";
 pub(crate) const UNTYPED_DEDUCED: &str = "__untyped_deduced_";

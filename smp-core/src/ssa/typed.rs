@@ -405,6 +405,59 @@ pub(crate) fn remove_items(schema: &Schema, tr: TypeRef, v: &Value, to_remove: &
     Value::Null
 }
 
+/// `ExtractItems`: only the fields of `to_extract` (and, under a path that
+/// is a member, the whole value there; atomic values whole), `null` where
+/// nothing is left.
+pub(crate) fn extract_items(schema: &Schema, tr: TypeRef, v: &Value, to_extract: &Set) -> Value {
+    let Ok(r) = schema.resolve(tr) else { return Value::Null };
+    let r: Resolved = r.deduce(Some(v));
+    if let Some((m, rel)) = r.map {
+        let Value::Object(obj) = v else { return Value::Null };
+        if obj.is_empty() || rel == Relationship::Atomic {
+            return v.clone();
+        }
+        let mut out = Map::new();
+        for (k, child) in obj {
+            let pe = PathElement::Field(k.clone());
+            let ctr = m.type_of(k);
+            let val = if to_extract.has_member(&pe) {
+                // The reference passes the whole set on here, not the
+                // paths below the field.
+                ctr.map_or(Value::Null, |t| extract_items(schema, t, child, to_extract))
+            } else {
+                let sub = to_extract.with_prefix(&pe);
+                if sub.is_empty() {
+                    continue;
+                }
+                ctr.map_or(Value::Null, |t| extract_items(schema, t, child, sub))
+            };
+            out.insert(k.clone(), val);
+        }
+        return if out.is_empty() { Value::Null } else { Value::Object(out) };
+    }
+    if r.scalar.is_some() {
+        return v.clone();
+    }
+    if let Some((l, rel)) = r.list {
+        let Value::Array(items) = v else { return Value::Null };
+        if items.is_empty() || rel == Relationship::Atomic {
+            return v.clone();
+        }
+        let mut out = Vec::new();
+        for item in items {
+            let pe = list_item_element(schema, l, rel, item).unwrap_or(PathElement::Index(-1));
+            let sub = to_extract.with_prefix(&pe);
+            if !sub.is_empty() {
+                out.push(extract_items(schema, l.element, item, sub));
+            } else if to_extract.has_member(&pe) {
+                out.push(item.clone());
+            }
+        }
+        return if out.is_empty() { Value::Null } else { Value::Array(out) };
+    }
+    Value::Null
+}
+
 /// `ReconcileFieldSetWithSchema`: a set that owns the root of every atomic
 /// list or map it reaches into, in place of the fields below it (after a
 /// schema change); `None` when nothing changes.

@@ -1,33 +1,69 @@
 //! structured-merge-diff's `merge.Updater`: an apply (merge, prune of what
 //! the applier no longer applies, conflicts with other managers) and an
-//! update (ownership of what changed), over one schema and one version.
+//! update (ownership of what changed), over one schema, on field sets that
+//! are kept apart from the object (no `metadata.managedFields`, no time
+//! stamps: that bookkeeping is the field manager's, [`super::apply`]).
+//! Versions are labels: objects are never converted between them.
 
+use super::Error;
 use super::compare::{Comparison, compare};
-use super::conflicts::Conflict;
+use super::conflicts::{Conflict, Conflicts};
 use super::fieldpath::Set;
-use super::managed::VersionedSet;
+pub use super::managed::VersionedSet;
 use super::merge::merge;
 use super::schema::{Schema, TypeRef};
-use super::typed::{ensure_named_fields_are_members, reconcile_with_schema, remove_items, to_field_set};
+use super::typed::{
+    ValidationErrors, ensure_named_fields_are_members, extract_items, reconcile_with_schema, remove_items,
+    to_field_set, validate,
+};
 use super::value::equals;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub(crate) type Fields = BTreeMap<String, VersionedSet>;
+/// The managers of an object and their fields (`fieldpath.ManagedFields`).
+pub type ManagedFields = BTreeMap<String, VersionedSet>;
+pub(crate) type Fields = ManagedFields;
 
-/// Why an updater step failed.
-#[derive(Debug)]
-pub(crate) enum Failure {
-    Conflicts(Vec<Conflict>),
-    Message(String),
-}
-
-pub(crate) struct Updater<'s> {
+/// An apply or an update of one type of a schema, on the managers' field
+/// sets (`merge.Updater`).
+#[derive(Clone, Copy, Debug)]
+pub struct Updater<'s> {
     pub(crate) schema: &'s Schema,
     pub(crate) root: TypeRef,
 }
 
-impl Updater<'_> {
+impl<'s> Updater<'s> {
+    /// An updater of objects of type `root`.
+    pub fn new(schema: &'s Schema, root: TypeRef) -> Self {
+        Updater { schema, root }
+    }
+
+    /// Whether `obj` is a value of the type (`typed.AsTyped`): appliers may
+    /// not repeat a list key or a set value, updaters may
+    /// (`allow_duplicates`).
+    pub fn validate(&self, obj: &Value, allow_duplicates: bool) -> Result<(), ValidationErrors> {
+        let errs = validate(self.schema, self.root, obj, allow_duplicates);
+        if errs.is_empty() { Ok(()) } else { Err(errs) }
+    }
+
+    /// The fields of `obj` (`TypedValue.ToFieldSet`).
+    pub fn field_set(&self, obj: &Value) -> Set {
+        to_field_set(self.schema, self.root, obj)
+    }
+
+    /// The part of `obj` that `fields` name (`TypedValue.ExtractItems`):
+    /// given a manager's [`Set::leaves`], what it set.
+    pub fn extract(&self, obj: &Value, fields: &Set) -> Value {
+        extract_items(self.schema, self.root, obj, fields)
+    }
+
+    /// `rhs` merged into `lhs` as an apply merges (`TypedValue.Merge`).
+    pub fn merge(&self, lhs: &Value, rhs: &Value) -> Result<Value, Error> {
+        merge(self.schema, self.root, Some(lhs), Some(rhs))
+            .map(Option::unwrap_or_default)
+            .map_err(|e| Error::Invalid(e.to_string()))
+    }
+
     /// Managers whose fields reach into atomic values own the atomic root
     /// instead (after a schema change).
     fn reconcile(&self, managers: &mut Fields) {
@@ -47,9 +83,9 @@ impl Updater<'_> {
         managers: &mut Fields,
         workflow: &str,
         force: bool,
-    ) -> Result<Comparison, Failure> {
+    ) -> Result<Comparison, Error> {
         let cmp = compare(self.schema, self.root, old, new)
-            .map_err(|e| Failure::Message(format!("failed to compare objects: {e}")))?;
+            .map_err(|e| Error::Invalid(format!("failed to compare objects: {e}")))?;
         let changed = cmp.modified.union(&cmp.added);
         let mut conflicts: Vec<(String, Set)> = Vec::new();
         for (m, vs) in managers.iter() {
@@ -66,7 +102,7 @@ impl Updater<'_> {
                 .iter()
                 .flat_map(|(m, s)| s.iter_paths().into_iter().map(move |p| Conflict::new(m, p)))
                 .collect();
-            return Err(Failure::Conflicts(list));
+            return Err(Error::Conflicts(Conflicts(list)));
         }
         for (m, c) in &conflicts {
             if let Some(vs) = managers.get_mut(m) {
@@ -84,15 +120,17 @@ impl Updater<'_> {
         Ok(cmp)
     }
 
-    /// `Updater.Update`: the manager owns what it changed.
-    pub(crate) fn update(
+    /// `Updater.Update`: a write of `new` over `live` at `version`; the
+    /// manager owns what it changed, the other managers lose it. Both
+    /// objects must be values of the type ([`Updater::validate`]).
+    pub fn update(
         &self,
         live: &Value,
         new: &Value,
         version: &str,
-        managers: &mut Fields,
+        managers: &mut ManagedFields,
         manager: &str,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Error> {
         self.reconcile(managers);
         let cmp = self.update_managers(live, new, managers, manager, true)?;
         let own = managers.get(manager).map(|vs| vs.set.clone()).unwrap_or_default();
@@ -106,20 +144,24 @@ impl Updater<'_> {
         Ok(())
     }
 
-    /// `Updater.Apply`: the merged object (`None` when it equals the live
-    /// one), and the managers with the applier's new set.
-    pub(crate) fn apply(
+    /// `Updater.Apply`: `config` applied by `manager` at `version` over
+    /// `live` (`null`: no object yet). Returns the merged object (`None`
+    /// when it equals the live one) and leaves the managers with the
+    /// applier's new set; on conflicts (unless `force`) the managers are
+    /// left as they were. Both objects must be values of the type
+    /// ([`Updater::validate`]).
+    pub fn apply(
         &self,
         live: &Value,
         config: &Value,
         version: &str,
-        managers: &mut Fields,
+        managers: &mut ManagedFields,
         manager: &str,
         force: bool,
-    ) -> Result<Option<Value>, Failure> {
+    ) -> Result<Option<Value>, Error> {
         self.reconcile(managers);
         let merged = merge(self.schema, self.root, Some(live), Some(config))
-            .map_err(|e| Failure::Message(format!("failed to merge config: {e}")))?
+            .map_err(|e| Error::Invalid(format!("failed to merge config: {e}")))?
             .unwrap_or(Value::Null);
         let last = managers.get(manager).cloned();
         let set = to_field_set(self.schema, self.root, config);
