@@ -528,6 +528,9 @@ pub(crate) fn diff(
     if fields.len() == 1 && !replaced {
         return Ok(None);
     }
+    if o.is_empty() && !emit.additions {
+        return Ok(Some(ListDiff::default()));
+    }
     let directive = Value::Array(fields.iter().map(|f| Value::String(f.clone())).collect());
     let keyed = |e: &Map<String, Value>| {
         let mut out = Map::new();
@@ -565,18 +568,31 @@ pub(crate) fn diff(
     let order_same = o_ids == m_ids;
     let changed = !patch.is_empty();
     if emit.deletions {
-        for (i, id) in o_ids.iter().enumerate() {
-            if !in_modified.contains_key(id) {
-                let mut e = keyed(&as_map(&o[i]));
-                e.insert(PATCH.to_string(), Value::String("delete".into()));
-                patch.push(Value::Object(e));
-            }
+        // In the order of their keys, as the reference's merge walk over
+        // the sorted lists finds them.
+        let mut deleted: Vec<(Vec<Option<String>>, usize)> = (o_ids.iter().enumerate())
+            .filter(|(_, id)| !in_modified.contains_key(id))
+            .map(|(i, _)| (sort_key(&as_map(&o[i]), &fields), i))
+            .collect();
+        deleted.sort();
+        for (_, i) in deleted {
+            let mut e = keyed(&as_map(&o[i]));
+            e.insert(PATCH.to_string(), Value::String("delete".into()));
+            patch.push(Value::Object(e));
         }
     }
-    let emit_order = emit.set_element_order
+    // As the reference, a list that was empty is sent whole, with no order.
+    let emit_order = !o.is_empty()
+        && emit.set_element_order
         && ((emit.additions && (changed || !order_same)) || (emit.deletions && !patch.is_empty()));
     let order = if emit_order { m.iter().map(|e| Value::Object(keyed(&as_map(e)))).collect() } else { Vec::new() };
     Ok(Some(ListDiff { patch, order, whole: false }))
+}
+
+/// What the reference sorts a keyed list by, field by field: each
+/// field's `%v` text, an absent field first.
+fn sort_key(m: &Map<String, Value>, fields: &[String]) -> Vec<Option<String>> {
+    fields.iter().map(|f| m.get(f).map(fmt_v)).collect()
 }
 
 /// The identities of a list's elements; `None` when one is not an object
