@@ -204,7 +204,8 @@ pub enum Presence {
 
 /// A field's value behind its type's vtable: the steps of diff and apply
 /// are compiled once per field type, and a struct's table only says where
-/// each field is.
+/// each field is. (Its methods are not named `diff` and `apply`, which
+/// rustc would list beside [`crate::StrategicMerge`]'s for a type without it.)
 pub trait FieldValue: Any {
     /// Serialises to JSON `null`.
     fn is_null(&self) -> bool;
@@ -227,7 +228,7 @@ pub trait FieldValue: Any {
     /// Adds to `patch` what turns the field value `old` into `new`; `self`
     /// is `new` when `self_is_new`, else `old`, and `other` the other side,
     /// a value of the same type (`None`: absent from the JSON).
-    fn diff(
+    fn diff_field(
         &self,
         self_is_new: bool,
         other: Option<&dyn FieldValue>,
@@ -238,7 +239,7 @@ pub trait FieldValue: Any {
 
     /// Applies the field's patch entries to the value (`present`: the JSON
     /// has it); false when the field is gone and takes its missing value.
-    fn apply(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool>;
+    fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool>;
 
     /// Sets the value a field of this type takes when its key is absent
     /// from the JSON (the type's own rule).
@@ -295,7 +296,7 @@ impl<T: Walk> FieldValue for T {
         self.__quiet_if_equal(field)
     }
 
-    fn diff(
+    fn diff_field(
         &self,
         self_is_new: bool,
         other: Option<&dyn FieldValue>,
@@ -308,7 +309,7 @@ impl<T: Walk> FieldValue for T {
         T::__diff_field(old, new, field, patch, opts)
     }
 
-    fn apply(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+    fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         let outcome = T::__apply_field(present.then_some(&mut *self), patch, field)?;
         Ok(store(self, outcome))
     }
@@ -377,7 +378,7 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
         false
     }
 
-    fn diff(
+    fn diff_field(
         &self,
         self_is_new: bool,
         other: Option<&dyn FieldValue>,
@@ -390,7 +391,7 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
         fallback::diff_field_json(old, new, field, patch, opts)
     }
 
-    fn apply(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+    fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         let outcome = fallback::apply_field_json(present.then_some(&mut self.0), patch, field)?;
         Ok(store(&mut self.0, outcome))
     }
@@ -470,7 +471,7 @@ impl<S> FieldOps<S> {
             return Ok(());
         }
         let present = !removed && self.value(s).is_some();
-        if (self.get_mut)(s).apply(present, patch, &self.field)? {
+        if (self.get_mut)(s).apply_field(present, patch, &self.field)? {
             return Ok(());
         }
         self.remove(s)
@@ -613,8 +614,8 @@ pub(crate) fn diff_fields<S>(
                 if quiet(i).is_some_and(|f| {
                     (equal || (!new.by_field() && new.same(old))) && (!f.sets || new.quiet_if_equal(&ops.field))
                 }) => {}
-            (old, Some(new)) => new.diff(true, old, &ops.field, &mut patch, opts)?,
-            (Some(old), None) => old.diff(false, None, &ops.field, &mut patch, opts)?,
+            (old, Some(new)) => new.diff_field(true, old, &ops.field, &mut patch, opts)?,
+            (Some(old), None) => old.diff_field(false, None, &ops.field, &mut patch, opts)?,
         }
     }
     fallback::finish_diff(&mut patch, retain, removed);
