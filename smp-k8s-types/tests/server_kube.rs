@@ -371,6 +371,43 @@ async fn the_scale_subresource_reads_and_writes_replicas() {
     assert_eq!(replicas(&deployments.get("web").await.unwrap()), Some(7));
 }
 
+/// Protobuf bodies the server cannot decode: 400 for bytes that are not a
+/// Kubernetes protobuf object, 415 with the server's message for a custom
+/// resource (which takes JSON and YAML only), never a panic.
+#[tokio::test]
+async fn protobuf_bodies_it_cannot_decode_are_refused() {
+    let server = Server::new();
+    install_crd(&server).await;
+    let client = server.client();
+    let post = |path: &str, body: &[u8]| {
+        http::Request::post(path)
+            .header("content-type", "application/vnd.kubernetes.protobuf")
+            .header("accept", "application/json")
+            .body(body.to_vec())
+            .unwrap()
+    };
+    let err = client.request_text(post("/api/v1/namespaces/default/configmaps", b"{}")).await.unwrap_err();
+    let status = api_error(err);
+    assert_eq!((status.code, status.reason.as_str()), (400, "BadRequest"));
+    assert!(
+        status.message.starts_with("error decoding the body: provided data does not appear to be a protobuf message"),
+        "{}",
+        status.message
+    );
+    // `k8s\0`, then a runtime.Unknown whose raw object is cut short.
+    let cut = b"k8s\0\x0a\x0f\x0a\x02v1\x12\x09ConfigMap\x12\x05\x0a\x03\x0a\x05x";
+    let status = api_error(client.request_text(post("/api/v1/namespaces/default/configmaps", cut)).await.unwrap_err());
+    assert_eq!(status.message, "error decoding the body: metadata: unexpected EOF");
+    let status = api_error(
+        client.request_text(post("/apis/example.com/v1/namespaces/default/counters", b"k8s\0")).await.unwrap_err(),
+    );
+    assert_eq!((status.code, status.reason.as_str()), (415, "UnsupportedMediaType"));
+    assert_eq!(
+        status.message,
+        "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml"
+    );
+}
+
 #[tokio::test]
 async fn unknown_fields_warn_or_fail_as_field_validation_says() {
     let server = Server::new();

@@ -436,3 +436,58 @@ fn kubectl_with_a_custom_resource() {
     // (kubectl's discovery cache still names the resource: the list is 404.)
     assert!(err.contains("the server could not find the requested resource"), "{err}");
 }
+
+/// kubectl's typed `create` commands send protobuf: each object the server
+/// stores is the JSON kubectl itself prints for the same command
+/// (`--dry-run=client -o json`, Go's encoding of the object it sent), less
+/// the server's metadata and the status a create resets.
+#[test]
+fn kubectl_create_sends_protobuf() {
+    if kubectl_missing() {
+        return;
+    }
+    let served = Served::start("protobuf");
+    let commands: &[&[&str]] = &[
+        &["configmap", "cm", "--from-literal=a=1", "--from-literal=b=2"],
+        &["secret", "generic", "pw", "--from-literal=password=s3cret"],
+        &["deployment", "web", "--image=nginx", "--replicas=0", "--port=80"],
+        &["service", "clusterip", "svc", "--tcp=80:8080"],
+        &["namespace", "team"],
+        &["serviceaccount", "robot"],
+        &["role", "reader", "--verb=get,list", "--resource=pods"],
+        &["rolebinding", "reads", "--role=reader", "--user=ann"],
+        &["quota", "q", "--hard=cpu=1500m,memory=1Gi,pods=4"],
+        &["priorityclass", "high", "--value=1000", "--description=urgent"],
+        &["poddisruptionbudget", "pdb", "--selector=app=web", "--min-available=50%"],
+        &["ingress", "ing", "--rule=example.com/api*=svc:80"],
+        &["cronjob", "nightly", "--image=busybox", "--schedule=0 3 * * *"],
+    ];
+    let without_server_fields = |mut object: Value| {
+        let meta = object["metadata"].as_object_mut().unwrap();
+        for field in ["uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "namespace"] {
+            meta.remove(field);
+        }
+        object.as_object_mut().unwrap().remove("status");
+        object
+    };
+    for command in commands {
+        let create: Vec<&str> = [&["create"][..], command].concat();
+        let printed: Value =
+            serde_json::from_str(&served.ok(&[&create[..], &["--dry-run=client", "-o", "json"]].concat())).unwrap();
+        served.ok(&create);
+        let (method, code, content_type, _) = served.writes().pop().unwrap();
+        assert_eq!(
+            (method.as_str(), code, content_type.as_str()),
+            ("POST", 201, "application/vnd.kubernetes.protobuf")
+        );
+        let kind = printed["kind"].as_str().unwrap().to_ascii_lowercase();
+        let name = printed["metadata"]["name"].as_str().unwrap();
+        let stored = served.get(&format!("{kind}/{name}"));
+        assert_eq!(without_server_fields(stored), without_server_fields(printed), "kubectl create {command:?}");
+    }
+    // Zero replicas (a pointer in Go) are kept, not omitted.
+    assert_eq!(served.get("deployment/web")["spec"]["replicas"], 0);
+    // kubectl scale on the created deployment.
+    served.ok(&["scale", "deployment/web", "--replicas=2"]);
+    assert_eq!(served.get("deployment/web")["spec"]["replicas"], 2);
+}

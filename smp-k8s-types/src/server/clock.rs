@@ -88,9 +88,16 @@ fn format_uuid(v: u128) -> String {
 /// `2024-05-01T12:00:00Z`.
 pub fn rfc3339(t: SystemTime) -> String {
     let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest / 60 % 60, rest % 60)
+    rfc3339_at(i64::try_from(secs).unwrap_or(i64::MAX), None)
+}
+
+/// `2024-05-01T12:00:00Z` for seconds since 1970, or with microseconds
+/// `2024-05-01T12:00:00.000001Z` (`metav1.MicroTime`).
+pub fn rfc3339_at(seconds: i64, micros: Option<u32>) -> String {
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let fraction = micros.map(|us| format!(".{us:06}")).unwrap_or_default();
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{fraction}Z", rest / 3600, rest / 60 % 60, rest % 60)
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard

@@ -46,6 +46,7 @@ mod http;
 mod object;
 mod openapi;
 mod patch;
+mod protobuf;
 mod prune;
 mod route;
 mod scale;

@@ -10,7 +10,7 @@ use super::route::{self, Route, Target};
 use super::status::ApiError;
 use super::store::Key;
 use super::watch::{self, WatchStream};
-use super::{Shared, State, discovery, lock, openapi};
+use super::{Shared, State, discovery, lock, openapi, protobuf};
 use bytes::Bytes;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -248,9 +248,7 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
     let ctx = Ctx { shared, namespace: target.namespace.clone().unwrap_or_default(), resource, query, manager };
     // An object of a namespaced resource is named with its namespace.
     let needs_namespace = ctx.resource.namespaced && target.namespace.is_none();
-    let body = || -> Result<Value, ApiError> {
-        serde_json::from_slice(&call.body).map_err(|e| ApiError::bad_request(format!("error decoding the body: {e}")))
-    };
+    let body = || -> Result<Value, ApiError> { decode_body(&ctx.resource, &call.content_type, &call.body) };
     match (call.method.as_str(), target.name.as_deref()) {
         ("GET", None) if query.get("watch").is_some_and(|w| w == "true" || w == "1") => {
             watch::open(&ctx).map(|s| Reply::Watch(Box::new(s)))
@@ -271,4 +269,29 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
         ("DELETE", None) => write::delete_collection(&ctx),
         (method, _) => Err(ApiError::method_not_allowed(&ctx.resource, &method.to_ascii_lowercase())),
     }
+}
+
+/// The media types of bodies (other than patches) a resource accepts, as
+/// the 415 lists them: custom resources take no protobuf.
+fn body_types(resource: &ResourceType) -> Vec<&'static str> {
+    let mut types = vec!["application/json", "application/yaml"];
+    if !resource.is_custom() {
+        types.push(protobuf::MEDIA_TYPE);
+    }
+    types
+}
+
+/// A create's or update's body: JSON, or protobuf decoded into the JSON
+/// the server's JSON shows for the same object.
+fn decode_body(resource: &ResourceType, content_type: &str, body: &[u8]) -> Result<Value, ApiError> {
+    if protobuf::is_protobuf(content_type) {
+        if resource.is_custom() {
+            return Err(ApiError::unsupported_media_type(&body_types(resource)));
+        }
+        return protobuf::decode(body).map_err(|e| match e {
+            protobuf::Error::UnknownKind { .. } => ApiError::unsupported_media_type(&body_types(resource)),
+            protobuf::Error::Malformed(e) => ApiError::bad_request(format!("error decoding the body: {e}")),
+        });
+    }
+    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding the body: {e}")))
 }
