@@ -491,3 +491,97 @@ fn kubectl_create_sends_protobuf() {
     served.ok(&["scale", "deployment/web", "--replicas=2"]);
     assert_eq!(served.get("deployment/web")["spec"]["replicas"], 2);
 }
+
+/// The words of `kubectl get`'s table: its header and rows, split on runs
+/// of spaces.
+fn table_lines(out: &str) -> Vec<Vec<String>> {
+    out.lines().map(|l| l.split("   ").map(str::trim).filter(|w| !w.is_empty()).map(str::to_string).collect()).collect()
+}
+
+/// `kubectl get` prints the columns kube-apiserver's printers give each
+/// kind (the server answers the Table kubectl asks for), `-o wide` the
+/// priority-1 columns too, a custom resource its CRD's
+/// `additionalPrinterColumns`, and `--watch` one row per change.
+#[test]
+fn kubectl_get_prints_the_servers_tables() {
+    if kubectl_missing() {
+        return;
+    }
+    let served = Served::start("tables");
+    served.ok(&["apply", "-f", &served.write("d.yaml", &deployment_yaml(2, "app:1", &[], true))]);
+    served.ok(&["create", "configmap", "cm", "--from-literal=a=1", "--from-literal=b=2"]);
+    served.ok(&["create", "service", "nodeport", "svc", "--tcp=80:8080", "--node-port=30080"]);
+    served.ok(&["create", "role", "reader", "--verb=get", "--resource=pods"]);
+    served.ok(&["create", "rolebinding", "reads", "--role=reader", "--user=ann", "--serviceaccount=default:robot"]);
+    served.ok(&["create", "job", "once", "--image=busybox"]);
+
+    let deploy = table_lines(&served.ok(&["get", "deployments"]));
+    assert_eq!(deploy[0], ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]);
+    assert_eq!(deploy[1][..4], ["web", "0/2", "0", "0"]);
+    let wide = table_lines(&served.ok(&["get", "deployment", "web", "-o", "wide"]));
+    assert_eq!(wide[0], ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"]);
+    assert_eq!(wide[1][5..], ["app,proxy", "app:1,envoy", "app=web"]);
+    let cm = table_lines(&served.ok(&["get", "configmap", "cm"]));
+    assert_eq!(
+        (cm[0].clone(), cm[1][..2].to_vec()),
+        (vec!["NAME".into(), "DATA".into(), "AGE".into()], vec!["cm".into(), "2".into()])
+    );
+    let svc = table_lines(&served.ok(&["get", "service", "svc", "-o", "wide"]));
+    assert_eq!(svc[0], ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"]);
+    assert_eq!(svc[1][..5], ["svc", "NodePort", "<none>", "<none>", "80:30080/TCP"]);
+    assert_eq!(svc[1][6], "app=svc");
+    let roles = table_lines(&served.ok(&["get", "roles"]));
+    assert_eq!(roles[0], ["NAME", "CREATED AT"]);
+    let created = served.get("role/reader")["metadata"]["creationTimestamp"].as_str().unwrap().to_string();
+    assert_eq!(roles[1], ["reader", &created]);
+    let bindings = table_lines(&served.ok(&["get", "rolebinding", "-o", "wide"]));
+    assert_eq!(bindings[0], ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]);
+    assert_eq!(bindings[1][..2], ["reads", "Role/reader"]);
+    assert_eq!(bindings[1][3..], ["ann", "default/robot"]);
+    let jobs = table_lines(&served.ok(&["get", "jobs"]));
+    assert_eq!(jobs[0], ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]);
+    assert_eq!(jobs[1][..3], ["once", "Running", "0/1"]);
+    let namespaces = table_lines(&served.ok(&["get", "namespaces"]));
+    assert_eq!(namespaces[0], ["NAME", "STATUS", "AGE"]);
+    assert!(namespaces[1..].iter().all(|row| row[1] == "Active"), "{namespaces:?}");
+    // A kind without a printer of its own: its name and age.
+    served.ok(&[
+        "create",
+        "-f",
+        &served.write("lr.yaml", "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr}\nspec: {limits: []}\n"),
+    ]);
+    assert_eq!(table_lines(&served.ok(&["get", "limitranges"]))[0], ["NAME", "AGE"]);
+    // --show-labels and -A read the rows' object metadata.
+    let labelled = table_lines(&served.ok(&["get", "deployments", "-A", "--show-labels"]));
+    assert_eq!(labelled[0], ["NAMESPACE", "NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "LABELS"]);
+    assert_eq!((labelled[1][0].as_str(), labelled[1][6].as_str()), ("default", "app=web"));
+
+    // A custom resource: the CRD's printer columns.
+    let crd = CRD.replace(
+        "    subresources:",
+        "    additionalPrinterColumns:\n    - {name: Replicas, type: integer, jsonPath: .spec.replicas}\n    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}\n    subresources:",
+    );
+    served.ok(&["apply", "-f", &served.write("crd.yaml", &crd)]);
+    served.ok(&["wait", "--for", "condition=Established", "crd/backends.example.com"]);
+    served.ok(&["apply", "-f", &served.write("b.yaml", &backend(3, &[("http", 80)]))]);
+    let backends = table_lines(&served.ok(&["get", "backends"]));
+    assert_eq!(backends[0], ["NAME", "REPLICAS", "AGE"]);
+    assert_eq!(backends[1][..2], ["b", "3"]);
+
+    // --watch: a row for each change, under the one header.
+    let mut watch = Command::new("kubectl")
+        .args(["get", "configmaps", "--watch", "--request-timeout=20s", "--cache-dir"])
+        .arg(served.dir.join("cache"))
+        .env("KUBECONFIG", &served.kubeconfig)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
+    let mut next = || table_lines(&lines.next().unwrap().unwrap()).remove(0);
+    assert_eq!(next(), ["NAME", "DATA", "AGE"]);
+    assert_eq!(next()[..2], ["cm", "2"]);
+    served.ok(&["create", "configmap", "more", "--from-literal=x=1"]);
+    assert_eq!(next()[..2], ["more", "1"]);
+    let _ = watch.kill();
+    let _ = watch.wait();
+}

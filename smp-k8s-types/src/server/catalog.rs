@@ -41,6 +41,9 @@ pub struct ResourceType {
     pub status_subresource: bool,
     /// A `scale` subresource: where its replicas and selector live.
     pub scale: Option<super::scale::ScalePaths>,
+    /// A CRD version's `additionalPrinterColumns` (the columns of
+    /// `kubectl get`).
+    pub printer_columns: Vec<Value>,
     /// The CRD serves this version and it is the storage version (custom
     /// resources only): the version objects are stored in.
     pub storage: bool,
@@ -111,6 +114,7 @@ impl Catalog {
                 short_names: names::short_names(kind).iter().map(|s| s.to_string()).collect(),
                 status_subresource: has_field(&shape, "status"),
                 scale: super::scale::built_in(names::group_of(api_version), &names::plural(kind)),
+                printer_columns: Vec::new(),
                 schema: KindSchema::BuiltIn(shape),
                 storage: true,
                 ssa: None,

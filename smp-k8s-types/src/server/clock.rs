@@ -100,6 +100,30 @@ pub fn rfc3339_at(seconds: i64, micros: Option<u32>) -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{fraction}Z", rest / 3600, rest / 60 % 60, rest % 60)
 }
 
+/// Seconds since 1970 of a `2024-05-01T12:00:00Z` timestamp (a fraction
+/// and an offset of `Z` only, as the server writes them).
+pub fn parse_rfc3339(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, min, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || !text.ends_with('Z') {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + min * 60 + s)
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
 /// Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
@@ -118,6 +142,15 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_read_back() {
+        for seconds in [0, 59, 951_782_400, 1_700_000_000, 4_102_444_799] {
+            assert_eq!(parse_rfc3339(&rfc3339_at(seconds, None)), Some(seconds));
+        }
+        assert_eq!(parse_rfc3339("2024-05-01T12:00:00.5Z"), Some(1_714_564_800));
+        assert_eq!(parse_rfc3339("yesterday"), None);
+    }
 
     #[test]
     fn timestamps_are_rfc3339_in_utc() {

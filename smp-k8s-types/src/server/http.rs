@@ -90,8 +90,11 @@ where
                 parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
             let user_agent =
                 parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+            let accept =
+                parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
             let call = Call {
                 user_agent,
+                accept,
                 method: parts.method.as_str().to_string(),
                 path: parts.uri.path().to_string(),
                 raw_query: parts.uri.query().unwrap_or_default().to_string(),

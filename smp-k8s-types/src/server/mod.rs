@@ -53,6 +53,7 @@ mod scale;
 mod selector;
 mod status;
 mod store;
+mod table;
 mod watch;
 
 pub use catalog::{KindSchema, ResourceType};

@@ -61,7 +61,7 @@ fn at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Value> {
 
 /// `labels.Selector.String()` of a `LabelSelector`: requirements sorted by
 /// key, values of set requirements sorted.
-fn label_selector_string(selector: &Value) -> String {
+pub(crate) fn label_selector_string(selector: &Value) -> String {
     let mut requirements: Vec<(String, String)> = Vec::new();
     if let Some(labels) = selector["matchLabels"].as_object() {
         for (k, v) in labels {
@@ -134,6 +134,7 @@ fn scale_type() -> ResourceType {
         ),
         status_subresource: false,
         scale: None,
+        printer_columns: Vec::new(),
         storage: true,
         ssa: None,
     }

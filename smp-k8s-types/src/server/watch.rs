@@ -34,6 +34,8 @@ pub struct WatchStream {
     revision: u64,
     deadline: Pin<Box<tokio::time::Sleep>>,
     bookmarks: Option<tokio::time::Interval>,
+    /// Each object as a Table (`kubectl get --watch`).
+    tables: Option<super::table::WatchTables>,
 }
 
 fn line(kind: &str, object: &Value) -> Bytes {
@@ -46,7 +48,10 @@ fn line(kind: &str, object: &Value) -> Bytes {
 /// `sendInitialEvents=true`, it starts with an ADDED event for each object
 /// there is; with one, it replays the changes since. A resourceVersion the
 /// server no longer remembers gets one ERROR event (410 Expired).
-pub fn open(ctx: &Ctx<'_>) -> Result<WatchStream, ApiError> {
+pub fn open(ctx: &Ctx<'_>, as_table: bool) -> Result<WatchStream, ApiError> {
+    let tables = as_table
+        .then(|| super::table::WatchTables::new(ctx.resource.clone(), ctx.query, &ctx.shared.clock))
+        .transpose()?;
     let (labels, fields) = super::handlers::selectors(ctx)?;
     let flag = |name: &str| ctx.query.get(name).is_some_and(|v| v == "true" || v == "1");
     let timeout =
@@ -73,6 +78,7 @@ pub fn open(ctx: &Ctx<'_>) -> Result<WatchStream, ApiError> {
         deadline: Box::pin(tokio::time::sleep(timeout)),
         bookmarks: flag("allowWatchBookmarks")
             .then(|| tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY)),
+        tables,
     };
     if initial {
         let objects: Vec<Arc<Value>> =
@@ -110,7 +116,11 @@ impl WatchStream {
     }
 
     fn show(&self, object: &Value) -> Value {
-        super::object::with_type(object, &self.api_version, &self.kind)
+        let shown = super::object::with_type(object, &self.api_version, &self.kind);
+        match &self.tables {
+            Some(tables) => tables.of(&shown),
+            None => shown,
+        }
     }
 
     fn bookmark(&self) -> Value {

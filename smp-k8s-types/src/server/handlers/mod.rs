@@ -10,7 +10,7 @@ use super::route::{self, Route, Target};
 use super::status::ApiError;
 use super::store::Key;
 use super::watch::{self, WatchStream};
-use super::{Shared, State, discovery, lock, openapi, protobuf};
+use super::{Shared, State, discovery, lock, openapi, protobuf, table};
 use bytes::Bytes;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -26,6 +26,8 @@ pub struct Call {
     pub raw_query: String,
     pub content_type: String,
     pub user_agent: String,
+    /// The `Accept` header (a Table, or JSON).
+    pub accept: String,
     pub body: Bytes,
 }
 
@@ -251,8 +253,9 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
     let body = || -> Result<Value, ApiError> { decode_body(&ctx.resource, &call.content_type, &call.body) };
     match (call.method.as_str(), target.name.as_deref()) {
         ("GET", None) if query.get("watch").is_some_and(|w| w == "true" || w == "1") => {
-            watch::open(&ctx).map(|s| Reply::Watch(Box::new(s)))
+            watch::open(&ctx, table::wanted(&call.accept)).map(|s| Reply::Watch(Box::new(s)))
         }
+        ("GET", None) if table::wanted(&call.accept) => as_table(&ctx, read::list(&ctx)?, true),
         ("GET", None) => read::list(&ctx),
         (_, Some(_)) | ("POST", None) if needs_namespace => Err(ApiError::no_route()),
         (method, Some(name)) if sub == Some("scale") => match method {
@@ -261,6 +264,9 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
             "PATCH" => scale::patch(&ctx, name, &call.content_type, &call.body),
             _ => Err(ApiError::method_not_allowed(&ctx.resource, &method.to_ascii_lowercase())),
         },
+        ("GET", Some(name)) if sub.is_none() && table::wanted(&call.accept) => {
+            as_table(&ctx, read::get(&ctx, name)?, false)
+        }
         ("GET", Some(name)) => read::get(&ctx, name),
         ("POST", None) => write::create(&ctx, body()?),
         ("PUT", Some(name)) => write::update(&ctx, name, body()?, sub),
@@ -294,4 +300,17 @@ fn decode_body(resource: &ResourceType, content_type: &str, body: &[u8]) -> Resu
         });
     }
     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding the body: {e}")))
+}
+
+/// A list's or an object's answer as the Table `kubectl get` asks for.
+fn as_table(ctx: &Ctx<'_>, reply: Reply, list: bool) -> Result<Reply, ApiError> {
+    let Reply::Json { body, .. } = reply else { return Ok(reply) };
+    let (objects, metadata) = if list {
+        let items = body["items"].as_array().cloned().unwrap_or_default();
+        (items, body["metadata"].clone())
+    } else {
+        (vec![body], serde_json::json!({}))
+    };
+    let now = table::seconds(ctx.shared.clock.now());
+    table::table(&ctx.resource, &objects, metadata, ctx.query, now).map(|t| Reply::json(200, t))
 }

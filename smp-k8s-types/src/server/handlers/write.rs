@@ -198,6 +198,10 @@ fn create_in(
     {
         map.remove("status");
     }
+    if resource.group.is_empty() && resource.plural == "namespaces" {
+        // The namespace registry starts every namespace Active.
+        object["status"] = json!({"phase": "Active"});
+    }
     let mut object = with_type(&object, &resource.api_version(), &resource.kind);
     if crd::is_crd(resource) {
         let types = crd::resource_types(&object)?;
