@@ -585,3 +585,42 @@ fn kubectl_get_prints_the_servers_tables() {
     let _ = watch.kill();
     let _ = watch.wait();
 }
+
+/// A description as `kubectl explain` wraps it, as one line of words.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `kubectl explain` reads the server's OpenAPI v3 documents: Kubernetes'
+/// schemas for built-in kinds, a CRD's own schema for its custom resources.
+#[test]
+fn kubectl_explain_reads_the_servers_schemas() {
+    if kubectl_missing() {
+        return;
+    }
+    let served = Served::start("explain");
+    let doc: Value = serde_json::from_str(&served.ok(&["get", "--raw", "/openapi/v3/apis/apps/v1"])).unwrap();
+    let replicas = &doc["components"]["schemas"]["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["replicas"];
+    let explained = served.ok(&["explain", "deployment.spec.replicas"]);
+    assert!(explained.contains("FIELD: replicas <integer>"), "{explained}");
+    assert!(words(&explained).contains(&words(replicas["description"].as_str().unwrap())), "{explained}");
+    let recursive = served.ok(&["explain", "pods.spec.containers", "--recursive"]);
+    assert!(
+        recursive.contains("livenessProbe\t<Probe>") && recursive.contains("name\t<string> -required-"),
+        "{recursive}"
+    );
+
+    let crd = CRD.replace(
+        "        type: object\n        properties:\n          spec:",
+        "        type: object\n        description: A backend of the example.\n        properties:\n          spec:",
+    );
+    let crd = crd.replace("replicas: {type: integer}", "replicas: {type: integer, description: How many copies run.}");
+    served.ok(&["apply", "-f", &served.write("crd.yaml", &crd)]);
+    served.ok(&["wait", "--for", "condition=Established", "crd/backends.example.com"]);
+    let kind = served.ok(&["explain", "backends"]);
+    assert!(kind.contains("GROUP:      example.com") && words(&kind).contains("A backend of the example."), "{kind}");
+    let field = served.ok(&["explain", "backend.spec.replicas"]);
+    assert!(field.contains("FIELD: replicas <integer>") && field.contains("How many copies run."), "{field}");
+    // metadata is the built-in ObjectMeta, as in every kind.
+    assert!(served.ok(&["explain", "backend.metadata.labels"]).contains("FIELD: labels <map[string]string>"));
+}
