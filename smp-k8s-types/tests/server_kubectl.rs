@@ -544,6 +544,33 @@ fn kubectl_get_prints_the_servers_tables() {
     let namespaces = table_lines(&served.ok(&["get", "namespaces"]));
     assert_eq!(namespaces[0], ["NAME", "STATUS", "AGE"]);
     assert!(namespaces[1..].iter().all(|row| row[1] == "Active"), "{namespaces:?}");
+    served.ok(&["autoscale", "deployment", "web", "--min=1", "--max=3", "--cpu-percent=50"]);
+    let hpa = table_lines(&served.ok(&["get", "hpa"]));
+    assert_eq!(hpa[0], ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"]);
+    assert_eq!(hpa[1][..6], ["web", "Deployment/web", "cpu: <unknown>/50%", "1", "3", "0"]);
+    let event = "apiVersion: v1\nkind: Event\nmetadata: {name: web.1}\ninvolvedObject: {kind: Deployment, name: web}\n\
+                 reason: ScalingReplicaSet\nmessage: 'Scaled up '\ntype: Normal\nsource: {component: deployment-controller}\ncount: 3\n";
+    served.ok(&["create", "-f", &served.write("event.yaml", event)]);
+    let events = table_lines(&served.ok(&["get", "events", "-o", "wide"]));
+    assert_eq!(
+        events[0],
+        ["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN", "COUNT", "NAME"]
+    );
+    // (No timestamps: the ages are unknown; no field path: an empty cell.)
+    assert_eq!(
+        events[1],
+        [
+            "<unknown>",
+            "Normal",
+            "ScalingReplicaSet",
+            "deployment/web",
+            "deployment-controller",
+            "Scaled up",
+            "<unknown>",
+            "3",
+            "web.1"
+        ]
+    );
     // A kind without a printer of its own: its name and age.
     served.ok(&[
         "create",
@@ -555,6 +582,11 @@ fn kubectl_get_prints_the_servers_tables() {
     let labelled = table_lines(&served.ok(&["get", "deployments", "-A", "--show-labels"]));
     assert_eq!(labelled[0], ["NAMESPACE", "NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "LABELS"]);
     assert_eq!((labelled[1][0].as_str(), labelled[1][6].as_str()), ("default", "app=web"));
+
+    // Discovery lists the resources, not meta/v1's documents.
+    let core = served.ok(&["api-resources", "--api-group=", "-o", "name"]);
+    assert!(core.lines().any(|l| l == "configmaps"), "{core}");
+    assert!(!core.lines().any(|l| matches!(l, "statuses" | "apigroups" | "apiversionses")), "{core}");
 
     // A custom resource: the CRD's printer columns.
     let crd = CRD.replace(

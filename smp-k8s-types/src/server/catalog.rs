@@ -86,9 +86,21 @@ fn has_field(shape: &Shape, name: &str) -> bool {
     matches!(shape, Shape::Struct(s) if s.fields.iter().any(|f| f.name == name))
 }
 
-/// Kinds k8s-openapi marks as resources that the API server only serves as
-/// subresources of another (`pods/binding`, `deployments/scale`, ...).
-const SUBRESOURCE_KINDS: &[&str] = &["Binding", "Eviction", "Scale", "TokenRequest"];
+/// Kinds k8s-openapi marks as resources that the API server does not serve
+/// as resources: those it serves only as subresources of another
+/// (`pods/binding`, `deployments/scale`, ...), and the discovery and
+/// status documents of `meta/v1` that k8s-openapi files under `v1`.
+const NOT_RESOURCES: &[&str] = &[
+    "Binding",
+    "Eviction",
+    "Scale",
+    "TokenRequest",
+    "APIGroup",
+    "APIGroupList",
+    "APIResourceList",
+    "APIVersions",
+    "Status",
+];
 
 /// Every resource served, by group, version and plural.
 #[derive(Clone, Debug, Default)]
@@ -101,7 +113,7 @@ impl Catalog {
     pub fn built_in() -> Self {
         let mut catalog = Catalog::default();
         for (api_version, kind, shape) in crate::resources() {
-            if SUBRESOURCE_KINDS.contains(&kind) {
+            if NOT_RESOURCES.contains(&kind) {
                 continue;
             }
             let resource = ResourceType {
@@ -202,6 +214,9 @@ mod tests {
         assert!(!configmaps.status_subresource && !configmaps.tracks_generation());
         assert!(!catalog.get("", "v1", "namespaces").unwrap().namespaced);
         assert!(catalog.get("apps", "v1", "scales").is_none());
+        for meta in ["apigroups", "apigrouplists", "apiresourcelists", "apiversionses", "statuses"] {
+            assert!(catalog.get("", "v1", meta).is_none(), "{meta}");
+        }
         assert_eq!(catalog.versions(""), ["v1"]);
     }
 }

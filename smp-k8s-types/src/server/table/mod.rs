@@ -95,7 +95,7 @@ fn printer(resource: &ResourceType) -> Printer {
         let columns = columns
             .iter()
             .map(|(name, kind, description, priority)| match *name {
-                "Name" => name_column(),
+                "Name" => Column { priority: *priority, ..name_column() },
                 "Age" => age_column(),
                 _ => Column::new(name, kind, description, *priority),
             })

@@ -308,7 +308,7 @@ pub fn of(group: &str, plural: &str) -> Option<(&'static [Column], Cells)> {
                     int(o, "value").into(),
                     o["globalDefault"].as_bool().unwrap_or(false).into(),
                     age(o, now),
-                    o["preemptionPolicy"].as_str().unwrap_or("<unset>").into(),
+                    text(o, "preemptionPolicy").into(),
                 ]
             },
         ),
@@ -333,6 +333,111 @@ pub fn of(group: &str, plural: &str) -> Option<(&'static [Column], Cells)> {
                     int(&o["status"], "disruptionsAllowed").into(),
                     age(o, now),
                 ]
+            },
+        ),
+        ("autoscaling", "horizontalpodautoscalers") => (
+            &[
+                NAME,
+                ("Reference", "string", "", 0),
+                ("Targets", "string", "", 0),
+                ("MinPods", "string", "", 0),
+                ("MaxPods", "string", "", 0),
+                ("Replicas", "string", "", 0),
+                AGE,
+            ],
+            |o, now| {
+                let spec = &o["spec"];
+                let reference =
+                    format!("{}/{}", text(&spec["scaleTargetRef"], "kind"), text(&spec["scaleTargetRef"], "name"));
+                let min = spec["minReplicas"].as_i64().map_or("<unset>".to_string(), |m| m.to_string());
+                vec![
+                    name(o),
+                    reference.into(),
+                    hpa_metrics(o).into(),
+                    min.into(),
+                    int(spec, "maxReplicas").into(),
+                    int(&o["status"], "currentReplicas").into(),
+                    age(o, now),
+                ]
+            },
+        ),
+        ("", "events") => (
+            &[
+                ("Last Seen", "string", "", 0),
+                ("Type", "string", "", 0),
+                ("Reason", "string", "", 0),
+                ("Object", "string", "", 0),
+                ("Subobject", "string", "", 1),
+                ("Source", "string", "", 1),
+                ("Message", "string", "", 0),
+                ("First Seen", "string", "", 1),
+                ("Count", "string", "", 1),
+                ("Name", "string", "", 1),
+            ],
+            event,
+        ),
+        ("networking.k8s.io", "networkpolicies") => (&[NAME, ("Pod-Selector", "string", "", 0), AGE], |o, now| {
+            let selector = label_selector(&o["spec"]["podSelector"]);
+            vec![name(o), if selector.is_empty() { "<none>".into() } else { selector }.into(), age(o, now)]
+        }),
+        ("storage.k8s.io", "storageclasses") => (
+            &[
+                NAME,
+                ("Provisioner", "string", "", 0),
+                ("ReclaimPolicy", "string", "", 0),
+                ("VolumeBindingMode", "string", "", 0),
+                ("AllowVolumeExpansion", "string", "", 0),
+                AGE,
+            ],
+            |o, now| {
+                let annotations = &o["metadata"]["annotations"];
+                let default =
+                    ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"]
+                        .iter()
+                        .any(|a| annotations[*a] == "true");
+                let name = format!("{}{}", text(&o["metadata"], "name"), if default { " (default)" } else { "" });
+                vec![
+                    name.into(),
+                    text(o, "provisioner").into(),
+                    o["reclaimPolicy"].as_str().unwrap_or("Delete").into(),
+                    o["volumeBindingMode"].as_str().unwrap_or("Immediate").into(),
+                    o["allowVolumeExpansion"].as_bool().unwrap_or(false).into(),
+                    age(o, now),
+                ]
+            },
+        ),
+        ("", "resourcequotas") => (
+            &[
+                NAME,
+                AGE,
+                (
+                    "Request",
+                    "string",
+                    "Request represents a minimum amount of cpu/memory that a container may consume.",
+                    0,
+                ),
+                (
+                    "Limit",
+                    "string",
+                    "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.",
+                    0,
+                ),
+            ],
+            |o, now| {
+                let (mut request, mut limit) = (Vec::new(), Vec::new());
+                let hard = o["status"]["hard"].as_object().cloned().unwrap_or_default();
+                let mut names: Vec<&String> = hard.keys().collect();
+                names.sort();
+                for resource in names {
+                    let used = o["status"]["used"][resource.as_str()].as_str().unwrap_or("0");
+                    let entry = format!("{resource}: {used}/{}", hard[resource].as_str().unwrap_or("0"));
+                    if resource.split('.').next() == Some("limits") && resource.contains('.') {
+                        limit.push(entry);
+                    } else {
+                        request.push(entry);
+                    }
+                }
+                vec![name(o), age(o, now), request.join(", ").into(), limit.join(", ").into()]
             },
         ),
         ("coordination.k8s.io", "leases") => (&[NAME, ("Holder", "string", "", 0), AGE], |o, now| {
@@ -574,4 +679,133 @@ fn ingress(o: &Value, now: i64) -> Vec<Value> {
         .collect();
     let ports = if count(&spec["tls"]) > 0 { "80, 443" } else { "80" };
     vec![name(o), class.into(), hosts.into(), address.join(",").into(), ports.into(), age(o, now)]
+}
+
+/// The Targets cell of a HorizontalPodAutoscaler (`formatHPAMetrics`):
+/// autoscaling/v2 metrics, or the CPU target of autoscaling/v1.
+fn hpa_metrics(o: &Value) -> String {
+    let spec = &o["spec"];
+    let (specs, statuses) = match spec["targetCPUUtilizationPercentage"].as_i64() {
+        Some(target) if spec.get("metrics").is_none() => {
+            let mut status = serde_json::json!([{"type": "Resource", "resource": {"name": "cpu", "current": {}}}]);
+            match o["status"]["currentCPUUtilizationPercentage"].as_i64() {
+                Some(current) => status[0]["resource"]["current"]["averageUtilization"] = current.into(),
+                None => status = serde_json::json!([]),
+            }
+            let metric = serde_json::json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": target}}});
+            (vec![metric], status.as_array().cloned().unwrap_or_default())
+        }
+        _ => (
+            spec["metrics"].as_array().cloned().unwrap_or_default(),
+            o["status"]["currentMetrics"].as_array().cloned().unwrap_or_default(),
+        ),
+    };
+    if specs.is_empty() {
+        return "<none>".into();
+    }
+    let quantity = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "0".into(),
+        other => other.to_string(),
+    };
+    let mut list = Vec::new();
+    for (i, metric) in specs.iter().enumerate() {
+        let status = statuses.get(i);
+        let current_of =
+            |source: &str, field: &str| status.and_then(|s| s[source]["current"].get(field)).filter(|v| !v.is_null());
+        let entry = match text(metric, "type") {
+            source @ ("External" | "Object") => {
+                let key = if source == "External" { "external" } else { "object" };
+                let target = &metric[key]["target"];
+                if target.get("averageValue").is_some_and(|v| !v.is_null()) {
+                    let current = current_of(key, "averageValue").map_or("<unknown>".into(), quantity);
+                    format!("{current}/{} (avg)", quantity(&target["averageValue"]))
+                } else {
+                    let current = status
+                        .filter(|s| !s[key].is_null())
+                        .map_or("<unknown>".into(), |s| quantity(&s[key]["current"]["value"]));
+                    format!("{current}/{}", quantity(&target["value"]))
+                }
+            }
+            "Pods" => {
+                let current = status
+                    .filter(|s| !s["pods"].is_null())
+                    .map_or("<unknown>".into(), |s| quantity(&s["pods"]["current"]["averageValue"]));
+                format!("{current}/{}", quantity(&metric["pods"]["target"]["averageValue"]))
+            }
+            source @ ("Resource" | "ContainerResource") => {
+                let key = if source == "Resource" { "resource" } else { "containerResource" };
+                let target = &metric[key]["target"];
+                let resource = text(&metric[key], "name");
+                if target.get("averageValue").is_some_and(|v| !v.is_null()) {
+                    let current = status
+                        .filter(|s| !s[key].is_null())
+                        .map_or("<unknown>".into(), |s| quantity(&s[key]["current"]["averageValue"]));
+                    format!("{resource}: {current}/{}", quantity(&target["averageValue"]))
+                } else {
+                    let current = current_of(key, "averageUtilization").map_or("<unknown>".into(), |v| format!("{v}%"));
+                    let goal = target["averageUtilization"].as_i64().map_or("<auto>".into(), |t| format!("{t}%"));
+                    format!("{resource}: {current}/{goal}")
+                }
+            }
+            _ => "<unknown type>".into(),
+        };
+        list.push(entry);
+    }
+    let count = list.len();
+    if count > 2 {
+        list.truncate(2);
+        return format!("{} + {} more...", list.join(", "), count - 2);
+    }
+    list.join(", ")
+}
+
+/// A core/v1 Event's row (`printEvent`).
+fn event(o: &Value, now: i64) -> Vec<Value> {
+    let since = |t: Option<&str>| match t.and_then(crate::server::clock::parse_rfc3339) {
+        Some(at) => super::human_duration(now - at),
+        None => "<unknown>".into(),
+    };
+    let first = match o["firstTimestamp"].as_str() {
+        Some(t) => since(Some(t)),
+        None => since(o["eventTime"].as_str()),
+    };
+    let mut last = match o["lastTimestamp"].as_str() {
+        Some(t) => since(Some(t)),
+        None => first.clone(),
+    };
+    let mut count = int(o, "count");
+    if o["series"].is_object() {
+        last = since(o["series"]["lastObservedTime"].as_str());
+        count = int(&o["series"], "count");
+    } else if count == 0 {
+        count = 1;
+    }
+    let involved = &o["involvedObject"];
+    let kind = text(involved, "kind").to_ascii_lowercase();
+    let target = match text(involved, "name") {
+        "" => kind,
+        name => format!("{kind}/{name}"),
+    };
+    let component = [text(&o["source"], "component"), text(o, "reportingComponent")]
+        .into_iter()
+        .find(|s| !s.is_empty())
+        .unwrap_or_default();
+    let host = [text(&o["source"], "host"), text(o, "reportingInstance")]
+        .into_iter()
+        .find(|s| !s.is_empty())
+        .unwrap_or_default();
+    let source = if host.is_empty() { component.to_string() } else { format!("{component}, {host}") };
+    vec![
+        last.into(),
+        text(o, "type").into(),
+        text(o, "reason").into(),
+        target.into(),
+        text(involved, "fieldPath").into(),
+        source.into(),
+        text(o, "message").trim().into(),
+        first.into(),
+        count.into(),
+        name(o),
+    ]
 }
