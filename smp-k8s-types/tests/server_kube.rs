@@ -373,7 +373,8 @@ async fn the_scale_subresource_reads_and_writes_replicas() {
 
 /// Protobuf bodies the server cannot decode: 400 for bytes that are not a
 /// Kubernetes protobuf object, 415 with the server's message for a custom
-/// resource (which takes JSON and YAML only), never a panic.
+/// resource (which takes JSON and YAML only), never a panic; and
+/// `DeleteOptions` in protobuf, decoded.
 #[tokio::test]
 async fn protobuf_bodies_it_cannot_decode_are_refused() {
     let server = Server::new();
@@ -398,6 +399,22 @@ async fn protobuf_bodies_it_cannot_decode_are_refused() {
     let cut = b"k8s\0\x0a\x0f\x0a\x02v1\x12\x09ConfigMap\x12\x05\x0a\x03\x0a\x05x";
     let status = api_error(client.request_text(post("/api/v1/namespaces/default/configmaps", cut)).await.unwrap_err());
     assert_eq!(status.message, "error decoding the body: metadata: unexpected EOF");
+    // DeleteOptions in protobuf: a uid precondition that fails (field 2,
+    // Preconditions, whose field 1 is the uid).
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client());
+    cms.create(&PostParams::default(), &configmap("kept", json!({}))).await.unwrap();
+    let delete = http::Request::delete("/api/v1/namespaces/default/configmaps/kept")
+        .header("content-type", "application/vnd.kubernetes.protobuf")
+        .body(b"k8s\0\x0a\x13\x0a\x02v1\x12\x0dDeleteOptions\x12\x07\x12\x05\x0a\x03xyz".to_vec())
+        .unwrap();
+    let status = api_error(client.request_text(delete).await.unwrap_err());
+    assert_eq!(status.code, 409);
+    assert!(
+        status.message.contains("Precondition failed: UID in precondition: xyz, UID in object meta: "),
+        "{}",
+        status.message
+    );
+    assert!(cms.get_opt("kept").await.unwrap().is_some());
     let status = api_error(
         client.request_text(post("/apis/example.com/v1/namespaces/default/counters", b"k8s\0")).await.unwrap_err(),
     );

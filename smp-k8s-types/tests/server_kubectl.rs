@@ -656,3 +656,25 @@ fn kubectl_explain_reads_the_servers_schemas() {
     // metadata is the built-in ObjectMeta, as in every kind.
     assert!(served.ok(&["explain", "backend.metadata.labels"]).contains("FIELD: labels <map[string]string>"));
 }
+
+/// `kubectl auth`: the reviews are answered as by a server with anonymous
+/// authentication and the `AlwaysAllow` authorizer, and nothing is stored.
+#[test]
+fn kubectl_auth_is_answered_as_always_allow() {
+    if kubectl_missing() {
+        return;
+    }
+    let served = Served::start("auth");
+    assert_eq!(served.ok(&["auth", "can-i", "delete", "deployments"]).trim(), "yes");
+    let rules = table_lines(&served.ok(&["auth", "can-i", "--list"]));
+    assert_eq!(rules[1], ["*.*", "[]", "[]", "[*]"]);
+    let whoami = table_lines(&served.ok(&["auth", "whoami"]));
+    assert_eq!(whoami[1], ["Username", "system:anonymous"]);
+    let (method, code, _, _) = served.writes().pop().unwrap();
+    assert_eq!((method.as_str(), code), ("POST", 201));
+    let err = served.fails(&["get", "selfsubjectaccessreviews"], None);
+    assert!(
+        err.contains("(MethodNotAllowed): the server does not allow this method on the requested resource"),
+        "{err}"
+    );
+}

@@ -84,7 +84,7 @@ fn entries(r: &ResourceType) -> Vec<Value> {
         "singularName": r.singular,
         "namespaced": r.namespaced,
         "kind": r.kind,
-        "verbs": VERBS,
+        "verbs": if super::handlers::is_review(&r.group, &r.plural) { &["create"][..] } else { VERBS },
     });
     if !r.short_names.is_empty() {
         main["shortNames"] = json!(r.short_names);

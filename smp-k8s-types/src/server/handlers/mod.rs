@@ -1,6 +1,7 @@
 //! One request: faults first, then the route's handler, then the log.
 
 mod read;
+mod review;
 mod scale;
 mod write;
 
@@ -17,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub(crate) use read::selectors;
+pub(crate) use review::is_review;
 pub(crate) use write::insert;
 
 /// A request, as the handlers read it.
@@ -252,6 +254,10 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
     let needs_namespace = ctx.resource.namespaced && target.namespace.is_none();
     let body = || -> Result<Value, ApiError> { decode_body(&ctx.resource, &call.content_type, &call.body) };
     match (call.method.as_str(), target.name.as_deref()) {
+        ("POST", None) if is_review(&ctx.resource.group, &ctx.resource.plural) => review::answer(&ctx, body()?),
+        (method, _) if is_review(&ctx.resource.group, &ctx.resource.plural) => {
+            Err(ApiError::method_not_allowed(&ctx.resource, &method.to_ascii_lowercase()))
+        }
         ("GET", None) if query.get("watch").is_some_and(|w| w == "true" || w == "1") => {
             watch::open(&ctx, table::wanted(&call.accept)).map(|s| Reply::Watch(Box::new(s)))
         }
@@ -271,7 +277,7 @@ fn object(shared: &Shared, call: &Call, target: &Target, query: &HashMap<String,
         ("POST", None) => write::create(&ctx, body()?),
         ("PUT", Some(name)) => write::update(&ctx, name, body()?, sub),
         ("PATCH", Some(name)) => write::patch(&ctx, name, &call.content_type, &call.body, sub),
-        ("DELETE", Some(name)) => write::delete(&ctx, name, &call.body),
+        ("DELETE", Some(name)) => write::delete(&ctx, name, delete_options(&call.content_type, &call.body)?),
         ("DELETE", None) => write::delete_collection(&ctx),
         (method, _) => Err(ApiError::method_not_allowed(&ctx.resource, &method.to_ascii_lowercase())),
     }
@@ -313,4 +319,15 @@ fn as_table(ctx: &Ctx<'_>, reply: Reply, list: bool) -> Result<Reply, ApiError> 
     };
     let now = table::seconds(ctx.shared.clock.now());
     table::table(&ctx.resource, &objects, metadata, ctx.query, now).map(|t| Reply::json(200, t))
+}
+
+/// A delete's `DeleteOptions`: JSON or protobuf, `{}` for an empty body.
+fn delete_options(content_type: &str, body: &[u8]) -> Result<Value, ApiError> {
+    if body.is_empty() {
+        return Ok(serde_json::json!({}));
+    }
+    if protobuf::is_protobuf(content_type) {
+        return protobuf::decode(body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")));
+    }
+    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))
 }

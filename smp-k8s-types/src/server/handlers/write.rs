@@ -400,12 +400,8 @@ fn check_preconditions(resource: &ResourceType, name: &str, live: &Value, option
     Ok(())
 }
 
-pub fn delete(ctx: &Ctx<'_>, name: &str, body: &[u8]) -> Result<Reply, ApiError> {
-    let options: Value = if body.is_empty() {
-        json!({})
-    } else {
-        serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?
-    };
+/// A delete, with its `DeleteOptions` (`{}` when the request had none).
+pub fn delete(ctx: &Ctx<'_>, name: &str, options: Value) -> Result<Reply, ApiError> {
     let mut state = ctx.state();
     let (code, body) = delete_in(ctx, &mut state, name, &options)?;
     Ok(Reply::json(code, body))

@@ -109,7 +109,13 @@ pub fn message_of(api_version: &str, kind: &str) -> Option<(&'static str, &'stat
         first => first,
     };
     let name = format!("k8s.io.api.{package}.{version}.{kind}");
-    messages().get_key_value(name.as_str()).map(|(k, v)| (*k, v))
+    let found = messages().get_key_value(name.as_str());
+    // Options are sent with the group version of the request.
+    let found = found.or_else(|| match kind {
+        "DeleteOptions" => messages().get_key_value("k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions"),
+        _ => None,
+    });
+    found.map(|(k, v)| (*k, v))
 }
 
 #[cfg(test)]
@@ -128,6 +134,8 @@ mod tests {
         let (_, ingress) = message_of("networking.k8s.io/v1", "Ingress").unwrap();
         assert_eq!(ingress.field(1).unwrap().type_name, "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta");
         assert!(message_of("example.com/v1", "Backend").is_none());
+        let (options, _) = message_of("apps/v1", "DeleteOptions").unwrap();
+        assert_eq!(options, "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions");
         let volume = &messages()["k8s.io.api.core.v1.Volume"];
         assert!(volume.field(2).unwrap().inline);
         assert!(messages()["k8s.io.api.authentication.v1.ExtraValue"].list);
