@@ -11,7 +11,8 @@
 //!   of the list per key).
 //!
 //! The command-line paths (`--crd`, `-R`, `--explain`, `--diff`) scale in
-//! `scripts/hostile-scaling.sh`. Run with
+//! `smp-k8s-types/benches/hostile_cli.rs`; the figures of both are in
+//! `docs/performance.md` ("Hostile input"). Run with
 //! `cargo bench -p smp-core --bench hostile`.
 
 use divan::{Bencher, black_box};
