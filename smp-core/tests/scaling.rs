@@ -4,7 +4,7 @@
 //! build). No test here reads a clock.
 
 use serde_json::{Map, Value, json};
-use smp_core::{Schema, apply, apply_slice, json_patch};
+use smp_core::{ApplyOptions, Schema, apply, apply_slice, apply_with, json_patch};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -84,4 +84,38 @@ fn retain_keys_of_a_hundred_thousand_keys_is_linear() {
         apply_slice(&serde_json::to_vec(&original).unwrap(), &serde_json::to_vec(&patch).unwrap(), Schema::Untyped)
             .unwrap();
     assert_eq!(serde_json::from_slice::<Value>(&text).unwrap(), out);
+}
+
+/// A list of `n` objects with fields `f0` … `f7`, and a patch naming each
+/// element by `$patchMergeKey` with `f0` and one of the seven others (seven
+/// distinct field lists, each indexing the whole list once), adding a field.
+fn named_by_seven_field_lists(n: usize) -> (Value, Value) {
+    let element = |i: usize| Value::Object((0..8).map(|f| (format!("f{f}"), json!(i))).collect::<Map<_, _>>());
+    let patch_element = |i: usize| {
+        let mut e = element(i);
+        e["$patchMergeKey"] = json!(["f0", format!("f{}", 1 + i % 7)]);
+        e["changed"] = json!(true);
+        e
+    };
+    (
+        json!({"items": (0..n).map(element).collect::<Vec<_>>()}),
+        json!({"items": (0..n).map(patch_element).collect::<Vec<_>>()}),
+    )
+}
+
+#[test]
+fn patch_merge_key_with_several_field_lists_allocates_in_proportion_to_the_list() {
+    // Ten times the elements, about ten times the bytes (a hundred times
+    // if each element were matched by a scan or an index built per element).
+    let options = ApplyOptions { patch_merge_key: true, ..Default::default() };
+    let bytes = |n: usize| {
+        let (original, patch) = named_by_seven_field_lists(n);
+        let (out, bytes) = allocated_by(|| apply_with(&original, &patch, Schema::Untyped, options).unwrap());
+        let items = out["items"].as_array().unwrap();
+        assert_eq!(items.len(), n);
+        assert!(items.iter().all(|e| e["changed"] == json!(true) && e.get("$patchMergeKey").is_none()));
+        bytes
+    };
+    let (small, large) = (bytes(500), bytes(5_000));
+    assert!(large < 13 * small, "{small} bytes for 500 elements, {large} for 5,000");
 }
