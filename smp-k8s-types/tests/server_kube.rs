@@ -425,6 +425,57 @@ async fn protobuf_bodies_it_cannot_decode_are_refused() {
     );
 }
 
+/// `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`: the Deployment
+/// printer's columns and cells, the age from the server's clock, and the
+/// object of each row as `includeObject` asks.
+#[tokio::test]
+async fn tables_are_served_as_kubectl_asks_for_them() {
+    let start = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let server = Server::builder().frozen_at(start).build();
+    let deployments: Api<Deployment> = Api::default_namespaced(server.client());
+    deployments.create(&PostParams::default(), &serde_json::from_value(deployment_json()).unwrap()).await.unwrap();
+    server.clock().advance(Duration::from_secs(150));
+    let client = server.client();
+    let get = |query: &str| {
+        http::Request::get(format!("/apis/apps/v1/namespaces/default/deployments{query}"))
+            .header("accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
+            .body(Vec::new())
+            .unwrap()
+    };
+    let table: Value = client.request(get("")).await.unwrap();
+    assert_eq!((table["kind"].as_str(), table["apiVersion"].as_str()), (Some("Table"), Some("meta.k8s.io/v1")));
+    let columns: Vec<(&str, i64)> = table["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["priority"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            ("Name", 0),
+            ("Ready", 0),
+            ("Up-to-date", 0),
+            ("Available", 0),
+            ("Age", 0),
+            ("Containers", 1),
+            ("Images", 1),
+            ("Selector", 1)
+        ]
+    );
+    let row = &table["rows"][0];
+    assert_eq!(row["cells"], json!(["web", "0/1", 0, 0, "2m30s", "app,proxy", "app:1,envoy", "app=web"]));
+    assert_eq!(row["object"]["kind"], "PartialObjectMetadata");
+    assert_eq!(row["object"]["metadata"]["name"], "web");
+    assert_eq!(table["metadata"]["resourceVersion"], server.resource_version().to_string());
+    let bare: Value = client.request(get("?includeObject=None")).await.unwrap();
+    assert_eq!(bare["rows"][0].get("object"), None);
+    let whole: Value = client.request(get("/web?includeObject=Object")).await.unwrap();
+    assert_eq!(whole["rows"][0]["object"]["spec"]["replicas"], 1);
+    let status = api_error(client.request::<Value>(get("?includeObject=All")).await.unwrap_err());
+    assert_eq!(status.code, 400);
+}
+
 #[tokio::test]
 async fn unknown_fields_warn_or_fail_as_field_validation_says() {
     let server = Server::new();

@@ -541,8 +541,11 @@ fn kubectl_get_prints_the_servers_tables() {
     let jobs = table_lines(&served.ok(&["get", "jobs"]));
     assert_eq!(jobs[0], ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]);
     assert_eq!(jobs[1][..3], ["once", "Running", "0/1"]);
-    let namespaces = table_lines(&served.ok(&["get", "namespaces"]));
+    // (One page per namespace: the tables of a list's pages, one header.)
+    let namespaces = table_lines(&served.ok(&["get", "namespaces", "--chunk-size=1"]));
     assert_eq!(namespaces[0], ["NAME", "STATUS", "AGE"]);
+    let names: Vec<&str> = namespaces[1..].iter().map(|row| row[0].as_str()).collect();
+    assert_eq!(names, ["default", "kube-public", "kube-system"]);
     assert!(namespaces[1..].iter().all(|row| row[1] == "Active"), "{namespaces:?}");
     served.ok(&["autoscale", "deployment", "web", "--min=1", "--max=3", "--cpu-percent=50"]);
     let hpa = table_lines(&served.ok(&["get", "hpa"]));
