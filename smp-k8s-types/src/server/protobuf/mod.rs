@@ -86,9 +86,7 @@ mod tests {
     use serde_json::json;
 
     fn field(number: u32, bytes: &[u8]) -> Vec<u8> {
-        let mut out = vec![(number << 3 | 2) as u8, bytes.len() as u8];
-        out.extend_from_slice(bytes);
-        out
+        wire_field(number, 2, bytes)
     }
 
     fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
@@ -116,6 +114,68 @@ mod tests {
                 "binaryData": {"bin": "AAEC"},
             })
         );
+    }
+
+    /// A field's key and value on the wire.
+    fn wire_field(number: u32, wire_type: u32, value: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut key = u64::from(number << 3 | wire_type);
+        loop {
+            let byte = (key & 0x7f) as u8;
+            key >>= 7;
+            out.push(if key == 0 { byte } else { byte | 0x80 });
+            if key == 0 {
+                break;
+            }
+        }
+        if wire_type == 2 {
+            out.extend(wire_field_len(value.len()));
+        }
+        out.extend_from_slice(value);
+        out
+    }
+
+    fn wire_field_len(mut len: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        loop {
+            let byte = (len & 0x7f) as u8;
+            len >>= 7;
+            out.push(if len == 0 { byte } else { byte | 0x80 });
+            if len == 0 {
+                return out;
+            }
+        }
+    }
+
+    /// Messages of random fields: varints, strings and nested messages,
+    /// numbered where the API's messages have fields.
+    fn messages() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            (1u32..16, any::<u8>()).prop_map(|(n, v)| wire_field(n, 0, &[v & 0x7f])),
+            (1u32..16, "[a-z]{0,6}").prop_map(|(n, s)| wire_field(n, 2, s.as_bytes())),
+            (1u32..16, proptest::collection::vec(any::<u8>(), 0..8)).prop_map(|(n, b)| wire_field(n, 2, &b)),
+        ];
+        leaf.prop_recursive(6, 64, 6, |inner| {
+            (1u32..16, proptest::collection::vec(inner, 0..6)).prop_map(|(n, parts)| wire_field(n, 2, &parts.concat()))
+        })
+    }
+
+    proptest::proptest! {
+        // 256 cases (`PROPTEST_CASES` overrides).
+        #[test]
+        fn any_message_decodes_or_fails_without_panicking(
+            kind in proptest::sample::select(vec![("v1", "Pod"), ("apps/v1", "Deployment"), ("v1", "ConfigMap"), ("v1", "Service")]),
+            fields in proptest::collection::vec(messages(), 0..6),
+            cut in proptest::prelude::any::<proptest::sample::Index>(),
+        ) {
+            let whole = envelope(kind.0, kind.1, &fields.concat());
+            if let Ok(object) = decode(&whole) {
+                proptest::prop_assert_eq!(&object["kind"], kind.1);
+                proptest::prop_assert!(object["metadata"].is_object() || object.get("metadata").is_none());
+            }
+            let _ = decode(&whole[..cut.index(whole.len() + 1)]);
+        }
     }
 
     #[test]
