@@ -65,6 +65,11 @@ pub fn message(name: &str, bytes: &[u8], path: &str, depth: usize) -> Result<Val
     }
     let mut out = Map::new();
     for field in &message.fields {
+        if field.json == "-" && !field.inline {
+            // `json:"-"`: not in the JSON (the raw bytes of the special
+            // messages, which are decoded above).
+            continue;
+        }
         let values = found.iter().find(|(f, _)| f.number == field.number).map(|(_, v)| v.as_slice());
         let path = if field.inline { path.to_string() } else { join(path, field.json) };
         let value = match values {
