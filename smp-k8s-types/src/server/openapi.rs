@@ -17,10 +17,12 @@ use super::status::ApiError;
 use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
 
+const SCHEMAS_TEXT: &str = include_str!("openapi_schemas.json");
+
 /// The built-in kinds' schemas, by name (`io.k8s.api.apps.v1.Deployment`).
 fn built_in_schemas() -> &'static Map<String, Value> {
     static SCHEMAS: OnceLock<Map<String, Value>> = OnceLock::new();
-    SCHEMAS.get_or_init(|| serde_json::from_str(include_str!("openapi_schemas.json")).unwrap_or_default())
+    SCHEMAS.get_or_init(|| serde_json::from_str(SCHEMAS_TEXT).unwrap_or_default())
 }
 
 const REF_PREFIX: &str = "#/components/schemas/";
@@ -128,6 +130,8 @@ pub fn root(catalog: &Catalog) -> Value {
 fn hash(catalog: &Catalog, group: &str, version: &str) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
+    // The built-in schemas change with the build, not with the catalog.
+    SCHEMAS_TEXT.hash(&mut h);
     for r in catalog.all().filter(|r| r.group == group && r.version == version) {
         (&r.plural, &r.kind, r.namespaced, r.status_subresource).hash(&mut h);
         if let super::catalog::KindSchema::Custom(schema) = &r.schema {
