@@ -34,6 +34,11 @@
 //! ([`Error::CompositeKey`]) rather than let the server merge two elements
 //! that share the first field into one.
 //!
+//! [`PatchFrom::apply_from`] takes the fourth route, server-side apply, for
+//! any kind: the fields the typed object sets, merged by the server by its
+//! list types, owned by the field manager
+//! ([`server_side`](crate::server_side)).
+//!
 //! `params.field_manager` names the writer in `metadata.managedFields`
 //! (for server-side apply it is required; for these patches, optional, and
 //! the server records `kubectl-*`-like defaults without it).
@@ -103,6 +108,9 @@ pub enum Error {
     /// `metadata.resourceVersion` (it was not read from the server).
     #[error("cannot lock the patch: the live object has no metadata.resourceVersion")]
     NoResourceVersion,
+    /// A server-side apply of an object without `metadata.name`.
+    #[error("cannot apply: the object has no metadata.name")]
+    NoName,
     /// A strategic merge patch (forced with [`Route::Strategic`]) of a list
     /// the type keys by several fields (`#[patch(merge_key =
     /// "port,protocol")]`): the API server would merge its elements by the
@@ -258,6 +266,17 @@ pub trait PatchFrom<K> {
         params: &PatchParams,
     ) -> impl Future<Output = Result<K, Error>> + Send;
 
+    /// Server-side apply of `desired` by the field manager of `params`
+    /// (`PatchParams::apply("manager")`, with `.force()` to take over
+    /// fields other managers own): the body is
+    /// [`apply_configuration`](crate::server_side::apply_configuration), the
+    /// fields `desired` sets and not the defaults of the fields it leaves
+    /// alone; the name is `desired`'s `metadata.name`. Returns the server's
+    /// object; a refusal for conflicts is a `409` ([`Error::is_conflict`]).
+    /// [`preview_apply`](crate::server_side::preview_apply) tells what it
+    /// would do before it is sent.
+    fn apply_from(&self, desired: &K, params: &PatchParams) -> impl Future<Output = Result<K, Error>> + Send;
+
     /// Gets `name`; creates it from `new()` passed through `mutate` if it
     /// does not exist; else applies `mutate` to a copy of the live object
     /// and patches the difference, **always sending the patch**, even an
@@ -305,6 +324,12 @@ where
             }
             result => Ok(result?),
         }
+    }
+
+    async fn apply_from(&self, desired: &K, params: &PatchParams) -> Result<K, Error> {
+        let name = desired.meta().name.clone().filter(|n| !n.is_empty()).ok_or(Error::NoName)?;
+        let patch = crate::server_side::apply_patch(desired)?;
+        Ok(self.patch(&name, params, &patch).await?)
     }
 
     async fn create_or_patch<N, M>(

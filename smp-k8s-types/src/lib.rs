@@ -97,6 +97,8 @@ pub mod names;
 pub mod patch;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "kube")]
+pub mod server_side;
 pub mod ssa_schemas;
 
 pub use k8s_openapi;

@@ -773,3 +773,63 @@ async fn concurrent_writers_lose_no_update() {
         latencies[latencies.len() * 99 / 100],
     );
 }
+
+/// Server-side apply from typed objects (`PatchFrom::apply_from`): the body
+/// holds only the fields the object sets, so a manager that sets nothing
+/// but `replicas` conflicts on `replicas` alone, where the typed value sent
+/// whole (its required `selector` and `template` at their defaults) also
+/// claims those; the offline preview gives the server's objects and
+/// conflicts before anything is sent.
+#[tokio::test]
+async fn typed_server_side_apply_sends_only_what_it_sets() {
+    use smp_k8s_types::PatchFrom;
+    use smp_k8s_types::server_side::preview_apply;
+    let now = "2026-01-01T00:00:00Z";
+    let server = Server::builder().frozen_at(UNIX_EPOCH + Duration::from_secs(1_767_225_600)).build();
+    let deployments: Api<Deployment> = Api::default_namespaced(server.client());
+    let view = |v: &Value| (v["spec"].clone(), v["metadata"]["managedFields"].clone());
+    let causes = |e: smp_k8s_types::api::Error| -> Vec<(String, String)> {
+        assert!(e.is_conflict(), "{e}");
+        let smp_k8s_types::api::Error::Api(kube::Error::Api(status)) = e else { panic!("not a refusal") };
+        let mut c: Vec<_> =
+            status.details.unwrap().causes.into_iter().map(|c| (c.message.clone(), c.field.clone())).collect();
+        c.sort();
+        c
+    };
+
+    let mut full = deployment_json();
+    full["metadata"]["namespace"] = json!("default");
+    let full: Deployment = serde_json::from_value(full).unwrap();
+    let predicted = preview_apply(None, &full, "alice", false, now).unwrap();
+    let created = deployments.apply_from(&full, &PatchParams::apply("alice")).await.unwrap();
+    let created_json = serde_json::to_value(&created).unwrap();
+    assert_eq!(view(&created_json), view(predicted.object.as_ref().unwrap()));
+
+    let scaler: Deployment =
+        serde_json::from_value(json!({"metadata": {"name": "web", "namespace": "default"}, "spec": {"replicas": 5}}))
+            .unwrap();
+    // The typed value sent whole claims the empty selector and template.
+    let whole = serde_json::to_value(&scaler).unwrap();
+    let e = deployments.patch("web", &PatchParams::apply("scaler"), &Patch::Apply(&whole)).await.unwrap_err();
+    let whole_conflicts = causes(smp_k8s_types::api::Error::Api(e));
+    assert!(whole_conflicts.iter().any(|(_, f)| f.starts_with(".spec.selector") || f.starts_with(".spec.template")));
+
+    // The applied configuration claims replicas only; the preview knew.
+    let p = preview_apply(Some(&created), &scaler, "scaler", false, now).unwrap();
+    let e = deployments.apply_from(&scaler, &PatchParams::apply("scaler")).await.unwrap_err();
+    let predicted: Vec<_> =
+        p.conflicts.iter().map(|c| (format!("conflict with \"{}\"", c.manager), c.field.clone())).collect();
+    assert_eq!(causes(e), predicted);
+    assert_eq!(predicted, [(r#"conflict with "alice""#.to_string(), ".spec.replicas".to_string())]);
+
+    // Forced: the server's object is the preview's.
+    let p = preview_apply(Some(&created), &scaler, "scaler", true, now).unwrap();
+    let forced = deployments.apply_from(&scaler, &PatchParams::apply("scaler").force()).await.unwrap();
+    assert_eq!(replicas(&forced), Some(5));
+    assert_eq!(view(&serde_json::to_value(&forced).unwrap()), view(p.object.as_ref().unwrap()));
+    let lost: Vec<_> = p.lost.iter().map(|m| (m.manager.as_str(), m.fields.iter_paths()[0].to_string())).collect();
+    assert_eq!(lost, [("alice", ".spec.replicas".to_string())]);
+    let entries = forced.metadata.managed_fields.unwrap();
+    let scaler_entry = entries.iter().find(|m| m.manager.as_deref() == Some("scaler")).unwrap();
+    assert_eq!(scaler_entry.fields_v1.as_ref().unwrap().0, json!({"f:spec": {"f:replicas": {}}}));
+}

@@ -12,6 +12,9 @@
 //! - [`DerivedSchema`]: the schema of a custom resource whose `spec` is a
 //!   `#[derive(StrategicMerge)]` type, from its `#[patch]` attributes, and
 //!   [`apply_typed`], an apply of a typed object under it;
+//! - [`preview`]: what an apply would do (the object, the fields the
+//!   applier would own, what other managers would lose, the conflicts)
+//!   without writing anything;
 //! - [`Updater`]: structured-merge-diff's updater on its own, on field
 //!   sets kept apart from the object; [`Schema::from_structured_merge_diff`]
 //!   reads that library's own schema format;
@@ -61,6 +64,7 @@ pub mod fieldsv1;
 mod managed;
 mod manager;
 mod merge;
+mod preview;
 mod schema;
 mod time;
 mod typed;
@@ -70,6 +74,7 @@ mod value;
 pub use conflicts::{Conflict, Conflicts};
 pub use derived::{DerivedSchema, apply_typed, openapi_v3};
 pub use fieldpath::{Path, PathElement, Set};
+pub use preview::{ManagerFields, Preview, preview};
 pub use schema::{Relationship, Scalar, Schema, SchemaError, TypeRef};
 pub use time::Time;
 pub use typed::{ValidationError, ValidationErrors};
