@@ -1,9 +1,10 @@
 //! Lists of structs merged by key, on typed elements: the list algorithms
 //! of `lists/` (the same code the JSON engine runs) run on the typed
-//! elements. A merge runs on the elements themselves, which it moves, so
-//! no element is boxed; a diff runs on elements seen through a vtable
-//! ([`Element`]), so that it is compiled once for every element type; each
-//! element type adds only its own small steps (key, JSON, merge, diff).
+//! elements, seen through their type's vtable ([`Element`]), so that the
+//! algorithms are compiled once for every element type and not once per
+//! type in each program that uses them; each element type adds only its
+//! own small steps (key, JSON, merge, diff). A merge moves the elements,
+//! boxed for the time of the merge; a diff borrows them.
 
 use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, from_value, to_value};
 use super::{Field, StrategicMerge};
@@ -17,7 +18,6 @@ use crate::schema::{MergeKey, Shape};
 use crate::value::GoKind;
 use serde_json::{Map, Value};
 use std::any::Any;
-use std::marker::PhantomData;
 
 /// A typed element's merge-key field, as its JSON has it.
 #[derive(Clone, Copy, Debug)]
@@ -65,6 +65,12 @@ pub(crate) trait Element: Any {
 
     /// [`Walk::__quiet_if_equal`](super::Walk::__quiet_if_equal).
     fn quiet_if_equal(&self, field: &Field) -> bool;
+
+    /// Merges patch elements into the element, one after the other.
+    fn merge(&mut self, patches: &[&Map<String, Value>]) -> Result<()>;
+
+    /// The element as `Any`, to take it out of its box.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
 
 impl<T: StrategicMerge> Element for T {
@@ -99,20 +105,65 @@ impl<T: StrategicMerge> Element for T {
     fn quiet_if_equal(&self, field: &Field) -> bool {
         self.__quiet_if_equal(field)
     }
+
+    fn merge(&mut self, patches: &[&Map<String, Value>]) -> Result<()> {
+        match patches {
+            [one] => self.__apply_object(one),
+            // Several patch elements for one element: merged on its JSON, as
+            // the reference merges them (a step in between may not fit `T`).
+            several => {
+                let merged = merge_json(to_value(&*self)?, several, T::shape())?;
+                *self = from_value(merged)?;
+                Ok(())
+            }
+        }
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
 }
+
+/// An element of a keyed list being merged.
+type Boxed = Box<dyn Element>;
 
 /// A new element of type `T` from a patch element, with more patch
 /// elements merged into it one after the other.
-fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Result<T> {
-    if then.is_empty() { from_ref(patch) } else { from_value(merge_json(patch.clone(), then, T::shape())?) }
+fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Result<Boxed> {
+    let e: T =
+        if then.is_empty() { from_ref(patch)? } else { from_value(merge_json(patch.clone(), then, T::shape())?)? };
+    Ok(Box::new(e))
 }
 
-/// The elements of a keyed list being merged, owned: the list code runs on
-/// the elements as themselves, so that they move without being boxed.
-struct Owned<T> {
+/// A list of `T` read from a patch value, its elements boxed.
+fn list_from<T: StrategicMerge>(v: &Value, field: &Field) -> Result<Vec<Boxed>> {
+    let list: Vec<T> = from_field(v, field)?;
+    Ok(boxed(list))
+}
+
+fn boxed<T: StrategicMerge>(list: Vec<T>) -> Vec<Boxed> {
+    list.into_iter().map(|e| Box::new(e) as Boxed).collect()
+}
+
+/// The merged elements, out of their boxes.
+fn unboxed<T: StrategicMerge>(list: Vec<Boxed>) -> Result<Vec<T>> {
+    list.into_iter()
+        .map(|e| match e.into_any().downcast::<T>() {
+            Ok(e) => Ok(*e),
+            Err(_) => Err(ErrorKind::Unsupported("elements of one list of different types".into()).into()),
+        })
+        .collect()
+}
+
+/// The elements of a keyed list being merged, owned and boxed: the list
+/// code runs once for all element types.
+struct Owned {
     /// Where the elements' merge key is.
     key: Option<KeyAt>,
-    elem: PhantomData<fn() -> T>,
+    /// A new element from patch elements.
+    build: fn(&Value, &[&Map<String, Value>]) -> Result<Boxed>,
+    /// A list replaced by a patch value.
+    list_from: fn(&Value, &Field) -> Result<Vec<Boxed>>,
 }
 
 /// The primary merge-key field of a list's element type, found once per
@@ -144,45 +195,36 @@ fn key_of<'e, E: Element + ?Sized>(e: &'e E, name: &str, at: Option<KeyAt>) -> k
     }
 }
 
-impl<T: StrategicMerge> Elements for Owned<T> {
-    type Elem = T;
+impl Elements for Owned {
+    type Elem = Boxed;
 
-    fn field<'e>(&self, e: &'e T, name: &str) -> key::Field<KeyValue<'e>> {
-        key_of(e, name, self.key)
+    fn field<'e>(&self, e: &'e Boxed, name: &str) -> key::Field<KeyValue<'e>> {
+        key_of(&**e, name, self.key)
     }
 
-    fn kind(&self, _: &T) -> GoKind {
+    fn kind(&self, _: &Boxed) -> GoKind {
         // Elements of keyed lists are structs deriving field by field.
         GoKind::Object
     }
 
-    fn to_json(&self, e: &T) -> Result<Value> {
-        to_value(e)
+    fn to_json(&self, e: &Boxed) -> Result<Value> {
+        e.json()
     }
 }
 
-impl<T: StrategicMerge> MergeElements for Owned<T> {
+impl MergeElements for Owned {
     type Patch = Value;
 
-    fn as_member<'e>(&self, _: &'e T) -> Option<KeyValue<'e>> {
+    fn as_member<'e>(&self, _: &'e Boxed) -> Option<KeyValue<'e>> {
         None
     }
 
-    fn merge(&self, e: &mut T, patches: &[&Map<String, Value>]) -> Result<()> {
-        match patches {
-            [one] => e.__apply_object(one),
-            // Several patch elements for one element: merged on its JSON, as
-            // the reference merges them (a step in between may not fit `T`).
-            several => {
-                let merged = merge_json(to_value(&*e)?, several, T::shape())?;
-                *e = from_value(merged)?;
-                Ok(())
-            }
-        }
+    fn merge(&self, e: &mut Boxed, patches: &[&Map<String, Value>]) -> Result<()> {
+        e.merge(patches)
     }
 
-    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<T> {
-        build::<T>(patch, then)
+    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Boxed> {
+        (self.build)(patch, then)
     }
 }
 
@@ -339,9 +381,9 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     {
         return fallback::apply_field(slot, patch, field);
     }
-    let l = Owned { key: at, elem: PhantomData };
-    let live = slot.as_deref_mut().map(std::mem::take);
-    let list = apply_entries(&l, fields, live, patch, field)?;
+    let l = Owned { key: at, build: build::<T>, list_from: list_from::<T> };
+    let live = slot.as_deref_mut().map(|l| boxed(std::mem::take(l)));
+    let list = apply_entries(&l, fields, live, patch, field)?.map(unboxed::<T>).transpose()?;
     Ok(match (list, slot) {
         (Some(new), Some(slot)) => {
             *slot = new;
@@ -378,13 +420,13 @@ fn merges_after_the_list(patch: &FieldPatch<'_>) -> bool {
 
 /// [`apply_keyed_list`] on the taken list: the new list, `None` when the
 /// field is gone.
-fn apply_entries<T: StrategicMerge>(
-    l: &Owned<T>,
+fn apply_entries(
+    l: &Owned,
     fields: KeyFields<'_>,
-    mut list: Option<Vec<T>>,
+    mut list: Option<Vec<Boxed>>,
     patch: FieldPatch<'_>,
     field: &Field,
-) -> Result<Option<Vec<T>>> {
+) -> Result<Option<Vec<Boxed>>> {
     let mut value = patch.value;
     if let Some(order) = patch.order {
         let key = format!("{SET_ELEMENT_ORDER}/{}", field.key);
@@ -401,15 +443,18 @@ fn apply_entries<T: StrategicMerge>(
         (None, kept) => list = kept,
         (Some(Value::Null), _) => {}
         (Some(v @ Value::Array(p)), Some(orig)) => {
-            let merged =
-                if field.strategy.merge { keyed_merge::merge(l, fields, orig, p, false) } else { from_field(v, field) };
+            let merged = if field.strategy.merge {
+                keyed_merge::merge(l, fields, orig, p, false)
+            } else {
+                (l.list_from)(v, field)
+            };
             list = Some(merged.map_err(|e| e.at_key(field.key))?);
         }
         // Absent from the live object, or of another type: the patch value,
         // stored without nulls and directives.
         (Some(v), _) => {
             if let Some(v) = fallback::new_value(v) {
-                list = Some(from_field(&v, field)?);
+                list = Some((l.list_from)(&v, field)?);
             }
         }
     }
