@@ -137,16 +137,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
         match Self::__fields().map(|table| (table, group_patch(patch, table.by_name))) {
             Some((table, Grouped::Fields(fields, retain))) => {
-                // The fields `$retainKeys` removed are absent from the JSON
-                // for the rest of the patch.
-                let removed = match retain {
-                    Some(retain) => retain_fields(self, table, retain, patch)?,
-                    None => Vec::new(),
-                };
-                for (index, entries) in fields {
-                    table.fields[index].apply(self, entries, removed.contains(&index))?;
-                }
-                Ok(())
+                apply_fields(&mut StructMut { table, s: self }, fields, retain, patch)
             }
             Some((_, Grouped::Directive(directive))) => {
                 *self = object_directive(directive, patch)?;
@@ -448,14 +439,6 @@ impl<S> FieldOps<S> {
         if skipped { None } else { Some((self.get)(s)) }
     }
 
-    fn presence(&self, s: &S) -> Presence {
-        match self.value(s) {
-            None => Presence::Absent,
-            Some(v) if v.is_null() => Presence::Null,
-            Some(_) => Presence::Value,
-        }
-    }
-
     /// The field's value as a merge key.
     pub(crate) fn key<'s>(&self, s: &'s S) -> FieldKey<'s> {
         match self.value(s) {
@@ -487,21 +470,122 @@ impl<S> FieldOps<S> {
     }
 }
 
+/// A struct value with its field table, seen without its type: the walk
+/// over its fields is compiled once for every struct, each struct type
+/// adds only these small steps.
+pub(crate) trait Fields {
+    /// How many fields the table has.
+    fn count(&self) -> usize;
+
+    /// The field at this index, and whether serde reads it (a patch may
+    /// set it).
+    fn field(&self, i: usize) -> (&Field, bool);
+
+    /// The field's value as serde writes it (`None`: left out).
+    fn value(&self, i: usize) -> Option<&dyn FieldValue>;
+}
+
+/// [`Fields`] of a struct being patched.
+pub(crate) trait FieldsMut: Fields {
+    /// Applies the field's patch entries (`removed`: the field's key is
+    /// gone from the JSON, whatever its value).
+    fn apply(&mut self, i: usize, patch: FieldPatch<'_>, removed: bool) -> Result<()>;
+
+    /// Removes the field's key from the JSON.
+    fn remove(&mut self, i: usize) -> Result<()>;
+}
+
+/// A struct and its table.
+struct Struct<'a, S: 'static> {
+    table: &'static FieldTable<S>,
+    s: &'a S,
+}
+
+/// A struct being patched and its table.
+struct StructMut<'a, S: 'static> {
+    table: &'static FieldTable<S>,
+    s: &'a mut S,
+}
+
+impl<S> Fields for Struct<'_, S> {
+    fn count(&self) -> usize {
+        self.table.fields.len()
+    }
+
+    fn field(&self, i: usize) -> (&Field, bool) {
+        let ops = &self.table.fields[i];
+        (&ops.field, ops.applied)
+    }
+
+    fn value(&self, i: usize) -> Option<&dyn FieldValue> {
+        self.table.fields[i].value(self.s)
+    }
+}
+
+impl<S> Fields for StructMut<'_, S> {
+    fn count(&self) -> usize {
+        self.table.fields.len()
+    }
+
+    fn field(&self, i: usize) -> (&Field, bool) {
+        let ops = &self.table.fields[i];
+        (&ops.field, ops.applied)
+    }
+
+    fn value(&self, i: usize) -> Option<&dyn FieldValue> {
+        self.table.fields[i].value(self.s)
+    }
+}
+
+impl<S> FieldsMut for StructMut<'_, S> {
+    fn apply(&mut self, i: usize, patch: FieldPatch<'_>, removed: bool) -> Result<()> {
+        self.table.fields[i].apply(self.s, patch, removed)
+    }
+
+    fn remove(&mut self, i: usize) -> Result<()> {
+        self.table.fields[i].remove(self.s)
+    }
+}
+
+/// Where a field's value is in the JSON.
+fn presence(v: Option<&dyn FieldValue>) -> Presence {
+    match v {
+        None => Presence::Absent,
+        Some(v) if v.is_null() => Presence::Null,
+        Some(_) => Presence::Value,
+    }
+}
+
+/// Applies a struct's patch, grouped by field, with the `$retainKeys` list
+/// if any: the fields it removes are absent from the JSON for the rest of
+/// the patch.
+fn apply_fields(
+    s: &mut dyn FieldsMut,
+    fields: Vec<(usize, FieldPatch<'_>)>,
+    retain: Option<&Value>,
+    patch: &Map<String, Value>,
+) -> Result<()> {
+    let removed = match retain {
+        Some(retain) => retain_fields(s, retain, patch)?,
+        None => Vec::new(),
+    };
+    for (index, entries) in fields {
+        s.apply(index, entries, removed.contains(&index))?;
+    }
+    Ok(())
+}
+
 /// `$retainKeys` on a struct (`applyRetainKeysDirective`, the engine's
 /// check): every field the JSON has and the list does not name is removed.
 /// A field serde does not read stays as it is, as for every patch. Returns
 /// the indices of the fields removed.
-fn retain_fields<S>(
-    s: &mut S,
-    table: &FieldTable<S>,
-    retain: &Value,
-    patch: &Map<String, Value>,
-) -> Result<Vec<usize>> {
+fn retain_fields(s: &mut dyn FieldsMut, retain: &Value, patch: &Map<String, Value>) -> Result<Vec<usize>> {
     let kept = retained_keys(retain, patch)?;
     let mut removed = Vec::new();
-    for (i, ops) in table.fields.iter().enumerate() {
-        if ops.applied && ops.value(s).is_some() && !kept.keeps(ops.field.key) {
-            ops.remove(s)?;
+    for i in 0..s.count() {
+        let (field, applied) = s.field(i);
+        if applied && !kept.keeps(field.key) && s.value(i).is_some() {
+            s.remove(i)?;
             removed.push(i);
         }
     }
@@ -511,65 +595,85 @@ fn retain_fields<S>(
 /// A struct under `$patch` (`handleDirectiveInMergeMap`): `replace` makes
 /// it the rest of the patch map, taken as it is; `delete` makes it `{}`.
 fn object_directive<S: Walk>(directive: &Value, patch: &Map<String, Value>) -> Result<S> {
+    fallback::from_ref(&directive_object(directive, patch)?)
+}
+
+/// The JSON of a struct under `$patch` (the part of [`object_directive`]
+/// that is the same for every type).
+fn directive_object(directive: &Value, patch: &Map<String, Value>) -> Result<Value> {
     match directive.as_str() {
         Some("replace") => {
             let kept: Map<String, Value> =
                 patch.iter().filter(|(k, _)| *k != PATCH).map(|(k, v)| (k.clone(), v.clone())).collect();
-            fallback::from_ref(&Value::Object(kept))
+            Ok(Value::Object(kept))
         }
-        Some("delete") => fallback::from_ref(&Value::Object(Map::new())),
+        Some("delete") => Ok(Value::Object(Map::new())),
         _ => Err(ErrorKind::UnknownPatchType { value: fmt_s(directive), map: fmt_v_map(patch) }.into()),
     }
 }
 
 /// The facts of a struct's fields, by their index in its table.
-fn table_facts<S>(
-    table: &FieldTable<S>,
+fn table_facts(
+    s: &dyn Fields,
     schema: &'static StructSchema,
     facts: &'static StructFacts,
 ) -> Option<&'static [FieldFacts]> {
-    facts::table_fields(schema, facts, || table.fields.iter().map(|f| f.field.key).collect())
+    facts::table_fields(schema, facts, || (0..s.count()).map(|i| s.field(i).0.key).collect())
 }
 
-/// [`Walk::__depth_ok`] of a struct: only fields whose type does not bound
-/// their depth are looked into.
-fn fields_depth_ok<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static StructSchema, open: usize) -> bool {
+/// [`Walk::__depth_ok`] of a struct.
+fn fields_depth_ok<S: Walk>(s: &S, table: &'static FieldTable<S>, schema: &'static StructSchema, open: usize) -> bool {
+    fields_depth_ok_in(&Struct { table, s }, schema, open).unwrap_or_else(|| probe_ok(s, open))
+}
+
+/// [`fields_depth_ok`]: only fields whose type does not bound their depth
+/// are looked into (`None`: the table and the schema do not line up, the
+/// value's JSON is measured).
+fn fields_depth_ok_in(s: &dyn Fields, schema: &'static StructSchema, open: usize) -> Option<bool> {
     let facts = facts::of(schema);
     if facts.depth.is_some_and(|d| open + d <= MAX_DEPTH) {
-        return true;
+        return Some(true);
     }
     if open + 1 > MAX_DEPTH {
-        return false;
+        return Some(false);
     }
-    let Some(fields) = table_facts(table, schema, facts) else { return probe_ok(s, open) };
+    let fields = table_facts(s, schema, facts)?;
     if open + 1 + facts.bounded <= MAX_DEPTH {
         // Only the fields whose type does not bound their depth can be too deep.
         let skip = facts.fields.len() - fields.len();
-        return facts.unbounded.iter().filter_map(|&i| i.checked_sub(skip)).all(|i| {
+        return Some(facts.unbounded.iter().filter_map(|&i| i.checked_sub(skip)).all(|i| {
             let inner = if fields[i].flatten { open } else { open + 1 };
-            table.fields[i].value(s).is_none_or(|v| v.depth_ok(inner))
-        });
+            s.value(i).is_none_or(|v| v.depth_ok(inner))
+        }));
     }
-    table.fields.iter().zip(fields).all(|(ops, f)| {
+    Some(fields.iter().enumerate().all(|(i, f)| {
         // A flattened field's keys sit in this object.
         let inner = if f.flatten { open } else { open + 1 };
-        f.depth.is_some_and(|d| inner + d <= MAX_DEPTH) || ops.value(s).is_none_or(|v| v.depth_ok(inner))
-    })
+        f.depth.is_some_and(|d| inner + d <= MAX_DEPTH) || s.value(i).is_none_or(|v| v.depth_ok(inner))
+    }))
 }
 
 /// [`Walk::__quiet_if_equal`] of a struct: only fields that may hold merged
 /// sets or maps are looked into.
-pub(crate) fn fields_quiet_if_equal<S: Walk>(s: &S, table: &FieldTable<S>, schema: &'static StructSchema) -> bool {
+pub(crate) fn fields_quiet_if_equal<S: Walk>(
+    s: &S,
+    table: &'static FieldTable<S>,
+    schema: &'static StructSchema,
+) -> bool {
+    fields_quiet_if_equal_in(&Struct { table, s }, schema)
+}
+
+fn fields_quiet_if_equal_in(s: &dyn Fields, schema: &'static StructSchema) -> bool {
     let facts = facts::of(schema);
     if !facts.sets {
         return true;
     }
-    let Some(fields) = table_facts(table, schema, facts) else { return false };
-    table.fields.iter().zip(fields).all(|(ops, f)| !f.sets || ops.value(s).is_none_or(|v| v.quiet_if_equal(&ops.field)))
+    let Some(fields) = table_facts(s, schema, facts) else { return false };
+    fields.iter().enumerate().all(|(i, f)| !f.sets || s.value(i).is_none_or(|v| v.quiet_if_equal(s.field(i).0)))
 }
 
 /// [`fields_quiet_if_equal`] of a struct type's value.
-pub(crate) fn fields_quiet_if_equal_of<S: Walk>(s: &S, table: &FieldTable<S>) -> bool {
+pub(crate) fn fields_quiet_if_equal_of<S: Walk>(s: &S, table: &'static FieldTable<S>) -> bool {
     match S::__shape() {
         Shape::Struct(schema) => fields_quiet_if_equal(s, table, schema),
         _ => false,
@@ -586,36 +690,49 @@ pub(crate) fn fields_quiet_if_equal_of<S: Walk>(s: &S, table: &FieldTable<S>) ->
 pub(crate) fn diff_fields<S>(
     old: &S,
     new: &S,
-    table: &FieldTable<S>,
+    table: &'static FieldTable<S>,
+    shape: Shape,
+    opts: Opts,
+    equal: bool,
+) -> Result<Map<String, Value>> {
+    diff_fields_in(&Struct { table, s: old }, &Struct { table, s: new }, shape, opts, equal)
+}
+
+/// [`diff_fields`] on two values of one struct type.
+fn diff_fields_in(
+    old: &dyn Fields,
+    new: &dyn Fields,
     shape: Shape,
     opts: Opts,
     equal: bool,
 ) -> Result<Map<String, Value>> {
     let quiet = match shape {
-        Shape::Struct(schema) => table_facts(table, schema, facts::of(schema)),
+        Shape::Struct(schema) => table_facts(new, schema, facts::of(schema)),
         _ => None,
     };
     let quiet = |i: usize| quiet.map(|q| q[i]).filter(|f| f.quiet);
     let mut patch = Map::new();
     let mut retain: Vec<&'static str> = Vec::new();
     let mut removed = false;
-    for (i, ops) in table.fields.iter().enumerate() {
+    for i in 0..new.count() {
+        let field = new.field(i).0;
+        let (a, b) = (old.value(i), new.value(i));
         // Only a `retainKeys` struct's patch lists its fields.
         if opts.retain_keys() {
-            let (was, is) = (ops.presence(old), ops.presence(new));
+            let (was, is) = (presence(a), presence(b));
             if is == Presence::Value {
-                retain.push(ops.field.key);
+                retain.push(field.key);
             }
             removed |= was == Presence::Value && is == Presence::Absent;
         }
-        match (ops.value(old), ops.value(new)) {
+        match (a, b) {
             (None, None) => {}
-            (Some(old), Some(new))
+            (Some(a), Some(b))
                 if quiet(i).is_some_and(|f| {
-                    (equal || (!new.by_field() && new.same(old))) && (!f.sets || new.quiet_if_equal(&ops.field))
+                    (equal || (!b.by_field() && b.same(a))) && (!f.sets || b.quiet_if_equal(field))
                 }) => {}
-            (old, Some(new)) => new.diff_field(true, old, &ops.field, &mut patch, opts)?,
-            (Some(old), None) => old.diff_field(false, None, &ops.field, &mut patch, opts)?,
+            (a, Some(b)) => b.diff_field(true, a, field, &mut patch, opts)?,
+            (Some(a), None) => a.diff_field(false, None, field, &mut patch, opts)?,
         }
     }
     fallback::finish_diff(&mut patch, retain, removed);
