@@ -127,6 +127,10 @@ impl<T: StrategicMerge> Element for T {
 /// An element of a keyed list being merged.
 type Boxed = Box<dyn Element>;
 
+/// A new element from a patch element and the patch elements merged into
+/// it after it.
+type Build = fn(&Value, &[&Map<String, Value>]) -> Result<Boxed>;
+
 /// A new element of type `T` from a patch element, with more patch
 /// elements merged into it one after the other.
 fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Result<Boxed> {
@@ -161,7 +165,7 @@ struct Owned {
     /// Where the elements' merge key is.
     key: Option<KeyAt>,
     /// A new element from patch elements.
-    build: fn(&Value, &[&Map<String, Value>]) -> Result<Boxed>,
+    build: Build,
     /// A list replaced by a patch value.
     list_from: fn(&Value, &Field) -> Result<Vec<Boxed>>,
 }
