@@ -9,13 +9,130 @@
 //!
 //! Run with `cargo bench -p smp-core --bench ssa`; `DIVAN_SAMPLE_COUNT`
 //! overrides the sample count.
+//!
+//! When the Go reference is there (`SMPGO`, else `~/smpgo/smpgo`: see
+//! `shared/reference`), the run first times it on the `env_list` lines in
+//! the same session: `smpgo ssaapply` over a batch of K copies of a line
+//! and over 2 copies, the difference per line (its start and schema load
+//! cancel out), best of 3; beside it smp's time for the same line through
+//! the batch contract (parse, apply, write), and the ratio. Times are CPU
+//! time (user + system, of smpgo's process and of this one, from
+//! `/proc/self/stat`), which a loaded machine disturbs less than wall time;
+//! wall time where `/proc` is not there. Both sides check they give the
+//! same object. `SSA_BENCH_REFERENCE=0` skips it.
 
 use divan::{Bencher, black_box};
 use serde_json::{Value, json};
 use smp_core::ssa::{self, Resource, Schema};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 fn main() {
+    if std::env::var("SSA_BENCH_REFERENCE").as_deref() != Ok("0") {
+        reference::report();
+    }
     divan::main();
+}
+
+mod reference {
+    use super::*;
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ssa/deployment.openapi.json");
+    const DEFINITION: &str = "io.k8s.api.apps.v1.Deployment";
+
+    fn smpgo() -> Option<PathBuf> {
+        let p = match std::env::var_os("SMPGO") {
+            Some(p) => PathBuf::from(p),
+            None => PathBuf::from(std::env::var_os("HOME")?).join("smpgo/smpgo"),
+        };
+        p.is_file().then_some(p)
+    }
+
+    /// CPU time (user + system) of this process and of its waited-for
+    /// children so far, from `/proc/self/stat` (clock ticks of 10 ms).
+    fn cpu() -> Option<(Duration, Duration)> {
+        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        let rest = &stat[stat.rfind(')')? + 2..];
+        let f: Vec<u64> = rest.split(' ').skip(11).take(4).map(|x| x.parse().ok()).collect::<Option<_>>()?;
+        let tick = |t: u64| Duration::from_millis(t * 10);
+        Some((tick(f[0] + f[1]), tick(f[2] + f[3])))
+    }
+
+    /// The time `smpgo ssaapply` takes over `copies` copies of `line` (its
+    /// CPU time, else wall time), and its first output line.
+    fn run(go: &PathBuf, line: &str, copies: usize) -> (Duration, String) {
+        let input: String = (0..copies).map(|_| format!("{line}\n")).collect();
+        let before = cpu();
+        let start = Instant::now();
+        let mut child = Command::new(go)
+            .args(["ssaapply", &format!("@{DOC}#{DEFINITION}")])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("smpgo runs");
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+        let out = child.wait_with_output().expect("smpgo answers");
+        let elapsed = match (before, cpu()) {
+            (Some((_, a)), Some((_, b))) => b - a,
+            _ => start.elapsed(),
+        };
+        writer.join().unwrap().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        (elapsed, text.lines().next().unwrap_or("").to_string())
+    }
+
+    /// smp on the same line through the batch contract.
+    fn ours(res: &Resource, line: &str) -> String {
+        let input: Value = serde_json::from_str(line).unwrap();
+        let out = ssa::apply(res, Some(&input["live"]), &input["applied"], "helm", false, "2030-01-02T00:00:00Z");
+        serde_json::to_string(&json!({"result": out.unwrap()})).unwrap()
+    }
+
+    pub(super) fn report() {
+        let Some(go) = smpgo() else {
+            eprintln!("ssa bench: no smpgo (SMPGO or ~/smpgo/smpgo): the reference is not timed");
+            return;
+        };
+        let s = schema();
+        let res = Resource::for_definition(&s, DEFINITION, None).unwrap();
+        for (n, copies) in [(100, 42), (1_000, 12)] {
+            let live = live(&res, n);
+            let line = json!({"live": live, "applied": config("web:1.1", n), "manager": "helm",
+                              "force": false, "now": "2030-01-02T00:00:00Z"})
+            .to_string();
+            let (_, first) = run(&go, &line, 1);
+            let theirs: Value = serde_json::from_str(&first).expect("smpgo's answer");
+            let mine: Value = serde_json::from_str(&ours(&res, &line)).unwrap();
+            assert_eq!(theirs, mine, "smpgo and smp differ on the N={n} line");
+            let best = |f: &dyn Fn() -> Duration| (0..3).map(|_| f()).min().unwrap();
+            let go_line = best(&|| {
+                let (many, _) = run(&go, &line, copies);
+                let (two, _) = run(&go, &line, 2);
+                many.saturating_sub(two) / (copies as u32 - 2)
+            });
+            let our_line = best(&|| {
+                let (before, start) = (cpu(), Instant::now());
+                let runs = copies * 5;
+                for _ in 0..runs {
+                    black_box(ours(&res, black_box(&line)));
+                }
+                let spent = match (before, cpu()) {
+                    (Some((a, _)), Some((b, _))) => b - a,
+                    _ => start.elapsed(),
+                };
+                spent / runs as u32
+            });
+            eprintln!(
+                "ssa bench: env_list N={n}, one batch line (parse, apply, write), CPU time: smpgo {:.2} ms, smp {:.2} ms, {:.1}x",
+                go_line.as_secs_f64() * 1e3,
+                our_line.as_secs_f64() * 1e3,
+                go_line.as_secs_f64() / our_line.as_secs_f64()
+            );
+        }
+    }
 }
 
 fn schema() -> Schema {

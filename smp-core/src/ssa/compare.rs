@@ -158,36 +158,33 @@ impl Walker<'_> {
             return ValidationErrors::default();
         }
         let mut errs = ValidationErrors::default();
-        let mut all: Vec<PathElement> = Vec::new();
-        let mut lvals: PeMap<PathElement, Vec<&Value>> = PeMap::default();
-        let mut rvals: PeMap<PathElement, Vec<&Value>> = PeMap::default();
-        for (i, c) in l.map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
-            match list_item_element(self.schema, t, rel, c) {
-                Ok(pe) => {
-                    let e = lvals.entry(pe.clone()).or_default();
-                    if e.is_empty() {
-                        all.push(pe);
+        // Each element once, in the order first seen (left, then right),
+        // with its values on either side.
+        let mut slots: Vec<(PathElement, Vec<&Value>, Vec<&Value>)> = Vec::new();
+        let mut index: PeMap<PathElement, usize> = PeMap::default();
+        for (side, items) in [l, r].into_iter().enumerate() {
+            for (i, c) in items.map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
+                match list_item_element(self.schema, t, rel, c) {
+                    Ok(pe) => {
+                        let at = match index.get(&pe) {
+                            Some(&at) => at,
+                            None => {
+                                index.insert(pe.clone(), slots.len());
+                                slots.push((pe, Vec::new(), Vec::new()));
+                                slots.len() - 1
+                            }
+                        };
+                        if side == 0 { slots[at].1.push(c) } else { slots[at].2.push(c) }
                     }
-                    e.push(c);
+                    Err(e) => {
+                        errs.0.push(ValidationError { path: String::new(), message: format!("element {i}: {e}") })
+                    }
                 }
-                Err(e) => errs.0.push(ValidationError { path: String::new(), message: format!("element {i}: {e}") }),
             }
         }
-        for (i, c) in r.map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
-            match list_item_element(self.schema, t, rel, c) {
-                Ok(pe) => {
-                    let e = rvals.entry(pe.clone()).or_default();
-                    if e.is_empty() && !lvals.contains_key(&pe) {
-                        all.push(pe);
-                    }
-                    e.push(c);
-                }
-                Err(e) => errs.0.push(ValidationError { path: String::new(), message: format!("element {i}: {e}") }),
-            }
-        }
-        for pe in all {
-            let ll = lvals.get(&pe).map(Vec::as_slice).unwrap_or(&[]);
-            let rl = rvals.get(&pe).map(Vec::as_slice).unwrap_or(&[]);
+        drop(index);
+        for (pe, ll, rl) in slots {
+            let (ll, rl) = (ll.as_slice(), rl.as_slice());
             match (ll.len(), rl.len()) {
                 (0, 0) => return errs,
                 (a, b) if a <= 1 && b <= 1 => {

@@ -183,6 +183,24 @@ impl Set {
         s.insert_member(last.clone());
     }
 
+    /// Removes a path (in place: what `difference` with a set of that one
+    /// path gives), dropping children it leaves empty.
+    pub(crate) fn remove(&mut self, path: &[PathElement]) {
+        let Some((first, rest)) = path.split_first() else { return };
+        if rest.is_empty() {
+            if let Ok(i) = find_member(&self.members, first) {
+                self.members.remove(i);
+            }
+            return;
+        }
+        if let Ok(i) = find_child(&self.children, first) {
+            self.children[i].1.remove(rest);
+            if self.children[i].1.is_empty() {
+                self.children.remove(i);
+            }
+        }
+    }
+
     pub(crate) fn insert_member(&mut self, pe: PathElement) {
         if let Err(i) = find_member(&self.members, &pe) {
             self.members.insert(i, pe);

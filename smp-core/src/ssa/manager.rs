@@ -207,7 +207,9 @@ impl Op<'_, '_> {
         if gvk_text(applied) != self.res.gvk_text() {
             return Err(Error::Invalid(format!("invalid object type: {}", gvk_text(applied))));
         }
-        let mut m = managed.clone();
+        // `kubectl` may apply again from the managers as they were.
+        let before = (manager == "kubectl").then(|| managed.clone());
+        let mut m = managed;
         let mut result = self.apply_chain(live, applied, &mut m, manager, force);
         if manager == "kubectl"
             && let Err(Error::Conflicts(c)) = &result
@@ -215,7 +217,7 @@ impl Op<'_, '_> {
         {
             let rest: Vec<_> = c.0.iter().filter(|c| !allowed.has(&c.path.0)).cloned().collect();
             if rest.is_empty() {
-                m = managed;
+                m = before.expect("kept for kubectl");
                 result = self.apply_chain(live, applied, &mut m, manager, true);
             } else {
                 result = Err(Error::Conflicts(Conflicts(rest)));
@@ -255,7 +257,9 @@ impl Op<'_, '_> {
 /// identity and bookkeeping fields; an empty set is no entry.
 fn strip(fields: &mut super::updater::Fields, manager: &str) {
     if let Some(vs) = fields.get_mut(manager) {
-        vs.set = vs.set.difference(&strip_set());
+        for path in strip_set().iter_paths() {
+            vs.set.remove(&path.0);
+        }
         if vs.set.is_empty() {
             fields.remove(manager);
         }

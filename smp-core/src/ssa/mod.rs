@@ -171,7 +171,12 @@ impl<'s> Resource<'s> {
     }
 }
 
-fn prepare(res: &Resource, live: Option<&Value>, obj: &Value, now: &str) -> Result<(Value, Time), Error> {
+fn prepare<'v>(
+    res: &Resource,
+    live: Option<&'v Value>,
+    obj: &Value,
+    now: &str,
+) -> Result<(std::borrow::Cow<'v, Value>, Time), Error> {
     let now = Time::parse(now).ok_or_else(|| Error::Invalid(format!("\"now\" is not an RFC 3339 time: {now}")))?;
     for v in live.into_iter().chain([obj]) {
         crate::check_nesting(v).map_err(|e| Error::Invalid(e.to_string()))?;
@@ -179,7 +184,11 @@ fn prepare(res: &Resource, live: Option<&Value>, obj: &Value, now: &str) -> Resu
             return Err(Error::Invalid("an object must be a JSON object".into()));
         }
     }
-    Ok((live.cloned().unwrap_or_else(|| res.empty_object()), now))
+    let live = match live {
+        Some(l) => std::borrow::Cow::Borrowed(l),
+        None => std::borrow::Cow::Owned(res.empty_object()),
+    };
+    Ok((live, now))
 }
 
 /// A server-side apply of `applied` by `manager` to `live` (`None`: a

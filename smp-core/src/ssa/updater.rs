@@ -163,9 +163,9 @@ impl<'s> Updater<'s> {
         let merged = merge(self.schema, self.root, Some(live), Some(config))
             .map_err(|e| Error::Invalid(format!("failed to merge config: {e}")))?
             .unwrap_or(Value::Null);
-        let last = managers.get(manager).cloned();
         let set = to_field_set(self.schema, self.root, config);
-        managers.insert(manager.to_string(), VersionedSet { set, api_version: version.to_string(), applied: true });
+        let last =
+            managers.insert(manager.to_string(), VersionedSet { set, api_version: version.to_string(), applied: true });
         // Pruning removes only what the applier owned and applies no more:
         // when it still applies all it owned (every ancestor of an applied
         // field is a member of the applied set or a struct field), nothing
