@@ -364,7 +364,7 @@ mod tests {
 
     /// What kubectl sends for a custom resource (`kubectl edit`'s two-way
     /// patch and `kubectl apply`'s three-way one, both through float64;
-    /// `tests/kubectl_merge_patch.rs` checks them against kubectl itself):
+    /// `tests/kubectl/merge_patch.rs` checks them against kubectl itself):
     /// every number as Go writes a float64, read back as an integer where
     /// that text is one that fits int64.
     #[test]

@@ -52,7 +52,7 @@ fn merge_diff_and_three_way_in_batch_mode() {
 /// `three-way --type merge` holds kubectl apply's preconditions on this
 /// route (`CreateThreeWayJSONMergePatch` with apiVersion, kind and
 /// metadata.name unchanged), with kubectl's message
-/// (`tests/kubectl_merge_patch.rs` checks the library's against kubectl).
+/// (`tests/kubectl/merge_patch.rs` checks the library's against kubectl).
 #[test]
 fn merge_three_way_keeps_kubectls_preconditions() {
     let original = widget(json!({"a": 1}));

@@ -1,6 +1,6 @@
-//! A third part of the zoo (`typed_zoo.rs`, `typed_zoo_shapes.rs`): serde
+//! A third part of the zoo (`zoo_serde.rs`, `zoo_spec_shapes.rs`): serde
 //! attributes and field types the other two leave out, against the same
-//! oracle (`zoo/mod.rs`): every typed operation equals the JSON engine on
+//! oracle (`oracle.rs`): every typed operation equals the JSON engine on
 //! the serialised values with the type's schema.
 //!
 //! Each type exercises: names serde writes and reads differently
@@ -26,7 +26,7 @@
 //! Cases per property: `PROPTEST_CASES`, else 64 (the test must stay
 //! fast in CI).
 
-mod zoo;
+use super::oracle as zoo;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -46,10 +46,12 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use smp_core::{Schema, StrategicMerge, ThreeWayOptions};
+use smp_core::{StrategicMerge, ThreeWayOptions};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::io::Write as _;
+
+use super::oracle::{blend, same_patch, schema, strict_eq, to_json as json};
 
 // ---------------------------------------------------------------------------
 // The types under test
@@ -821,33 +823,6 @@ impl Doc for Skipped {
     }
 }
 
-/// Mixes two JSON documents: at each object key (and each list position
-/// both lists have) one side's value is kept, following `bits`. Reading the
-/// mix back gives a value that shares subtrees with both inputs.
-fn blend(a: &Value, b: &Value, bits: &mut impl Iterator<Item = bool>) -> Value {
-    let take_a = bits.next().unwrap_or(false);
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) if !take_a => {
-            let mut out = Map::new();
-            for (k, v) in y {
-                out.insert(
-                    k.clone(),
-                    match x.get(k) {
-                        Some(u) => blend(u, v, bits),
-                        None => v.clone(),
-                    },
-                );
-            }
-            Value::Object(out)
-        }
-        (Value::Array(x), Value::Array(y)) if !take_a => Value::Array(
-            y.iter().enumerate().map(|(i, v)| x.get(i).map_or_else(|| v.clone(), |u| blend(u, v, bits))).collect(),
-        ),
-        _ if take_a => a.clone(),
-        _ => b.clone(),
-    }
-}
-
 /// A value close to `a`: `b` itself, `a` itself, or a blend of the two.
 fn near<T: Doc>(a: &T, b: T, how: u8, bits: &[bool]) -> T {
     match how % 4 {
@@ -880,14 +855,6 @@ fn triple<T: Doc>() -> impl Strategy<Value = (T, T, T)> {
 // ---------------------------------------------------------------------------
 // Patch generators
 // ---------------------------------------------------------------------------
-
-fn json<T: Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).expect("generated values serialise")
-}
-
-fn schema<T: StrategicMerge>() -> Schema<'static> {
-    Schema::Static(T::shape())
-}
 
 /// One random edit of a JSON patch: `path` picks the node (a child index
 /// per level, taken modulo the number of children), `op` and `arg` what to
@@ -1208,42 +1175,12 @@ fn base_patch<T: Doc>(b: &Base<T>) -> Value {
 /// Whether the engine succeeded on a case (for the tallies printed at the end).
 type Checked = Result<bool, TestCaseError>;
 
-/// JSON equality that also tells `-0.0` from `0.0` and `1` from `1.0`, as
-/// the bytes sent to a server do (`Value`'s `==` does not).
-fn strict_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-            (Some(i), Some(j), _, _) => i == j,
-            (None, None, Some(i), Some(j)) => i == j,
-            (None, None, None, None) => x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits),
-            _ => false,
-        },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| strict_eq(v, w)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| strict_eq(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-/// Both `Err`, or both `Ok` and equal. Several errors may be found in one
-/// document, and the reference looks at map keys in random order, so which
-/// one is reported is not part of the contract; a conflict, though, must be
-/// reported as one by both, with the same patch and changes.
-fn same_outcome(typed: &smp_core::Result<Value>, engine: &smp_core::Result<Value>) -> bool {
-    match (typed, engine) {
-        (Ok(t), Ok(e)) => strict_eq(t, e),
-        (Err(t), Err(e)) => t.is_conflict() == e.is_conflict() && (!t.is_conflict() || t.kind == e.kind),
-        _ => false,
-    }
-}
-
 /// The typed diff against the engine's.
 fn check_diff<T: Doc>(a: &T, b: &T) -> Checked {
     let typed = a.diff(b);
     let engine = smp_core::diff(&json(a), &json(b), schema::<T>());
     prop_assert!(
-        same_outcome(&typed, &engine),
+        same_patch(&typed, &engine),
         "diff differs\n  original: {}\n  modified: {}\n  typed:    {}\n  engine:   {}",
         json(a),
         json(b),
@@ -1299,7 +1236,7 @@ fn check_three_way<T: Doc>(original: &T, modified: &T, live: &T) -> Checked {
         let typed = live.three_way(original, modified, opts);
         let engine = smp_core::three_way(&json(original), &json(modified), &json(live), schema::<T>(), opts);
         prop_assert!(
-            same_outcome(&typed, &engine),
+            same_patch(&typed, &engine),
             "three-way differs (overwrite: {})\n  original: {}\n  modified: {}\n  live:     {}\n  typed:    {}\n  engine:   {}",
             overwrite,
             json(original),

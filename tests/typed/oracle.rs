@@ -548,7 +548,7 @@ macro_rules! zoo_tests {
         $(
             #[test]
             fn $name() {
-                $crate::zoo::properties::<$ty>();
+                $crate::oracle::properties::<$ty>();
             }
         )*
     };
