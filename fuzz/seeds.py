@@ -7,10 +7,12 @@ order the case gives them (original, patch or modified, current; the
 documents of `patches` one by one). Run from anywhere:
 
     python3 fuzz/seeds.py        # writes fuzz/corpus/<target>/<hash>
+    python3 fuzz/seeds.py DIR    # writes DIR/<target>/<hash>
 """
 import hashlib
 import json
 import pathlib
+import sys
 
 FUZZ = pathlib.Path(__file__).resolve().parent
 FIXTURES = FUZZ.parent / "tests" / "fixtures"
@@ -47,6 +49,7 @@ def cases(path):
 
 
 def main():
+    corpus = pathlib.Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else FUZZ / "corpus"
     written = 0
     for path in sorted(FIXTURES.glob("*.smp")):
         for docs, schema in cases(path):
@@ -58,7 +61,7 @@ def main():
                 text = "\n".join(lines).encode()
                 for flags in (0x00, 0x90, 0xE0):
                     data = bytes([base + flags]) + text
-                    out = FUZZ / "corpus" / target / hashlib.sha1(data).hexdigest()
+                    out = corpus / target / hashlib.sha1(data).hexdigest()
                     out.parent.mkdir(parents=True, exist_ok=True)
                     out.write_bytes(data)
                     written += 1
@@ -75,11 +78,11 @@ def main():
             ]
             lines = [json.dumps(d, separators=(",", ":")) for d in (first, ops, other)]
             data = bytes([base]) + "\n".join(lines).encode()
-            out = FUZZ / "corpus" / "json_patch" / hashlib.sha1(data).hexdigest()
+            out = corpus / "json_patch" / hashlib.sha1(data).hexdigest()
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_bytes(data)
             written += 1
-    print(f"{written} seed inputs written under {FUZZ / 'corpus'}")
+    print(f"{written} seed inputs written under {corpus}")
 
 
 if __name__ == "__main__":
