@@ -23,9 +23,16 @@ fn main() {
     divan::main();
 }
 
-const SIZES: [usize; 2] = [2_000, 20_000];
+/// N and 10N, or the size `SMP_HOSTILE_N` names alone (to count one
+/// size's instructions with callgrind).
+fn sizes() -> Vec<usize> {
+    match std::env::var("SMP_HOSTILE_N").ok().and_then(|v| v.parse().ok()) {
+        Some(only) => vec![only],
+        None => vec![2_000, 20_000],
+    }
+}
 
-#[divan::bench(args = SIZES, sample_count = 3)]
+#[divan::bench(args = sizes(), sample_count = 3)]
 fn patch_merge_key_distinct_lists(bencher: Bencher, n: usize) {
     // Elements with fields f0 … f7; patch element i names f0 and f(1 + i % 7).
     let element = |i: usize| Value::Object((0..8).map(|f| (format!("f{f}"), json!(i))).collect::<Map<_, _>>());
@@ -41,7 +48,7 @@ fn patch_merge_key_distinct_lists(bencher: Bencher, n: usize) {
     bencher.bench(|| apply_with(black_box(&original), black_box(&patch), Schema::Untyped, options).unwrap());
 }
 
-#[divan::bench(args = SIZES, sample_count = 3)]
+#[divan::bench(args = sizes(), sample_count = 3)]
 fn json_patch_moves(bencher: Bencher, n: usize) {
     let doc = json!({"a": (0..10 * n).collect::<Vec<_>>(), "b": {}});
     let there = json!({"op": "move", "from": "/a", "path": "/b/a"});
@@ -50,7 +57,7 @@ fn json_patch_moves(bencher: Bencher, n: usize) {
     bencher.bench(|| json_patch::apply_ops(black_box(&doc), black_box(&ops)).unwrap());
 }
 
-#[divan::bench(args = SIZES, sample_count = 3)]
+#[divan::bench(args = sizes(), sample_count = 3)]
 fn retain_keys(bencher: Bencher, n: usize) {
     let names: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
     let original: Map<String, Value> = names.iter().map(|k| (k.clone(), json!(1))).collect();

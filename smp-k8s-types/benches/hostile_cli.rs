@@ -18,7 +18,9 @@
 //!
 //! Each is linear: the time grows about tenfold from N to 10N, not a
 //! hundredfold (`docs/performance.md`, "Hostile input"). Run with
-//! `cargo bench -p smp-k8s-types --features cli --bench hostile_cli`.
+//! `cargo bench -p smp-k8s-types --features cli --bench hostile_cli`;
+//! `SMP_HOSTILE_N=N` runs one size only, to count its instructions with
+//! callgrind.
 
 // A bench build compiles the modules' `cfg(test)` parts without their
 // tests, whose imports are then unused; `builtin` is there for them.
@@ -63,7 +65,15 @@ fn main() {
     divan::main();
 }
 
-#[divan::bench(args = [200, 2_000], sample_count = 10)]
+/// N and 10N, or the size `SMP_HOSTILE_N` names alone.
+fn sizes(n: usize) -> Vec<usize> {
+    match std::env::var("SMP_HOSTILE_N").ok().and_then(|v| v.parse().ok()) {
+        Some(only) => vec![only],
+        None => vec![n, 10 * n],
+    }
+}
+
+#[divan::bench(args = sizes(200), sample_count = 10)]
 fn crd_versions(bencher: Bencher, n: usize) {
     let mut properties = Map::new();
     for p in 0..200 {
@@ -120,7 +130,7 @@ impl Drop for LinkedTree {
     }
 }
 
-#[divan::bench(args = [100, 1_000], sample_count = 10)]
+#[divan::bench(args = sizes(100), sample_count = 10)]
 fn recursive_links(bencher: Bencher, n: usize) {
     let tree = LinkedTree::new(n);
     let source = args::Source::File(tree.path().to_path_buf());
@@ -139,7 +149,7 @@ fn finalizers(range: std::ops::Range<usize>) -> Vec<Value> {
     range.map(|i| json!(format!("example.com/f{i}"))).collect()
 }
 
-#[divan::bench(args = [10_000, 100_000], sample_count = 10)]
+#[divan::bench(args = sizes(10_000), sample_count = 10)]
 fn explain_set(bencher: Bencher, n: usize) {
     let before = json!({"metadata": {"finalizers": finalizers(0..n)}});
     let patch = json!({"metadata": {"finalizers": finalizers(n..2 * n)}});
@@ -148,7 +158,7 @@ fn explain_set(bencher: Bencher, n: usize) {
     bencher.bench(|| explain::explain(black_box(&before), black_box(&patch), black_box(&after), schema));
 }
 
-#[divan::bench(args = [10_000, 100_000], sample_count = 10)]
+#[divan::bench(args = sizes(10_000), sample_count = 10)]
 fn explain_delete_from_primitive_list(bencher: Bencher, n: usize) {
     let before = json!({"metadata": {"finalizers": finalizers(0..2 * n)}});
     let patch = json!({"metadata": {"$deleteFromPrimitiveList/finalizers": finalizers(0..n)}});
@@ -164,7 +174,7 @@ fn lines(n: usize, changed: impl Fn(usize) -> bool) -> String {
         .collect()
 }
 
-#[divan::bench(args = [5_000, 50_000], sample_count = 10)]
+#[divan::bench(args = sizes(5_000), sample_count = 10)]
 fn diff_changed_lines(bencher: Bencher, n: usize) {
     let (before, after) = (lines(n, |_| false), lines(n, |i| i % 2 == 0));
     bencher.bench(|| textdiff::unified(black_box(&before), black_box(&after), "ConfigMap cm", false));
@@ -173,7 +183,7 @@ fn diff_changed_lines(bencher: Bencher, n: usize) {
 /// The worst case of the bounded line diff: runs of 499 changed lines
 /// between unchanged ones, so that every region given to Myers' algorithm
 /// is as large as it may be (998 lines, none in common).
-#[divan::bench(args = [5_000, 50_000], sample_count = 10)]
+#[divan::bench(args = sizes(5_000), sample_count = 10)]
 fn diff_changed_runs(bencher: Bencher, n: usize) {
     let (before, after) = (lines(n, |_| false), lines(n, |i| i % 500 != 0));
     bencher.bench(|| textdiff::unified(black_box(&before), black_box(&after), "ConfigMap cm", false));
