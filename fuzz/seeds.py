@@ -4,7 +4,9 @@
 Every case of tests/fixtures/*.smp becomes one input per target: a selector
 byte (schema and flags) and the case's JSON documents, one per line, in the
 order the case gives them (original, patch or modified, current; the
-documents of `patches` one by one). Run from anywhere:
+documents of `patches` one by one); `cli_input` has command lines of
+each subcommand with some of those documents and with YAML texts. Run
+from anywhere:
 
     python3 fuzz/seeds.py        # writes fuzz/corpus/<target>/<hash>
     python3 fuzz/seeds.py DIR    # writes DIR/<target>/<hash>
@@ -82,7 +84,49 @@ def main():
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_bytes(data)
             written += 1
+    written += cli_seeds(corpus / "cli_input")
     print(f"{written} seed inputs written under {corpus}")
+
+
+# cli_input: a command line (words split at spaces), then a file's text.
+COMMAND_LINES = [
+    "apply a.yaml -p {} -o yaml",
+    "apply -R dir -p metadata:{labels:{a:b}} --diff",
+    "apply --type json a.json -p []",
+    "apply --type merge --explain --diff a.json b.json",
+    "apply --kind deploy --patch-merge-key a.yaml b.yaml -o json",
+    "apply --crd c.yaml --type strategic --version v1 a.yaml b.yaml",
+    "apply --untyped a.json b.json",
+    "apply --jsonl c.jsonl --jobs 2",
+    "diff --exit-code a.json b.json",
+    "three-way --kind Pod a.json b.json c.json",
+    "three-way --from-annotation a.yaml b.yaml -o yaml",
+]
+# Texts as YAML: a stream, a list, anchors, block scalars, flow style.
+YAML_TEXTS = [
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  k: v\n---\nkind: Pod\n",
+    "kind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n",
+    "a: &x [1, 2]\nb: *x\nc: |\n  text\n  more\nd: 0o17\ne: .inf\nf: ~\n",
+    "spec:\n  containers:\n  - name: c\n    image: i\n    $patch: replace\n",
+]
+
+
+def cli_seeds(out):
+    """Each command line with the documents of a few fixture cases (as
+    JSON) and with the YAML texts."""
+    texts = [text.encode() for text in YAML_TEXTS]
+    for path in sorted(FIXTURES.glob("*.smp"))[:5]:
+        for docs, _ in list(cases(path))[:4]:
+            texts.append("\n".join(json.dumps(d) for d in docs).encode())
+    written = 0
+    for line in COMMAND_LINES:
+        for text in texts:
+            data = line.encode() + b"\n" + text
+            target = out / hashlib.sha1(data).hexdigest()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            written += 1
+    return written
 
 
 if __name__ == "__main__":
