@@ -20,12 +20,18 @@
 //! `/proc/self/stat`), which a loaded machine disturbs less than wall time;
 //! wall time where `/proc` is not there. Both sides check they give the
 //! same object. `SSA_BENCH_REFERENCE=0` skips it.
+//!
+//! The benchmark runs on mimalloc, the allocator of the `smp` binary that
+//! serves the batch contract (documents are trees of small allocations).
 
 use divan::{Bencher, black_box};
 use serde_json::{Value, json};
 use smp_core::ssa::{self, Resource, Schema};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     if std::env::var("SSA_BENCH_REFERENCE").as_deref() != Ok("0") {
