@@ -292,8 +292,11 @@ fn distinct_field_lists_are_bounded() {
 // keys tell apart is the reference's patch of the joined list, each joined
 // key written as the fields it joins (and the directive on list elements).
 
-/// A diff case: the live and desired lists, distinct identities each.
-fn diff_case() -> impl Strategy<Value = (Vec<(Id, u8)>, Vec<(Id, u8)>)> {
+/// A list: its elements' identities (distinct) and names.
+type List = Vec<(Id, u8)>;
+
+/// A diff case: the live and desired lists.
+fn diff_case() -> impl Strategy<Value = (List, List)> {
     let list = || {
         prop::collection::vec((id(), 0..3u8), 0..7).prop_map(|l| {
             let mut seen = std::collections::HashSet::new();
