@@ -253,7 +253,9 @@ fn history_not_run(h: &Value) -> Option<String> {
     }
     if h["chained"] == true {
         return Some(
-            "a test's own manager chain (a smaller cap, another track-on-create probability): not the server's".into(),
+            "a test's own manager chain (a cap of three, no tracking before the first apply, a failing manager; \
+             TestLargeLastApplied's second last-applied updater, left out for its megabytes of annotations)"
+                .into(),
         );
     }
     let (api_version, kind) = (h["apiVersion"].as_str().unwrap_or(""), h["kind"].as_str().unwrap_or(""));
