@@ -50,6 +50,11 @@ pub struct Exactness;
 #[doc = include_str!("../../docs/performance.md")]
 pub struct Performance;
 
+/// `docs/server-side-apply.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/server-side-apply.md")]
+pub struct ServerSideApply;
+
 /// `docs/testing-a-reconciler.md`.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/testing-a-reconciler.md")]
