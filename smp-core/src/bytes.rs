@@ -233,22 +233,7 @@ pub fn write_json<W: ?Sized + Write, T: ?Sized + Serialize>(out: &mut W, value: 
     Ok(value.serialize(&mut serde_json::Serializer::with_formatter(out, GoFloats(CompactFormatter)))?)
 }
 
-/// `f` as Go's `encoding/json` writes a float64: a float with an integral
-/// value has no fraction (`1`, not `1.0`), exponents are used below 1e-6
-/// and from 1e21 on, with a sign (`1e+21`, `1e-7`).
-pub fn go_float(f: f64) -> String {
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let text = format!("{f:e}");
-        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-        return match exponent.strip_prefix('-') {
-            Some(negative) => format!("{mantissa}e-{negative}"),
-            None => format!("{mantissa}e+{exponent}"),
-        };
-    }
-    // Shortest digits that read back as `f`, without an exponent.
-    format!("{f}")
-}
+pub use crate::value::go_float;
 
 /// A serde_json formatter with floats as Go writes them ([`go_float`]).
 pub struct GoFloats<F>(pub F);

@@ -77,29 +77,41 @@
 //! The guide (`docs/` in the repository) covers custom resources, the
 //! derive's attributes, exactness and performance.
 //!
-//! # Inside
+//! # Layers
 //!
-//! Where each concept lives:
+//! Each module imports from its own layer and the layers below it, never
+//! from a layer above (a test of the crate reads this list and checks
+//! every `crate::` path outside tests):
 //!
-//! - [`schema`]: patch metadata ([`schema::Strategy`], [`schema::MergeKey`],
-//!   parsed once) and schemas (static tables, OpenAPI documents);
-//! - `lists`: keyed merge and keyed diff (written once over an element
-//!   abstraction), merge keys and their index, sets of scalars and the
-//!   ordering of merged lists (`$setElementOrder`), run by the engine on
-//!   JSON and by the typed layer on typed elements;
-//! - `engine`: the JSON engine ([`apply`], [`diff`], [`three_way`], the
-//!   conflict check), the executable specification;
-//! - [`typed`]: the [`StrategicMerge`] trait on Rust values;
-//! - [`bytes`]: the same operations from JSON text to JSON text, on the
-//!   [`doc::compact`] document;
-//! - `value`: the reference's view of JSON values; [`error`]: errors with
-//!   paths.
+//! 1. `value`, `text`, `directive`: the Go reference's view of JSON
+//!    values and numbers (`%v`, Go-encoded JSON), text escapes, and
+//!    [`directive`], every directive name (`$patch`, `$setElementOrder/…`);
+//! 2. `error`: [`Error`], with the path where it happened;
+//! 3. `nesting`, `diff_options`, `schema`: the depth bound, the options of
+//!    a diff, and [`schema`]: patch metadata ([`schema::Strategy`],
+//!    [`schema::MergeKey`], parsed once) and schemas (static tables,
+//!    OpenAPI documents);
+//! 4. `doc`: the documents a patch works on (`serde_json::Value` and the
+//!    [`doc::compact`] document), their members, parsed and printed;
+//! 5. `lists`: keyed merge and keyed diff (written once over an element
+//!    abstraction), merge keys and their index, sets of scalars and the
+//!    ordering of merged lists (`$setElementOrder`);
+//! 6. `engine`: the JSON engine ([`apply`], [`diff`], [`three_way`], the
+//!    conflict check, strict apply), the executable specification;
+//! 7. `bytes`, `check`, `merge_patch`, `json_patch`, `typed`, `ssa`: the
+//!    entry points on JSON text ([`bytes`]), the duplicate-key check, the
+//!    other patch types, the [`StrategicMerge`] trait on Rust values, and
+//!    server-side apply;
+//! 8. `typed_options`, `k8s`: what is built on the typed layer
+//!    ([`WithOptions`], the k8s-openapi types).
 
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod bytes;
 mod check;
+mod diff_options;
+pub mod directive;
 pub mod doc;
 mod engine;
 pub mod error;
@@ -108,9 +120,9 @@ pub mod json_patch;
 pub mod k8s;
 mod lists;
 pub mod merge_patch;
+mod nesting;
 pub mod schema;
 pub mod ssa;
-mod strict;
 pub mod text;
 /// The Go reference's view of JSON values (`%v` text, Go-encoded JSON,
 /// number kinds): shared with smp-k8s-types and the tests, not an API.
@@ -130,8 +142,8 @@ pub use engine::conflicts::{has_conflicts, merging_maps_have_conflicts};
 pub use engine::diff::{DiffOptions, diff, diff_with};
 pub use engine::preconditions::{Precondition, check_preconditions};
 pub use engine::three_way::{ThreeWayOptions, three_way};
-pub use engine::{MAX_DEPTH, check_nesting};
 pub use error::{Error, ErrorKind, Path, Result, Segment};
+pub use nesting::{MAX_DEPTH, check_nesting};
 pub use schema::{FieldSchema, OpenApi, PatchMeta, Schema, Shape, StructSchema};
 pub mod typed;
 mod typed_options;
@@ -141,3 +153,6 @@ pub use typed_options::WithOptions;
 #[doc = include_str!("derive.md")]
 pub use smp_derive::StrategicMerge;
 pub use typed::StrategicMerge;
+
+#[cfg(test)]
+mod layers;

@@ -30,8 +30,8 @@
 
 use crate::engine::conflicts::has_conflicts;
 use crate::engine::preconditions::{Precondition, check_preconditions};
-use crate::engine::{MAX_DEPTH, check_nesting};
 use crate::error::{ErrorKind, Result};
+use crate::nesting::{MAX_DEPTH, check_nesting};
 use serde_json::{Map, Number, Value};
 
 /// The two-way merge patch from `original` to `modified`
@@ -301,7 +301,7 @@ fn float64_number(n: &Number) -> Number {
     let f = n.as_f64().unwrap_or(0.0);
     if f.fract() == 0.0 && f.abs() < 1e21 {
         // `-0` reads back as the integer 0.
-        if let Ok(i) = crate::bytes::go_float(f).parse::<i64>() {
+        if let Ok(i) = crate::value::go_float(f).parse::<i64>() {
             return Number::from(i);
         }
     }

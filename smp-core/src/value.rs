@@ -266,10 +266,21 @@ fn fmt_float_f(f: f64) -> String {
     s
 }
 
-/// Go's `encoding/json` rendering of a float64 (one writer for both paths:
-/// [`go_float`](crate::bytes::go_float)).
-fn fmt_float_json(f: f64) -> String {
-    crate::bytes::go_float(f)
+/// `f` as Go's `encoding/json` writes a float64: a float with an integral
+/// value has no fraction (`1`, not `1.0`), exponents are used below 1e-6
+/// and from 1e21 on, with a sign (`1e+21`, `1e-7`).
+pub fn go_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let text = format!("{f:e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+        return match exponent.strip_prefix('-') {
+            Some(negative) => format!("{mantissa}e-{negative}"),
+            None => format!("{mantissa}e+{exponent}"),
+        };
+    }
+    // Shortest digits that read back as `f`, without an exponent.
+    format!("{f}")
 }
 
 /// The value as Go's `encoding/json.Marshal` writes it: sorted keys, no
@@ -288,7 +299,7 @@ fn write_go_json(s: &mut String, v: &Value) {
             Some(i) => {
                 let _ = write!(s, "{i}");
             }
-            None => s.push_str(&fmt_float_json(n.as_f64().unwrap_or(f64::NAN))),
+            None => s.push_str(&go_float(n.as_f64().unwrap_or(f64::NAN))),
         },
         Value::String(x) => write_go_string(s, x),
         Value::Array(a) => {
@@ -444,13 +455,13 @@ mod tests {
 
     #[test]
     fn go_json_formatting_of_floats() {
-        assert_eq!(fmt_float_json(1.7976931348623157e308), "1.7976931348623157e+308");
-        assert_eq!(fmt_float_json(1e-7), "1e-7");
-        assert_eq!(fmt_float_json(1e20), "100000000000000000000");
-        assert_eq!(fmt_float_json(3.4028234663852886e38), "3.4028234663852886e+38");
-        assert_eq!(fmt_float_json(0.5), "0.5");
+        assert_eq!(go_float(1.7976931348623157e308), "1.7976931348623157e+308");
+        assert_eq!(go_float(1e-7), "1e-7");
+        assert_eq!(go_float(1e20), "100000000000000000000");
+        assert_eq!(go_float(3.4028234663852886e38), "3.4028234663852886e+38");
+        assert_eq!(go_float(0.5), "0.5");
         // The sign of a zero is written, as `strconv.FormatFloat` writes it.
-        assert_eq!(fmt_float_json(-0.0), "-0");
+        assert_eq!(go_float(-0.0), "-0");
         assert_eq!(to_go_json(&json!([-0.0, 0.0, 1e21, -1e-7])), "[-0,0,1e+21,-1e-7]");
     }
 

@@ -345,6 +345,7 @@ const PUBLIC_SOURCES: &[&str] = &[
     "json_patch/apply.rs",
     "json_patch/mod.rs",
     "merge_patch.rs",
+    "nesting.rs",
     "schema/openapi.rs",
     "text.rs",
     "typed/depth.rs",

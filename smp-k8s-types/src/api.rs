@@ -51,6 +51,7 @@ use kube_core::Resource;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use smp_core::directive::ListDirective;
 use smp_core::schema::{MergeKey, Shape};
 use smp_core::{StrategicMerge, json_patch, merge_patch};
 use std::fmt::Debug;
@@ -208,10 +209,7 @@ fn composite_list(patch: &Value, shape: Shape, depth: usize) -> Option<(Vec<Stri
     };
     match (patch, shape) {
         (Value::Object(m), Shape::Struct(s)) => m.iter().find_map(|(key, value)| {
-            let name = [SET_ELEMENT_ORDER, DELETE_FROM_PRIMITIVE_LIST]
-                .iter()
-                .find_map(|prefix| key.strip_prefix(prefix).and_then(|k| k.strip_prefix('/')))
-                .unwrap_or(key);
+            let name = ListDirective::parse(key).map_or(key.as_str(), |(_, field)| field);
             let field = s.field(name)?;
             if let Some(MergeKey::Composite(fields)) = field.merge_key {
                 return Some((vec![name.to_string()], fields));
@@ -227,9 +225,6 @@ fn composite_list(patch: &Value, shape: Shape, depth: usize) -> Option<(Vec<Stri
         _ => None,
     }
 }
-
-const SET_ELEMENT_ORDER: &str = "$setElementOrder";
-const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 
 /// Patches computed from typed objects and sent through kube's [`Api`] on
 /// the route the kind accepts (see the [module docs](self)).

@@ -25,3 +25,33 @@ pub mod ssa_fixture;
 pub mod ssa_gen;
 
 pub use r#gen::{Gen, Kind};
+
+/// The derive's reserved names: smp-derive cannot depend on smp-core, so
+/// it keeps a table of its own, checked against the registry below.
+#[cfg(test)]
+#[path = "../../smp-derive/src/internals/directives.rs"]
+#[allow(dead_code)]
+mod derive_reserved;
+
+#[cfg(test)]
+mod derive_directives {
+    use super::derive_reserved as derive;
+    use smp_core::directive::{Directive, ListDirective, PATCH, PATCH_MERGE_KEY, RETAIN_KEYS};
+
+    #[test]
+    fn derive_reserves_the_directives() {
+        let mut names = vec![PATCH.to_string(), RETAIN_KEYS.to_string(), PATCH_MERGE_KEY.to_string()];
+        for d in ListDirective::ALL {
+            for field in ["", "x", "a/b", "$patch"] {
+                names.push(d.key(field));
+            }
+            names.push(d.prefix().to_string());
+            names.push(format!("{}X/a", d.prefix()));
+        }
+        names.extend(["patch", "$", "", "$patches", "retainKeys", "$Patch"].map(String::from));
+        for name in &names {
+            assert_eq!(derive::is_reserved(name), Directive::is_reserved(name), "{name:?}");
+        }
+        assert!(names.iter().filter(|n| Directive::is_reserved(n)).count() >= 10);
+    }
+}

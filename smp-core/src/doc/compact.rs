@@ -32,10 +32,10 @@
 //! into the same document took more instructions (counted with callgrind;
 //! the figure is in `docs/performance.md`).
 
+use super::member::{Field, KeyValue};
 use super::parse::Guided;
 use super::{Document, Object as _, key_order, objects_deep_eq, same_bytes, same_text};
 use crate::error::{ErrorKind, Result};
-use crate::lists::key::{Field, Key, KeyValue};
 use crate::value::GoKind;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Number, Value};
@@ -725,7 +725,7 @@ impl Node<'_> {
             (Node::Raw(_), _) | (_, Node::Raw(_)) => self.decoded().deep_eq(other.decoded()),
             (Node::Object(_) | Node::Array(_), _) | (_, Node::Object(_) | Node::Array(_)) => false,
             // Scalars compare as Go's `==` on what the reference decoded.
-            (a, b) => Key::One(a.as_member()).go_eq(&Key::One(b.as_member())) == Some(true),
+            (a, b) => a.as_member().go_eq(b.as_member()) == Some(true),
         }
     }
 }

@@ -9,11 +9,13 @@
 //! costs what the live object costs, not a tree of `serde_json::Value`s.
 
 pub mod compact;
+pub(crate) mod member;
 pub(crate) mod parse;
 pub(crate) mod print;
 
-use crate::lists::key::{Field, Key, KeyValue, json_field};
+use crate::directive::PATCH;
 use crate::value::{GoKind, deep_eq};
+use member::{Field, KeyValue, json_field};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -157,9 +159,43 @@ pub(crate) trait Object<D>: Default + Clone {
     }
 }
 
+/// A copy of a patch value as it is taken whole into the result: without
+/// objects carrying `$patch` (`removeDirectives`) and, when `drop_nulls`,
+/// without null object members (`discardNullValuesFromPatch`, which runs
+/// first: a null `$patch` member is dropped, not obeyed). `None` when `v`
+/// itself is dropped. ([`take_patch_value`] of a clone: what it drops is
+/// rare, and copying it first costs nothing measurable.)
+pub(crate) fn copy_patch_value<D: Document>(v: &D, drop_nulls: bool) -> Option<D> {
+    take_patch_value(v.clone(), drop_nulls)
+}
+
+/// A patch value as it is taken whole into the result, from a value the
+/// caller gives away: what is kept is moved (see [`copy_patch_value`];
+/// without `drop_nulls`, `removeDirectives`).
+pub(crate) fn take_patch_value<D: Document>(v: D, drop_nulls: bool) -> Option<D> {
+    match v.into_object() {
+        Ok(mut m) => {
+            if m.get(PATCH).is_some_and(|d| !(drop_nulls && d.is_null())) {
+                return None;
+            }
+            m.retain_members(|_, v| {
+                if drop_nulls && v.is_null() {
+                    return false;
+                }
+                take_patch_value(std::mem::take(v), drop_nulls).map(|kept| *v = kept).is_some()
+            });
+            Some(D::object(m))
+        }
+        Err(v) => match v.into_array() {
+            Ok(a) => Some(D::array(a.into_iter().filter_map(|v| take_patch_value(v, drop_nulls)).collect())),
+            Err(v) => Some(v),
+        },
+    }
+}
+
 /// Go's `==` on two values; `None` where Go panics (two maps, two lists).
 pub(crate) fn go_eq<D: Document>(a: &D, b: &D) -> Option<bool> {
-    Key::One(a.as_member()).go_eq(&Key::One(b.as_member()))
+    a.as_member().go_eq(b.as_member())
 }
 
 /// Whether two texts of the same length are equal: up to sixteen bytes as

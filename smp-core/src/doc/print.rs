@@ -11,7 +11,7 @@
 //!   that is not finite as `null` (as serde_json does).
 
 use super::compact::{Node, Object};
-use crate::bytes::go_float;
+use crate::value::go_float;
 use std::borrow::Cow;
 
 pub(super) fn write_node(out: &mut Vec<u8>, n: &Node<'_>) {

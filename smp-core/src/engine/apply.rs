@@ -3,7 +3,10 @@
 //! modes.
 
 use super::*;
+use crate::directive::{ListDirective, PATCH, PatchOp, RETAIN_KEYS};
 use crate::doc::{Document, Object as _, compact, list_from_json, list_to_json};
+use crate::doc::{copy_patch_value, take_patch_value};
+use crate::error::Error;
 use crate::error::bad_arg;
 use crate::lists::element::MergeElements;
 use crate::lists::key::{Key, KeyFields, KeyValue, ValueIndex, uncomparable};
@@ -90,7 +93,7 @@ fn apply_maps<D: Document>(
     options: ApplyOptions,
 ) -> Result<D::Object> {
     if options.strict {
-        crate::strict::check_known_fields(&patch.as_json_map(), schema, options.patch_merge_key)?;
+        strict::check_known_fields(&patch.as_json_map(), schema, options.patch_merge_key)?;
     }
     let merger = Merger { mode: Mode::Apply, patch_merge_key: options.patch_merge_key };
     merger.merge_object::<D>(original, patch, schema, 0)
@@ -189,7 +192,7 @@ impl Merger {
         if self.apply_mode() || patch.get(PATCH).is_some() {
             return self.merge_object::<D>(original, &patch, schema, depth);
         }
-        let named = |k: &str| patch.get(&format!("{SET_ELEMENT_ORDER}/{k}")).is_some();
+        let named = |k: &str| patch.get(&ListDirective::SetElementOrder.key(k)).is_some();
         let moved: Vec<String> = patch
             .members()
             .filter(|&(k, _)| !k.starts_with('$') && original.get(k).is_none() && !named(k))
@@ -227,9 +230,9 @@ impl Merger {
     ) -> Result<D::Object> {
         check_depth(depth)?;
         if let Some(directive) = patch.get(PATCH) {
-            return match directive.as_str() {
-                Some("replace") => Ok(patch.filter_map_members(|k, v| (k != PATCH).then(|| v.clone()))),
-                Some("delete") => Ok(D::Object::default()),
+            return match directive.as_str().and_then(PatchOp::parse) {
+                Some(PatchOp::Replace) => Ok(patch.filter_map_members(|k, v| (k != PATCH).then(|| v.clone()))),
+                Some(PatchOp::Delete) => Ok(D::Object::default()),
                 _ => Err(ErrorKind::UnknownPatchType {
                     value: fmt_s(&directive.to_json()),
                     map: fmt_v_map(&patch.as_json_map()),
@@ -244,7 +247,7 @@ impl Merger {
 
         // Deletions from primitive lists run after everything else: the
         // reference's order is random, and this is one of its outcomes.
-        let is_delete = |k: &str| k.starts_with(DELETE_FROM_PRIMITIVE_LIST);
+        let is_delete = |k: &str| ListDirective::DeleteFromPrimitiveList.starts(k);
         let rest = patch.members().filter(|(k, _)| !is_delete(k));
         let deletes = patch.members().filter(|(k, _)| is_delete(k));
         for (k, v) in rest.chain(deletes) {
@@ -266,13 +269,14 @@ impl Merger {
     ) -> Result<()> {
         let mut key = key;
         let mut is_delete_list = false;
-        if key.starts_with(DELETE_FROM_PRIMITIVE_LIST) {
+        if ListDirective::DeleteFromPrimitiveList.starts(key) {
             if !self.apply_mode() {
                 original.insert(key, patch_v.clone());
                 return Ok(());
             }
-            key = directive_field(key, DELETE_FROM_PRIMITIVE_LIST, ErrorKind::BadDeleteFromPrimitiveList)
-                .map_err(|e| e.at_key(key))?;
+            key = ListDirective::DeleteFromPrimitiveList
+                .field(key)
+                .ok_or_else(|| Error::from(ErrorKind::BadDeleteFromPrimitiveList).at_key(key))?;
             is_delete_list = true;
         }
         if patch_v.is_null() {
@@ -390,7 +394,8 @@ impl Merger {
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
-        let directives: Vec<(&str, &D)> = patch.members().filter(|(k, _)| k.starts_with(SET_ELEMENT_ORDER)).collect();
+        let directives: Vec<(&str, &D)> =
+            patch.members().filter(|(k, _)| ListDirective::SetElementOrder.starts(k)).collect();
         for (key, order) in directives {
             // `$setElementOrder/$setElementOrder/x` takes `$setElementOrder/x`
             // as its list; the reference then never visits that key (a Go
@@ -428,7 +433,7 @@ impl Merger {
         let Some(order) = order.as_array() else {
             return Err(bad_arg(GoKind::Array, &order.to_json()));
         };
-        let field = directive_field(key, SET_ELEMENT_ORDER, ErrorKind::BadSetElementOrder)?;
+        let field = ListDirective::SetElementOrder.field(key).ok_or(ErrorKind::BadSetElementOrder)?;
         // An error aborts the whole patch, so the live list is taken out freely.
         let orig_list = take_list::<D>(original, field)?;
         let patch_list = match patch.get_key_value(field) {
@@ -619,7 +624,7 @@ impl<D: Document> MergeElements for Docs<ApplyCx<'_, '_>, D> {
     }
 
     fn is_delete(&self, e: &D) -> bool {
-        e.field(PATCH).value().and_then(KeyValue::as_str) == Some("delete")
+        e.field(PATCH).value().and_then(KeyValue::as_str).and_then(PatchOp::parse) == Some(PatchOp::Delete)
     }
 
     fn merge(&self, e: &mut D, patches: &[&D::Object]) -> Result<()> {
@@ -688,7 +693,7 @@ impl<'p> Done<'p> {
 
     /// Skipped by the per-key loop: taken, or a `$setElementOrder` key.
     fn skipped(&self, key: &str) -> bool {
-        key.starts_with(SET_ELEMENT_ORDER) || self.taken(key)
+        ListDirective::SetElementOrder.starts(key) || self.taken(key)
     }
 }
 
@@ -722,8 +727,8 @@ pub(crate) fn retained_keys<'p, D: Document>(retain: &'p D, patch: &D::Object) -
     for (k, v) in patch.members() {
         if k == RETAIN_KEYS
             || v.is_null()
-            || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
-            || k.starts_with(SET_ELEMENT_ORDER)
+            || ListDirective::DeleteFromPrimitiveList.starts(k)
+            || ListDirective::SetElementOrder.starts(k)
         {
             continue;
         }

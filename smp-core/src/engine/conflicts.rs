@@ -1,8 +1,9 @@
 //! Conflict checks: whether two patches change the same things differently.
 
-use super::{PATCH, RETAIN_KEYS, dedup_scalars_in_place, slice_element_type};
+use super::{dedup_scalars_in_place, slice_element_type};
+use crate::directive::{PATCH, PATCH_MERGE_KEY, RETAIN_KEYS};
 use crate::error::{ErrorKind, Result};
-use crate::lists::patch_merge_key::{self, PATCH_MERGE_KEY};
+use crate::lists::patch_merge_key;
 use crate::schema::{MergeKey, Schema, Strategy};
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_list, fmt_v_map};
 use serde_json::{Map, Value};

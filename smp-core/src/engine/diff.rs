@@ -2,6 +2,8 @@
 //! `diffMaps`), which the three-way patch is built from.
 
 use super::*;
+pub use crate::diff_options::{DiffOptions, Opts};
+use crate::directive::{ListDirective, PATCH, RETAIN_KEYS};
 use crate::doc::{Document, Object as _, objects_deep_eq};
 use crate::lists::element::{DiffElements, agreed_kind};
 use crate::lists::key::KeyFields;
@@ -11,22 +13,6 @@ use crate::lists::patch_merge_key;
 use crate::schema::{MergeKey, Schema};
 use crate::value::{GoKind, fmt_v};
 use serde_json::{Map, Value};
-
-/// Switches of the reference's `DiffOptions`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DiffOptions {
-    /// Emit `$setElementOrder/<list>` for merged lists.
-    pub set_element_order: bool,
-    /// Emit only deletions.
-    pub ignore_changes_and_additions: bool,
-    /// Emit no deletions.
-    pub ignore_deletions: bool,
-    /// Lists with recommended merge keys get elements identified by all of
-    /// them, carrying `$patchMergeKey`; keyed lists whose keys cannot tell
-    /// elements apart are sent whole (`$patch: replace`). Only for
-    /// receivers that know the directive (smp's apply with the option on).
-    pub patch_merge_key: bool,
-}
 
 /// The two-way patch from `original` to `modified`, as
 /// `CreateTwoWayMergePatch` computes it: `{}` when nothing changed.
@@ -58,45 +44,6 @@ pub(crate) fn diff_documents<D: Document>(
     options: DiffOptions,
 ) -> Result<D::Object> {
     diff_objects::<D>(original, modified, schema, Opts::new(options), 0)
-}
-
-/// `DiffOptions` plus `BuildRetainKeysDirective`, which the walk sets from
-/// each field's strategy.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct Opts {
-    pub(crate) diff: DiffOptions,
-    pub(crate) retain_keys: bool,
-}
-
-impl Opts {
-    pub(crate) fn new(diff: DiffOptions) -> Self {
-        Opts { diff, retain_keys: false }
-    }
-
-    /// Changed and added values are emitted.
-    pub fn additions(self) -> bool {
-        !self.diff.ignore_changes_and_additions
-    }
-
-    /// Removed values are emitted.
-    pub fn deletions(self) -> bool {
-        !self.diff.ignore_deletions
-    }
-
-    /// This map lists its keys in `$retainKeys`.
-    pub fn retain_keys(self) -> bool {
-        self.retain_keys
-    }
-
-    /// The options for the value of a field with this retainKeys flag.
-    pub fn with_retain_keys(self, retain_keys: bool) -> Self {
-        Opts { retain_keys, ..self }
-    }
-
-    pub(crate) fn set_element_order(self) -> bool {
-        self.diff.set_element_order
-    }
 }
 
 /// `diffMaps` on JSON values.
@@ -297,10 +244,10 @@ fn diff_list_field<D: Document>(
         patch.insert(key, D::array(lists.patch));
     }
     if !lists.deletions.is_empty() {
-        patch.insert(&format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"), D::array(lists.deletions));
+        patch.insert(&ListDirective::DeleteFromPrimitiveList.key(key), D::array(lists.deletions));
     }
     if !lists.order.is_empty() {
-        patch.insert(&format!("{SET_ELEMENT_ORDER}/{key}"), D::array(lists.order));
+        patch.insert(&ListDirective::SetElementOrder.key(key), D::array(lists.order));
     }
     Ok(())
 }
@@ -311,7 +258,7 @@ fn insert_key_field_diff<D: Document>(patch: &mut Members<D>, key: &str, lists: 
         patch.insert(key, D::from_json(Value::Array(lists.patch)));
     }
     if !lists.order.is_empty() {
-        patch.insert(&format!("{SET_ELEMENT_ORDER}/{key}"), D::from_json(Value::Array(lists.order)));
+        patch.insert(&ListDirective::SetElementOrder.key(key), D::from_json(Value::Array(lists.order)));
     }
 }
 

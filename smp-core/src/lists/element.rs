@@ -6,8 +6,8 @@
 //! merged into an element, or turned into a new one.
 
 use super::key::{Field, Key, KeyFields, KeyValue};
+use crate::diff_options::Opts;
 use crate::doc::Document;
-use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_v_list};
 use serde_json::Value;

@@ -10,9 +10,9 @@
 use super::element::{DiffElements, missing_key};
 use super::key::{Field, Interner, Key, KeyFields, Tag, TagIndex, uncomparable};
 use super::order::{Lookup, Step, Uncomparable, go_sort_by, sort_by_lookup, walk_sorted};
+use crate::diff_options::Opts;
+use crate::directive::{PATCH, PatchOp};
 use crate::doc::{Document, Object as _};
-use crate::engine::PATCH;
-use crate::engine::diff::Opts;
 use crate::error::{Result, bad_arg};
 use crate::value::GoKind;
 use serde_json::Value;
@@ -107,7 +107,7 @@ pub(crate) fn diff<L: DiffElements>(
                     Step::Left(i) if opts.deletions() => {
                         let gone = &o_keys[o_sorted[i].0];
                         let mut d = l.entry(gone.elem, fields, &gone.key);
-                        d.insert(PATCH, L::Patch::from_json(Value::String("delete".into())));
+                        d.insert(PATCH, L::Patch::from_json(Value::String(PatchOp::Delete.as_str().into())));
                         deletes.push(L::Patch::object(d));
                     }
                     _ => {}
@@ -159,8 +159,9 @@ fn order_by_modified<E, P: Document>(changes: Vec<(P, usize)>, m: &[Keyed<'_, E>
         // Nothing to sort: Go's sort compares nothing either.
         return Ok(changes.into_iter().map(|(v, _)| v).collect());
     }
-    let (deletes, rest): (Vec<_>, Vec<_>) =
-        changes.into_iter().partition(|(v, _)| v.field(PATCH).value().and_then(|d| d.as_str()) == Some("delete"));
+    let (deletes, rest): (Vec<_>, Vec<_>) = changes
+        .into_iter()
+        .partition(|(v, _)| v.field(PATCH).value().and_then(|d| d.as_str()) == Some(PatchOp::Delete.as_str()));
     // Only the changed elements' keys are looked up, so only they are
     // numbered: the modified list is scanned for the first position of
     // each, without adding its other keys (usually most of them) to a table.

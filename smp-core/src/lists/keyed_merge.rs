@@ -13,8 +13,9 @@ use super::element::{Elements, MergeElements, PatchObject, element_kind, missing
 use super::key::{Field, Key, KeyFields, KeyValue, Tag, TagIndex, number_keys, uncomparable};
 use super::key::{KeyHasher, KeyMap};
 use super::order::{Lookup, Uncomparable, in_order, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
+use crate::directive::{PATCH, PatchOp};
+use crate::doc::copy_patch_value;
 use crate::doc::{Document, Object as _};
-use crate::engine::{PATCH, copy_patch_value};
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_s, fmt_v_map};
 
@@ -143,11 +144,11 @@ impl<'p, P: Document> Keys<'p, P> {
                 let value = patch(i);
                 let directive = match value.as_object().and_then(|m| m.get(PATCH)) {
                     None => Directive::None,
-                    Some(d) => match d.as_str() {
-                        Some("delete") => Directive::Delete,
-                        Some("replace") => Directive::Replace,
-                        Some("merge") => Directive::Merge,
-                        _ => Directive::Other(d),
+                    Some(d) => match d.as_str().and_then(PatchOp::parse) {
+                        Some(PatchOp::Delete) => Directive::Delete,
+                        Some(PatchOp::Replace) => Directive::Replace,
+                        Some(PatchOp::Merge) => Directive::Merge,
+                        None => Directive::Other(d),
                     },
                 };
                 Entry { value, directive, key: key.clone() }

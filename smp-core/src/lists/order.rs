@@ -7,8 +7,8 @@
 //! share them.
 
 use super::key::{Field, Key, KeyValue, ValueIndex, uncomparable};
+use crate::directive::{PATCH, PatchOp};
 use crate::doc::{Document, Object as _, go_eq};
-use crate::engine::PATCH;
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_v_list};
 
@@ -643,7 +643,7 @@ pub(crate) fn validate_patch_with_order<P: Document>(
     for p in patch {
         if !mk.is_empty() {
             let m = p.as_object().ok_or_else(|| bad_arg(GoKind::Object, &p.to_json()))?;
-            if m.get(PATCH).and_then(P::as_str) == Some("delete") {
+            if m.get(PATCH).and_then(P::as_str) == Some(PatchOp::Delete.as_str()) {
                 continue;
             }
         }

@@ -37,13 +37,10 @@
 //! `$patch: replace` element (carrying the directive too).
 
 use super::key::{KeyHasher, KeyMap, KeySet};
-use crate::engine::PATCH;
+use crate::directive::{PATCH, PATCH_MERGE_KEY, PatchOp};
 use crate::error::{Error, ErrorKind, Result, Segment, bad_arg};
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_map};
 use serde_json::{Map, Value};
-
-/// The directive's key.
-pub(crate) const PATCH_MERGE_KEY: &str = "$patchMergeKey";
 
 /// Whether a patch list (or its `$setElementOrder` entries) uses the directive.
 pub(crate) fn in_use(patch: &[Value], order: Option<&[Value]>) -> bool {
@@ -399,12 +396,14 @@ impl ListPatch<'_> {
             };
             match m.get(PATCH) {
                 None => plain.push((i, m)),
-                Some(Value::String(s)) if s == "delete" => deletes.push((i, m)),
-                Some(Value::String(s)) if s == "replace" => {
+                Some(Value::String(s)) if s == PatchOp::Delete.as_str() => deletes.push((i, m)),
+                Some(Value::String(s)) if s == PatchOp::Replace.as_str() => {
                     replace = true;
                     numbers[i] = numbering.fresh();
                 }
-                Some(Value::String(s)) if s == "merge" => return Err(ErrorKind::MergeDirectiveInList.into()),
+                Some(Value::String(s)) if s == PatchOp::Merge.as_str() => {
+                    return Err(ErrorKind::MergeDirectiveInList.into());
+                }
                 Some(other) => {
                     return Err(ErrorKind::UnknownPatchType { value: fmt_s(other), map: fmt_v_map(m) }.into());
                 }
@@ -518,7 +517,7 @@ pub(crate) fn diff(
         // The directive routes the list through this module on apply, which
         // needs no merge key in the elements.
         let marker = [
-            (PATCH.to_string(), Value::String("replace".into())),
+            (PATCH.to_string(), Value::String(PatchOp::Replace.as_str().into())),
             (PATCH_MERGE_KEY.to_string(), Value::Array(fields.iter().map(|f| Value::String(f.clone())).collect())),
         ];
         let mut patch = vec![Value::Object(Map::from_iter(marker))];
@@ -577,7 +576,7 @@ pub(crate) fn diff(
         deleted.sort();
         for (_, i) in deleted {
             let mut e = keyed(&as_map(&o[i]));
-            e.insert(PATCH.to_string(), Value::String("delete".into()));
+            e.insert(PATCH.to_string(), Value::String(PatchOp::Delete.as_str().into()));
             patch.push(Value::Object(e));
         }
     }

@@ -69,8 +69,8 @@ impl OpenApi {
     /// A document nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) is
     /// refused (and dropped without recursion).
     pub fn from_value(doc: Value) -> std::result::Result<Self, OpenApiError> {
-        if let Err(too_deep) = crate::engine::check_nesting(&doc) {
-            crate::engine::discard(doc);
+        if let Err(too_deep) = crate::nesting::check_nesting(&doc) {
+            crate::nesting::discard(doc);
             return Err(OpenApiError(too_deep.to_string()));
         }
         let Value::Object(mut doc) = doc else {

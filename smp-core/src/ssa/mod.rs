@@ -179,7 +179,7 @@ fn prepare<'v>(
 ) -> Result<(std::borrow::Cow<'v, Value>, Time), Error> {
     let now = Time::parse(now).ok_or_else(|| Error::Invalid(format!("\"now\" is not an RFC 3339 time: {now}")))?;
     for v in live.into_iter().chain([obj]) {
-        crate::check_nesting(v).map_err(|e| Error::Invalid(e.to_string()))?;
+        crate::nesting::check_nesting(v).map_err(|e| Error::Invalid(e.to_string()))?;
         if !v.is_object() {
             return Err(Error::Invalid("an object must be a JSON object".into()));
         }

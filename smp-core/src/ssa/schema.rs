@@ -267,7 +267,7 @@ impl Schema {
     /// Reads the `components.schemas` of an OpenAPI v3 document (or, given
     /// an object without `components`, that object as the schemas map).
     pub fn from_openapi_v3(doc: &Value) -> Result<Schema, SchemaError> {
-        crate::check_nesting(doc).map_err(|e| SchemaError(e.to_string()))?;
+        crate::nesting::check_nesting(doc).map_err(|e| SchemaError(e.to_string()))?;
         let schemas = match doc.get("components") {
             Some(c) => c.get("schemas"),
             None => Some(doc),

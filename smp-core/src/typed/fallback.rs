@@ -3,9 +3,10 @@
 //! for everything they do not handle themselves.
 
 use super::{Field, StrategicMerge};
+use crate::directive::{ListDirective, PATCH, RETAIN_KEYS};
+use crate::doc::copy_patch_value;
 use crate::engine::apply::{Merger, Mode};
 use crate::engine::diff::{Opts, diff_maps};
-use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, copy_patch_value};
 use crate::error::{ErrorKind, Result};
 use crate::schema::{Schema, Shape};
 use serde::Serialize;
@@ -36,10 +37,10 @@ impl FieldPatch<'_> {
             m.insert(key.to_string(), v.clone());
         }
         if let Some(v) = self.order {
-            m.insert(format!("{SET_ELEMENT_ORDER}/{key}"), v.clone());
+            m.insert(ListDirective::SetElementOrder.key(key), v.clone());
         }
         if let Some(v) = self.delete {
-            m.insert(format!("{DELETE_FROM_PRIMITIVE_LIST}/{key}"), v.clone());
+            m.insert(ListDirective::DeleteFromPrimitiveList.key(key), v.clone());
         }
         m
     }
@@ -75,11 +76,11 @@ pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) 
         return Grouped::Directive(directive);
     }
     let field_of = |key: &str| -> Option<(usize, u8)> {
-        let (name, slot) = match key.split_once('/') {
-            Some((SET_ELEMENT_ORDER, f)) => (f, 1),
-            Some((DELETE_FROM_PRIMITIVE_LIST, f)) => (f, 2),
-            _ if key.starts_with(SET_ELEMENT_ORDER) || key.starts_with(DELETE_FROM_PRIMITIVE_LIST) => return None,
-            _ => (key, 0),
+        let (name, slot) = match ListDirective::parse(key) {
+            Some((ListDirective::SetElementOrder, f)) => (f, 1),
+            Some((ListDirective::DeleteFromPrimitiveList, f)) => (f, 2),
+            None if ListDirective::ALL.iter().any(|d| d.starts(key)) => return None,
+            None => (key, 0),
         };
         let found = fields.binary_search_by(|(f, _)| (*f).cmp(name)).ok()?;
         Some((fields[found].1, slot))

@@ -5,7 +5,7 @@
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, take_new_value, to_value};
 use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
-use crate::engine::PATCH;
+use crate::directive::PATCH;
 use crate::engine::diff::Opts;
 use crate::error::Result;
 use crate::lists::key::KeyValue;

@@ -8,7 +8,7 @@
 
 use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, from_value, to_value};
 use super::{Field, StrategicMerge};
-use crate::engine::SET_ELEMENT_ORDER;
+use crate::directive::ListDirective;
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result, bad_arg};
 use crate::lists::element::{DiffElements, Elements, MergeElements};
@@ -361,7 +361,7 @@ pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
         patch.insert(field.key.to_string(), Value::Array(list.patch));
     }
     if !list.order.is_empty() {
-        patch.insert(format!("{SET_ELEMENT_ORDER}/{}", field.key), Value::Array(list.order));
+        patch.insert(ListDirective::SetElementOrder.key(field.key), Value::Array(list.order));
     }
     Ok(())
 }
@@ -433,7 +433,7 @@ fn apply_entries(
 ) -> Result<Option<Vec<Boxed>>> {
     let mut value = patch.value;
     if let Some(order) = patch.order {
-        let key = format!("{SET_ELEMENT_ORDER}/{}", field.key);
+        let key = ListDirective::SetElementOrder.key(field.key);
         let Value::Array(order) = order else { return Err(bad_arg(GoKind::Array, order).at_key(&key)) };
         let plist = match value.take() {
             None => None,

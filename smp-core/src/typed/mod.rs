@@ -366,9 +366,9 @@ pub mod __private {
     pub use super::{
         Field, FieldKey, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields, Walk,
     };
+    pub use crate::doc::member::KeyValue;
     pub use crate::engine::diff::Opts;
     pub use crate::error::{Error, Result};
-    pub use crate::lists::key::KeyValue;
     pub use crate::schema::{FieldSchema, MergeKey, Shape, Strategy, StructSchema};
     pub use serde_json::{Map, Value};
 }

@@ -8,9 +8,10 @@ use super::facts::{self, FieldFacts, StructFacts};
 use super::fallback::{self, FieldPatch, Grouped, Outcome, group_patch};
 use super::impls::{apply_struct_field, diff_struct_field};
 use super::{Field, FieldKey};
+use crate::directive::{PATCH, PatchOp};
+use crate::engine::MAX_DEPTH;
 use crate::engine::apply::retained_keys;
 use crate::engine::diff::Opts;
-use crate::engine::{MAX_DEPTH, PATCH};
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::KeyValue;
 use crate::schema::{Shape, StructSchema};
@@ -601,13 +602,13 @@ fn object_directive<S: Walk>(directive: &Value, patch: &Map<String, Value>) -> R
 /// The JSON of a struct under `$patch` (the part of [`object_directive`]
 /// that is the same for every type).
 fn directive_object(directive: &Value, patch: &Map<String, Value>) -> Result<Value> {
-    match directive.as_str() {
-        Some("replace") => {
+    match directive.as_str().and_then(PatchOp::parse) {
+        Some(PatchOp::Replace) => {
             let kept: Map<String, Value> =
                 patch.iter().filter(|(k, _)| *k != PATCH).map(|(k, v)| (k.clone(), v.clone())).collect();
             Ok(Value::Object(kept))
         }
-        Some("delete") => Ok(Value::Object(Map::new())),
+        Some(PatchOp::Delete) => Ok(Value::Object(Map::new())),
         _ => Err(ErrorKind::UnknownPatchType { value: fmt_s(directive), map: fmt_v_map(patch) }.into()),
     }
 }

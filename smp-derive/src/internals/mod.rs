@@ -4,5 +4,6 @@
 
 pub mod attr;
 pub mod check;
+pub mod directives;
 pub mod model;
 pub mod strategy;

@@ -235,7 +235,7 @@ fn struct_body(
             ));
         }
         written.push(name.value.clone());
-        if is_directive(&name.value) {
+        if super::directives::is_reserved(&name.value) {
             errors.push(syn::Error::new(
                 name.span,
                 format!(
@@ -272,14 +272,6 @@ fn struct_body(
         });
     }
     if json_mode { Body::JsonStruct(out) } else { Body::Fields(out) }
-}
-
-/// A key that the patch format reads as a directive wherever it is in an
-/// object.
-fn is_directive(json: &str) -> bool {
-    matches!(json, "$patch" | "$retainKeys")
-        || json.starts_with("$setElementOrder/")
-        || json.starts_with("$deleteFromPrimitiveList/")
 }
 
 fn enum_body(parsed: &ast::Container<'_>, variants: &[ast::Variant<'_>]) -> Body {

@@ -25,9 +25,9 @@
 //! - or the patch object holds `$patch` (the object is then read whole).
 
 use super::{Invalid, Parsed, Parser, int64, plain_len};
+use crate::directive::{ListDirective, PATCH};
 use crate::doc::compact::{Lazy, Node, Object};
 use crate::doc::{Object as _, key_order};
-use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, SET_ELEMENT_ORDER};
 
 /// The longest list element a document of a diff keeps as text.
 const SHORT_ELEMENT: usize = 1024;
@@ -89,8 +89,7 @@ fn named_by_directives<'g>(guide: &'g Object<'_>) -> Option<Vec<&'g str>> {
         if k == PATCH {
             return None;
         }
-        let list = |prefix: &str| k.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('/'));
-        if let Some(name) = list(SET_ELEMENT_ORDER).or_else(|| list(DELETE_FROM_PRIMITIVE_LIST)) {
+        if let Some((_, name)) = ListDirective::parse(k) {
             named.push(name);
         }
     }
@@ -226,7 +225,7 @@ impl<'a> Parser<'a> {
     fn patch_object(&mut self) -> Parsed<Object<'a>> {
         self.object_of(|p, key| {
             p.skip_ws();
-            if key.starts_with(SET_ELEMENT_ORDER) && p.peek() == Some(b'[') {
+            if ListDirective::SetElementOrder.starts(key) && p.peek() == Some(b'[') {
                 p.list_of_kept()
             } else {
                 p.patch_value()

@@ -9,6 +9,7 @@ use crate::prescan;
 use crate::schema::{self, Resolver};
 use serde_json::Value;
 use smp_core::bytes::Guides;
+use smp_core::directive::{PATCH, RETAIN_KEYS};
 use smp_core::doc::compact::{self, Node};
 use smp_core::{ErrorKind, ThreeWayOptions};
 use std::collections::BTreeMap;
@@ -457,11 +458,12 @@ fn answer_bytes(
             smp_core::bytes::apply_object(out, original, patch, schema).and_then(|()| {
                 // Only a patch with a `kind` or directive key can remove the
                 // original's kind (as kubectl refuses): then read the result.
-                let touches = |word: &[u8]| memchr::memmem::find(patch_text.as_bytes(), word).is_some();
+                let touches =
+                    |key: &str| memchr::memmem::find(patch_text.as_bytes(), format!("\"{key}\"").as_bytes()).is_some();
                 let may_remove = if patch_sets_kind {
-                    touches(br#""$patch""#)
+                    touches(PATCH)
                 } else {
-                    touches(br#""kind""#) || touches(br#""$patch""#) || touches(br#""$retainKeys""#)
+                    touches("kind") || touches(PATCH) || touches(RETAIN_KEYS)
                 };
                 if had_kind && may_remove {
                     let value: Value =

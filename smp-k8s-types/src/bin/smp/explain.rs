@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 use smp_core::Schema;
+use smp_core::directive::{Directive, PATCH, PatchOp};
 use std::collections::{HashMap, HashSet};
 
 /// The most lines one account holds; the rest are counted.
@@ -125,20 +126,21 @@ impl Walk {
         after: Option<&Map<String, Value>>,
         schema: Schema<'_>,
     ) {
-        match patch.get("$patch").and_then(Value::as_str) {
-            Some("replace") => return self.line(format!("{}: replaced whole ($patch: replace)", shown(path))),
-            Some("delete") => return self.line(format!("{}: deleted ($patch: delete)", shown(path))),
+        match patch.get(PATCH).and_then(Value::as_str).and_then(PatchOp::parse) {
+            Some(PatchOp::Replace) => return self.line(format!("{}: replaced whole ($patch: replace)", shown(path))),
+            Some(PatchOp::Delete) => return self.line(format!("{}: deleted ($patch: delete)", shown(path))),
             _ => {}
         }
         let old = |key: &str| before.and_then(|m| m.get(key));
         let new = |key: &str| after.and_then(|m| m.get(key));
         let (mut set, mut added, mut deleted) = (Vec::new(), Vec::new(), Vec::new());
         for (key, value) in patch {
-            if let Some(field) = key.strip_prefix("$setElementOrder/") {
+            let directive = Directive::parse(key);
+            if let Some(Directive::SetElementOrder(field)) = directive {
                 self.reordered(&join(path, field), old(field), new(field), schema, field);
                 continue;
             }
-            if let Some(field) = key.strip_prefix("$deleteFromPrimitiveList/") {
+            if let Some(Directive::DeleteFromPrimitiveList(field)) = directive {
                 let old_items = Members::of(old(field).and_then(Value::as_array).map_or(&[][..], Vec::as_slice));
                 let present: Vec<String> =
                     value.as_array().into_iter().flatten().filter(|v| old_items.has(v)).map(brief).collect();
@@ -149,7 +151,7 @@ impl Walk {
                 ));
                 continue;
             }
-            if key == "$retainKeys" {
+            if directive == Some(Directive::RetainKeys) {
                 let removed: Vec<&str> = before
                     .into_iter()
                     .flat_map(|m| m.keys())
@@ -212,7 +214,8 @@ impl Walk {
         let (elements, how) = list_schema(schema, key);
         let old_items = before.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
         let new_items = after.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-        if patch.iter().any(|e| e.get("$patch").and_then(Value::as_str) == Some("replace")) {
+        if patch.iter().any(|e| e.get(PATCH).and_then(Value::as_str).and_then(PatchOp::parse) == Some(PatchOp::Replace))
+        {
             return self.line(format!("{path}: replaced whole ($patch: replace), {} items", new_items.len()));
         }
         match how {
@@ -227,7 +230,7 @@ impl Walk {
                     let Some(fields) = element.as_object() else { continue };
                     let was = old_index.get(&id).map(|i| &old_items[*i]);
                     let now = new_index.get(&id).map(|i| &new_items[*i]);
-                    if fields.get("$patch").and_then(Value::as_str) == Some("delete") {
+                    if fields.get(PATCH).and_then(Value::as_str).and_then(PatchOp::parse) == Some(PatchOp::Delete) {
                         deleted += usize::from(was.is_some());
                         continue;
                     }

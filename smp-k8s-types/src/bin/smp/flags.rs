@@ -20,6 +20,7 @@
 use crate::args::PatchType;
 use crate::invocation::Invocation;
 use crate::op::Op;
+use smp_core::directive::PATCH_MERGE_KEY;
 
 /// Fails naming the first flag given that does not apply, and why.
 pub fn refuse_what_does_not_apply(run: &Invocation) -> Result<(), String> {
@@ -65,7 +66,7 @@ pub fn refuse_what_does_not_apply(run: &Invocation) -> Result<(), String> {
         (
             run.ext.patch_merge_key && !strategic,
             "--patch-merge-key",
-            format!("$patchMergeKey is a strategic merge patch directive, not of a {type_name} patch"),
+            format!("{PATCH_MERGE_KEY} is a strategic merge patch directive, not of a {type_name} patch"),
         ),
         (run.ext.strict && schema.untyped, "--strict", "with --untyped no field is known to be unknown".into()),
         (

@@ -6,9 +6,7 @@
 
 use serde_json::{Map, Value};
 use smp_core::Schema;
-
-/// The directive that names an element's key fields.
-const PATCH_MERGE_KEY: &str = "$patchMergeKey";
+use smp_core::directive::PATCH_MERGE_KEY;
 
 /// `patch` with `$patchMergeKey` naming every key field on each element
 /// that has them all and names no fields itself, in the lists `schema`

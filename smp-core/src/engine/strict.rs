@@ -3,9 +3,9 @@
 //! refuses it (where a typo such as `containres` would otherwise be merged
 //! in as data).
 
-use crate::engine::{DELETE_FROM_PRIMITIVE_LIST, PATCH, RETAIN_KEYS, SET_ELEMENT_ORDER, check_depth};
+use super::check_depth;
+use crate::directive::{ListDirective, PATCH, PATCH_MERGE_KEY, RETAIN_KEYS};
 use crate::error::{ErrorKind, Result};
-use crate::lists::patch_merge_key::PATCH_MERGE_KEY;
 use crate::schema::Schema;
 use serde_json::{Map, Value};
 
@@ -22,10 +22,7 @@ fn check_map(patch: &Map<String, Value>, schema: Schema<'_>, pmk: bool, depth: u
             continue;
         }
         // `$setElementOrder/f` and `$deleteFromPrimitiveList/f` name field `f`.
-        let field = [SET_ELEMENT_ORDER, DELETE_FROM_PRIMITIVE_LIST]
-            .iter()
-            .find_map(|prefix| key.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('/')))
-            .unwrap_or(key);
+        let field = ListDirective::parse(key).map_or(key.as_str(), |(_, field)| field);
         if schema.knows_field(field) == Some(false) {
             return Err(crate::Error::from(ErrorKind::StrictUnknownField(field.to_string())).at_key(field));
         }
