@@ -283,6 +283,26 @@ pub fn go_float(f: f64) -> String {
     format!("{f}")
 }
 
+/// The integer Go's decoder reads back from the text its encoder writes
+/// for the float64 `f`: `5.0` is written `5`, `-0.0` `-0` (read as 0), and
+/// a large float with its shortest digits (2^60 as `1152921504606847000`,
+/// not its exact value). `None` where that text is no integer (a fraction;
+/// an exponent, from 1e21 on) or fits neither `int64` nor `uint64`.
+///
+/// The one statement of Go's whole-float rule: the typed layer reads a
+/// patched float into an integer field with it, the CLI reads objects back
+/// as kubectl does with it.
+pub fn go_integer(f: f64) -> Option<serde_json::Number> {
+    if f.fract() != 0.0 || f.abs() >= 1e21 {
+        return None;
+    }
+    let text = go_float(f);
+    match text.parse::<i64>() {
+        Ok(i) => Some(i.into()),
+        Err(_) => text.parse::<u64>().ok().map(Into::into),
+    }
+}
+
 /// The value as Go's `encoding/json.Marshal` writes it: sorted keys, no
 /// whitespace, `<`, `>` and `&` escaped, Go's float spelling.
 pub fn to_go_json(v: &Value) -> String {
@@ -463,6 +483,23 @@ mod tests {
         // The sign of a zero is written, as `strconv.FormatFloat` writes it.
         assert_eq!(go_float(-0.0), "-0");
         assert_eq!(to_go_json(&json!([-0.0, 0.0, 1e21, -1e-7])), "[-0,0,1e+21,-1e-7]");
+    }
+
+    #[test]
+    fn whole_floats_read_back_as_the_integers_go_writes() {
+        let read = |f: f64| go_integer(f).map(|n| n.to_string());
+        assert_eq!(read(5.0).as_deref(), Some("5"));
+        assert_eq!(read(-0.0).as_deref(), Some("0"));
+        // Go writes the shortest digits that read back as the float, so
+        // large whole floats are not read back as their exact values.
+        assert_eq!(read(2f64.powi(60)).as_deref(), Some("1152921504606847000"));
+        assert_eq!(read(2f64.powi(63) - 1024.0).as_deref(), Some("9223372036854775000"));
+        // 2^63 is written 9223372036854776000: a uint64, and no int64 when
+        // negative.
+        assert_eq!(read(2f64.powi(63)).as_deref(), Some("9223372036854776000"));
+        for f in [0.5, 1e21, -(2f64.powi(63)), -1e19, 2e19, f64::NAN, f64::INFINITY] {
+            assert_eq!(read(f), None, "{f}");
+        }
     }
 
     #[test]

@@ -55,3 +55,30 @@ mod derive_directives {
         assert!(names.iter().filter(|n| Directive::is_reserved(n)).count() >= 10);
     }
 }
+
+/// The derive's strategy vocabulary (`#[patch(strategy = "...")]`), read
+/// by smp-derive's own parser, against smp-core's reader of the same tags.
+#[cfg(test)]
+#[path = "../../smp-derive/src/internals/strategy.rs"]
+#[allow(dead_code)]
+mod derive_strategy;
+
+#[cfg(test)]
+mod derive_strategies {
+    use super::derive_strategy::Strategy as Declared;
+    use smp_core::schema::Strategy;
+
+    #[test]
+    fn the_derive_declares_what_the_schema_reads() {
+        let mut read = 0;
+        for text in ["merge", "replace", "retainKeys", "merge,retainKeys", "retainKeys,merge", "", "merj", "a,b"] {
+            let Ok(declared) = Declared::parse(text) else { continue };
+            let schema = Strategy::parse(declared.as_str()).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(schema.merge, declared.merges(), "{text}");
+            assert_eq!(schema.retain_keys, declared.retains_keys(), "{text}");
+            assert_eq!(schema.replace, declared == Declared::Replace, "{text}");
+            read += 1;
+        }
+        assert_eq!(read, 4, "the four strategies a field may declare");
+    }
+}

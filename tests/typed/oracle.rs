@@ -140,8 +140,8 @@ pub fn engine_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(Value, [Option<T>; 
 pub fn whole_floats_as_integers(v: Value, zero: bool) -> Value {
     match v {
         Value::Number(n) if n.is_f64() => match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() < 9.2e18 && (zero || !(f == 0.0 && f.is_sign_negative())) => {
-                json!(f as i64)
+            Some(f) if zero || !(f == 0.0 && f.is_sign_negative()) => {
+                smp_core::value::go_integer(f).filter(|i| i.is_i64()).map_or(Value::Number(n), Value::Number)
             }
             _ => Value::Number(n),
         },

@@ -34,22 +34,31 @@ impl Strategy {
     /// reference cannot read is a mistake in the table, so it panics (at
     /// compile time in a `const`).
     pub const fn of(tag: &str) -> Strategy {
+        match Strategy::read(tag) {
+            Some(strategy) => strategy,
+            None => panic!("unexpected patch strategy"),
+        }
+    }
+
+    /// The one reader of a strategy list, for [`Strategy::of`] and
+    /// [`Strategy::parse`]: `None` for a list the reference refuses.
+    const fn read(tag: &str) -> Option<Strategy> {
         let bytes = tag.as_bytes();
         let mut comma = 0;
         while comma < bytes.len() && bytes[comma] != b',' {
             comma += 1;
         }
         if comma == bytes.len() {
-            return Strategy::of_word(tag, false);
+            return Some(Strategy::of_word(tag, false));
         }
         let (first, second) = tag.split_at(comma);
         let second = second.split_at(1).1;
         if const_eq(first, "retainKeys") && !contains_comma(second) {
-            Strategy::of_word(second, true)
+            Some(Strategy::of_word(second, true))
         } else if const_eq(second, "retainKeys") {
-            Strategy::of_word(first, true)
+            Some(Strategy::of_word(first, true))
         } else {
-            panic!("unexpected patch strategy")
+            None
         }
     }
 
@@ -65,19 +74,10 @@ impl Strategy {
     /// strategy, as in the reference. More than two words, or two without
     /// `retainKeys`, is the reference's `unexpected patch strategy` error.
     pub fn parse(raw: &str) -> Result<Strategy> {
-        let mut parts = raw.split(',').filter(|_| !raw.is_empty());
-        let (first, second, rest) = (parts.next(), parts.next(), parts.next());
-        let (retain_keys, other) = match (first, second, rest) {
-            (None, _, _) => (false, ""),
-            (Some("retainKeys"), None, _) => (true, ""),
-            (Some(one), None, _) => (false, one),
-            (Some("retainKeys"), Some(other), None) | (Some(other), Some("retainKeys"), None) => (true, other),
-            _ => {
-                let list = format!("[{}]", raw.split(',').collect::<Vec<_>>().join(" "));
-                return Err(ErrorKind::UnexpectedStrategy(list).into());
-            }
-        };
-        Ok(Strategy { merge: other == "merge", replace: other == "replace", retain_keys })
+        Strategy::read(raw).ok_or_else(|| {
+            let list = format!("[{}]", raw.split(',').collect::<Vec<_>>().join(" "));
+            ErrorKind::UnexpectedStrategy(list).into()
+        })
     }
 }
 

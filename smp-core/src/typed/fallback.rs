@@ -126,20 +126,9 @@ pub(crate) fn from_value<T: DeserializeOwned>(v: Value) -> Result<T> {
     from_ref(&v)
 }
 
-/// The integer Go's `encoding/json` prints for a float64 without a
-/// fraction or exponent (`5.0` as `5`, `-0.0` as `-0`), when it fits.
+/// The integer Go prints for a whole float64 ([`go_integer`](crate::value::go_integer)).
 fn go_printed_integer(n: &serde_json::Number) -> Option<serde_json::Number> {
-    let f = n.as_f64().filter(|_| n.is_f64())?;
-    if f.fract() != 0.0 || f.abs() >= 1e21 {
-        return None;
-    }
-    if f >= i64::MIN as f64 && f < i64::MAX as f64 {
-        Some((f as i64).into())
-    } else if f >= 0.0 && f < u64::MAX as f64 {
-        Some((f as u64).into())
-    } else {
-        None
-    }
+    n.as_f64().filter(|_| n.is_f64()).and_then(crate::value::go_integer)
 }
 
 fn has_go_integral_float(v: &Value) -> bool {

@@ -40,15 +40,10 @@ pub fn read_back(value: &mut Value) {
     }
 }
 
-/// The `int64` Go's decoder reads from the text Go writes for `f`, if any.
+/// The `int64` Go's decoder reads from the text Go writes for `f`, if any
+/// (kubectl's objects hold `int64`s: beyond them a number stays a float).
 pub fn integer_of(f: f64) -> Option<i64> {
-    // Go writes the shortest digits that read back as `f`, so a large
-    // float's text is not its exact value (2^63 - 1024 is written
-    // 9223372036854774800); at 1e21 and beyond, with an exponent.
-    if f.fract() != 0.0 || f.abs() >= 1e21 {
-        return None;
-    }
-    go_float(f).parse().ok()
+    smp_core::value::go_integer(f).and_then(|n| n.as_i64())
 }
 
 #[cfg(test)]
