@@ -157,15 +157,46 @@ pub enum ErrorKind {
         element: String,
     },
     /// A field the schema does not know, where metadata is needed.
-    #[error("{0}")]
-    UnknownField(String),
+    #[error("{message}")]
+    UnknownField {
+        /// The field's JSON name.
+        field: String,
+        /// The reference's message (naming the struct or definition).
+        message: String,
+    },
     /// A schema lookup that found the wrong kind of node.
     #[error("{0}")]
     Schema(String),
-    /// Where the reference panics (uncomparable values, a list whose first
-    /// element is null); smp reports an error instead.
+    /// Objects or lists compared as merge keys or as members of a set,
+    /// where Go's `==` panics; smp reports an error instead.
+    #[error("objects and lists cannot be compared as merge keys or set members")]
+    Uncomparable,
+    /// A merged list whose first element is `null`, where the reference
+    /// panics; smp reports an error instead.
+    #[error("a merged list may not start with a null element")]
+    NullFirstElement,
+    /// The conflict check of two lists with different numbers of distinct
+    /// values, where the reference indexes out of range and panics.
+    #[error("cannot compare the lists {left} and {right}: they have {left_count} and {right_count} distinct values")]
+    UncomparableLists {
+        /// One list, as Go's `%v` prints it.
+        left: String,
+        /// The other list.
+        right: String,
+        /// The distinct values of the one.
+        left_count: usize,
+        /// The distinct values of the other.
+        right_count: usize,
+    },
+    /// An operation that has no meaning for these inputs (what the message
+    /// says), refused by a caller built on smp such as its command line.
     #[error("{0}")]
     Unsupported(String),
+    /// An invariant of smp that did not hold: a bug of smp (or of a
+    /// hand-written implementation of the typed layer's hidden traits),
+    /// never a fault of the document.
+    #[error("internal error: {0} (a bug: please report it)")]
+    Internal(&'static str),
     /// The three-way patch would overwrite changes made to the live object
     /// since the last apply. Carries both sides.
     #[error(
@@ -230,6 +261,7 @@ pub enum ErrorKind {
 
 /// An error with the place it happened.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Error {
     /// Why.
     pub kind: ErrorKind,

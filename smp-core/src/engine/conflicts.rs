@@ -161,11 +161,12 @@ fn slices_conflict(
     for i in 0..nl {
         if i >= nr {
             // The reference indexes the shorter de-duplicated list out of range.
-            return Err(ErrorKind::Unsupported(format!(
-                "cannot compare the lists {} and {}: they have {nl} and {nr} distinct values",
-                fmt_v_list(&l[..nl]),
-                fmt_v_list(&r[..nr])
-            ))
+            return Err(ErrorKind::UncomparableLists {
+                left: fmt_v_list(&l[..nl]),
+                right: fmt_v_list(&r[..nr]),
+                left_count: nl,
+                right_count: nr,
+            }
             .into());
         }
         if field_conflicts(&mut l[i], &mut r[i], schema, Field::PLAIN, pmk, depth + 1)? {

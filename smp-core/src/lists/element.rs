@@ -122,7 +122,7 @@ pub(crate) fn agreed_kind(
         match kind {
             None if k == GoKind::Null => {
                 // The reference dereferences a nil type here and panics.
-                return Err(ErrorKind::Unsupported("a merged list may not start with a null element".into()).into());
+                return Err(ErrorKind::NullFirstElement.into());
             }
             None if k == GoKind::Array => return Err(ErrorKind::ListOfLists.into()),
             None => kind = Some(k),

@@ -452,7 +452,7 @@ impl<'v> ValueIndex<'v> {
 
 /// The error for the places where Go's `==` panics.
 pub fn uncomparable() -> Error {
-    ErrorKind::Unsupported("objects and lists cannot be compared as merge keys or set members".into()).into()
+    ErrorKind::Uncomparable.into()
 }
 
 #[cfg(test)]

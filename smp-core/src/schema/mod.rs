@@ -211,11 +211,8 @@ fn go_kind_name(shape: Shape) -> &'static str {
 fn static_field(shape: Shape, key: &str) -> Result<&'static FieldSchema> {
     match shape {
         Shape::Struct(s) => s.field(key).ok_or_else(|| {
-            ErrorKind::UnknownField(format!(
-                "unable to find api field in struct {} for the json field {:?}",
-                s.name, key
-            ))
-            .into()
+            let message = format!("unable to find api field in struct {} for the json field {:?}", s.name, key);
+            ErrorKind::UnknownField { field: key.to_string(), message }.into()
         }),
         other => Err(ErrorKind::Schema(format!(
             "merging an object in json but data type is not struct, instead is: {}",

@@ -310,8 +310,8 @@ impl<'a> OpenApiNode<'a> {
 
     fn v2_property(self, props: &'a Map<String, Value>, key: &str) -> Result<&'a Value> {
         props.get(key).ok_or_else(|| {
-            let msg = format!("unable to find api field {} in {}", go_quote(key), self.v2_path());
-            ErrorKind::UnknownField(msg).into()
+            let message = format!("unable to find api field {} in {}", go_quote(key), self.v2_path());
+            ErrorKind::UnknownField { field: key.to_string(), message }.into()
         })
     }
 
@@ -388,11 +388,10 @@ impl<'a> OpenApiNode<'a> {
 
     /// A schema without properties, or without this one, fails.
     fn v3_property(self, key: &str) -> Result<&'a Value> {
-        self.schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .and_then(|props| props.get(key))
-            .ok_or_else(|| ErrorKind::UnknownField(format!("unable to find api field \"{key}\"")).into())
+        self.schema.get("properties").and_then(Value::as_object).and_then(|props| props.get(key)).ok_or_else(|| {
+            let message = format!("unable to find api field \"{key}\"");
+            ErrorKind::UnknownField { field: key.to_string(), message }.into()
+        })
     }
 
     /// The first `allOf` entry if there is one, then one `$ref` followed.
@@ -629,7 +628,7 @@ mod tests {
         let (list, _) = root.lookup_struct("mergingList").unwrap();
         assert_eq!(err_text(list.lookup_struct("k")), "expected kind, but got slice");
         assert_eq!(err_text(list.lookup_slice("k")), "expected visit kind first, then visit array");
-        assert!(matches!(root.lookup_struct("nope").unwrap_err().kind, ErrorKind::UnknownField(_)));
+        assert!(matches!(root.lookup_struct("nope").unwrap_err().kind, ErrorKind::UnknownField { .. }));
 
         let Some(v3) = load(V3) else { return };
         let root = v3.definition("mergeItem").unwrap();
@@ -637,7 +636,7 @@ mod tests {
         assert_eq!(err_text(root.lookup_slice("nope")), r#"unable to find api field "nope""#);
         let (map, _) = root.lookup_struct("simpleMap").unwrap();
         assert_eq!(err_text(map.lookup_struct("k")), r#"unable to find api field "k""#);
-        assert!(matches!(root.lookup_slice("nope").unwrap_err().kind, ErrorKind::UnknownField(_)));
+        assert!(matches!(root.lookup_slice("nope").unwrap_err().kind, ErrorKind::UnknownField { .. }));
     }
 
     #[test]

@@ -93,7 +93,7 @@ impl<T: StrategicMerge> Element for T {
         let new: &dyn Any = new;
         match new.downcast_ref::<T>() {
             Some(new) => self.__diff_object(new, opts),
-            None => Err(ErrorKind::Unsupported("elements of one list of different types".into()).into()),
+            None => Err(ErrorKind::Internal("elements of one list of different types").into()),
         }
     }
 

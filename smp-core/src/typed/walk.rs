@@ -243,9 +243,7 @@ fn same_type<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
         None => Ok(None),
         Some(v) => {
             let v: &dyn Any = v;
-            v.downcast_ref::<T>()
-                .map(Some)
-                .ok_or_else(|| ErrorKind::Unsupported("fields of different types".into()).into())
+            v.downcast_ref::<T>().map(Some).ok_or_else(|| ErrorKind::Internal("fields of different types").into())
         }
     }
 }
