@@ -1,5 +1,7 @@
 //! The validation pass: attributes that parse, but that together would
 //! fail or be ignored at run time. Each mistake is reported at its token.
+//! [`check`] runs every check; each is a function named for the rule it
+//! holds.
 //!
 //! What needs the field types (is this a list? is the merge key a scalar
 //! that every element has?) cannot be known from tokens: those checks are
@@ -7,9 +9,12 @@
 
 use super::attr::Errors;
 use super::model::{Body, Container, Field};
-use syn::{Attribute, Data, DeriveInput, Fields};
+use serde_derive_internals::ast;
+use syn::{Attribute, Data, DeriveInput, Fields, LitStr};
 
-pub fn check(input: &DeriveInput, container: &Container, errors: &mut Errors) {
+/// Every check of the derive input, its serde reading (`None` where serde
+/// could not read it) and the model built from them.
+pub fn check(input: &DeriveInput, serde: Option<&ast::Container<'_>>, container: &Container, errors: &mut Errors) {
     if matches!(container.body, Body::Transparent(_))
         && let Data::Struct(s) = &input.data
         && matches!(s.fields, Fields::Named(_))
@@ -44,9 +49,83 @@ pub fn check(input: &DeriveInput, container: &Container, errors: &mut Errors) {
         return;
     }
     unread_attributes(input, errors);
-    if let Body::Fields(fields) | Body::JsonStruct(fields) = &container.body {
-        for field in fields.iter().filter(|f| !f.refused) {
-            merge_key_needs_merge(field, errors);
+    let serde_fields = match serde.map(|s| &s.data) {
+        Some(ast::Data::Struct(ast::Style::Struct, fields)) => &fields[..],
+        _ => &[],
+    };
+    // The struct's fields, patched one by one or through the JSON engine.
+    let (Body::Fields(fields) | Body::JsonStruct(fields)) = &container.body else { return };
+    skipped_fields_are_never_patched(serde_fields, errors);
+    for field in fields {
+        flattened_fields_take_no_strategy(field, errors);
+    }
+    names_are_written_once(serde_fields, errors);
+    names_are_not_directives(serde_fields, errors);
+    for field in fields.iter().filter(|f| !f.refused) {
+        merge_key_needs_merge(field, errors);
+    }
+}
+
+/// A field serde skips is never in a patch: `#[patch]` on it is never read.
+fn skipped_fields_are_never_patched(fields: &[ast::Field<'_>], errors: &mut Errors) {
+    for f in fields.iter().filter(|f| f.attrs.skip_serializing()) {
+        if let Some(patch) = f.original.attrs.iter().map(|a| a.path()).find(|p| p.is_ident("patch")) {
+            errors.at(patch, "this field is skipped by serde, so it is never in a patch");
+        }
+    }
+}
+
+/// A flattened field's keys sit in the struct's own object: its strategy
+/// and merge key are never read (its schema, `with`, `scalar`, `json`, is:
+/// the engine looks its keys up there).
+fn flattened_fields_take_no_strategy(field: &Field, errors: &mut Errors) {
+    if !field.flatten {
+        return;
+    }
+    let unread = field.strategy.map(|s| s.span).or_else(|| field.merge_key.as_ref().map(LitStr::span));
+    if let Some(span) = unread {
+        errors.push(syn::Error::new(
+            span,
+            "a flattened field's strategy and merge key are never read: its keys sit in this struct's object; put \
+             them on the flattened type's fields",
+        ));
+    }
+}
+
+/// Two fields written under one name: serde writes the key twice, and
+/// cannot read the value back.
+fn names_are_written_once(fields: &[ast::Field<'_>], errors: &mut Errors) {
+    let mut written: Vec<&str> = Vec::new();
+    for f in fields.iter().filter(|f| !f.attrs.skip_serializing()) {
+        let name = f.attrs.name().serialize_name();
+        if !f.attrs.flatten() && written.contains(&name.value.as_str()) {
+            errors.push(syn::Error::new(
+                name.span,
+                format!(
+                    "another field is written as `{}` too: serde writes the key twice, and cannot read the value \
+                     back",
+                    name.value
+                ),
+            ));
+        }
+        written.push(&name.value);
+    }
+}
+
+/// A field cannot take the name of a directive
+/// ([`is_reserved`](super::directives::is_reserved)).
+fn names_are_not_directives(fields: &[ast::Field<'_>], errors: &mut Errors) {
+    for f in fields.iter().filter(|f| !f.attrs.skip_serializing()) {
+        let name = f.attrs.name().serialize_name();
+        if super::directives::is_reserved(&name.value) {
+            errors.push(syn::Error::new(
+                name.span,
+                format!(
+                    "`{}` is a directive of strategic merge patch, not a field a patch can set: give the field \
+                     another JSON name",
+                    name.value
+                ),
+            ));
         }
     }
 }

@@ -124,8 +124,11 @@ pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
     let mut errors = Errors::default();
     let cattrs = attr::container_attrs(&input.attrs, &mut errors);
     let krate = cattrs.krate.unwrap_or_else(crate::engine_path::default_path);
+    let cx = Ctxt::new();
+    let private = Ident::new("__private", proc_macro2::Span::call_site());
+    let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
     let mut skipped = Vec::new();
-    let body = body(input, &krate, &mut skipped, &mut errors);
+    let body = parsed.as_ref().map_or(Body::Any, |parsed| body(parsed, &krate, &mut skipped, &mut errors));
     let container = Container {
         ident: input.ident.clone(),
         foreign: None,
@@ -137,19 +140,14 @@ pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
         body,
         skipped,
     };
-    check::check(input, &container, &mut errors);
+    check::check(input, parsed.as_ref(), &container, &mut errors);
+    // serde reports its own attribute errors; ours are independent.
+    let _ = cx.check();
     (container, errors.check())
 }
 
-fn body(input: &DeriveInput, krate: &Path, skipped: &mut Vec<String>, errors: &mut Errors) -> Body {
-    let cx = Ctxt::new();
-    let private = Ident::new("__private", proc_macro2::Span::call_site());
-    let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
-    let Some(parsed) = parsed.filter(|_| true) else {
-        let _ = cx.check();
-        return Body::Any;
-    };
-    let body = match (&parsed.data, parsed.attrs.type_into()) {
+fn body(parsed: &ast::Container<'_>, krate: &Path, skipped: &mut Vec<String>, errors: &mut Errors) -> Body {
+    match (&parsed.data, parsed.attrs.type_into()) {
         // Its JSON is the other type's, whatever its own fields.
         (_, Some(into)) => Body::Into(Box::new(into.clone())),
         // Named fields too: serde writes the one field alone.
@@ -159,13 +157,10 @@ fn body(input: &DeriveInput, krate: &Path, skipped: &mut Vec<String>, errors: &m
                 None => Body::Any,
             }
         }
-        (ast::Data::Struct(ast::Style::Struct, fields), None) => struct_body(&parsed, fields, krate, skipped, errors),
-        (ast::Data::Enum(variants), None) => enum_body(&parsed, variants),
+        (ast::Data::Struct(ast::Style::Struct, fields), None) => struct_body(parsed, fields, krate, skipped, errors),
+        (ast::Data::Enum(variants), None) => enum_body(parsed, variants),
         (ast::Data::Struct(..), None) => Body::Any,
-    };
-    // serde reports its own attribute errors; ours are independent.
-    let _ = cx.check();
-    body
+    }
 }
 
 /// The field a transparent struct serialises as (serde's rule): the one
@@ -190,13 +185,9 @@ fn struct_body(
         || parsed.attrs.type_try_from().is_some()
         || parsed.attrs.remote().is_some()
         || !matches!(parsed.attrs.tag(), serde_attr::TagType::External);
-    let mut written: Vec<String> = Vec::new();
     for f in fields {
         let pattrs = attr::field_attrs(&f.original.attrs, errors);
         if f.attrs.skip_serializing() {
-            if let Some(patch) = f.original.attrs.iter().map(|a| a.path()).find(|p| p.is_ident("patch")) {
-                errors.at(patch, "this field is skipped by serde, so it is never in a patch");
-            }
             skipped.push(f.attrs.name().serialize_name().value.clone());
             continue;
         }
@@ -212,38 +203,6 @@ fn struct_body(
         }
         if f.attrs.flatten() {
             json_mode = true;
-            // Its schema (`with`, `scalar`, `json`) is read: the engine looks
-            // its keys up there.
-            let unread = pattrs.strategy.map(|s| s.span).or_else(|| pattrs.merge_key.as_ref().map(LitStr::span));
-            if let Some(span) = unread {
-                errors.push(syn::Error::new(
-                    span,
-                    "a flattened field's strategy and merge key are never read: its keys sit in this struct's \
-                     object; put them on the flattened type's fields",
-                ));
-            }
-        }
-        let name = f.attrs.name().serialize_name();
-        if !f.attrs.flatten() && written.contains(&name.value) {
-            errors.push(syn::Error::new(
-                name.span,
-                format!(
-                    "another field is written as `{}` too: serde writes the key twice, and cannot read the value \
-                     back",
-                    name.value
-                ),
-            ));
-        }
-        written.push(name.value.clone());
-        if super::directives::is_reserved(&name.value) {
-            errors.push(syn::Error::new(
-                name.span,
-                format!(
-                    "`{}` is a directive of strategic merge patch, not a field a patch can set: give the field \
-                     another JSON name",
-                    name.value
-                ),
-            ));
         }
         let missing = match (f.attrs.default(), parsed.attrs.default()) {
             (serde_attr::Default::Default, _) => Missing::Default,
