@@ -47,8 +47,8 @@ use kube_core::Resource;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use smp_core::ErrorKind;
 use smp_core::ssa::{self, Preview};
+use smp_core::{ErrorKind, StrategicMerge};
 
 /// What the server writes in `metadata`; an apply never carries it.
 const SERVER_METADATA: &[&str] = &[
@@ -123,10 +123,11 @@ fn serialize(v: &impl Serialize) -> Result<Value, smp_core::Error> {
 /// The applied configuration of `desired` (see the [module docs](self)).
 pub fn apply_configuration<K>(desired: &K) -> Result<Value, smp_core::Error>
 where
-    K: Serialize + DeserializeOwned + PartialEq + Resource<DynamicType = ()>,
+    K: StrategicMerge + Resource<DynamicType = ()>,
 {
+    // Before serde recurses into it.
+    smp_core::typed::check_depth(desired)?;
     let mut body = serialize(desired)?;
-    smp_core::check_nesting(&body)?;
     let Value::Object(top) = &mut body else {
         return Err(ErrorKind::Serialize("the object does not serialize as a JSON object".into()).into());
     };
@@ -176,7 +177,7 @@ fn finish<K: Resource<DynamicType = ()>>(body: Value) -> Result<Value, smp_core:
 /// `Api::patch(name, &PatchParams::apply("manager"), &patch)`.
 pub fn apply_patch<K>(desired: &K) -> Result<Patch<Value>, smp_core::Error>
 where
-    K: Serialize + DeserializeOwned + PartialEq + Resource<DynamicType = ()>,
+    K: StrategicMerge + Resource<DynamicType = ()>,
 {
     Ok(Patch::Apply(apply_configuration(desired)?))
 }
@@ -237,7 +238,7 @@ pub fn preview_apply<K>(
     now: &str,
 ) -> Result<PreviewOf<K>, PreviewError>
 where
-    K: Serialize + DeserializeOwned + PartialEq + Resource<DynamicType = ()>,
+    K: StrategicMerge + Resource<DynamicType = ()>,
 {
     let (api_version, kind) = (K::api_version(&()), K::kind(&()));
     let res = crate::ssa_schemas::resource(&api_version, &kind)
@@ -255,8 +256,11 @@ pub fn preview_apply_with<K>(
     now: &str,
 ) -> Result<PreviewOf<K>, PreviewError>
 where
-    K: Serialize + DeserializeOwned + PartialEq + Resource<DynamicType = ()>,
+    K: StrategicMerge + Resource<DynamicType = ()>,
 {
+    if let Some(live) = live {
+        smp_core::typed::check_depth(live)?;
+    }
     let live = live.map(serialize).transpose()?;
     let applied = apply_configuration(desired)?;
     let preview = ssa::preview(res, live.as_ref(), &applied, manager, force, now)?;
