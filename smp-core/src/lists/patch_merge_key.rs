@@ -543,22 +543,23 @@ pub(crate) fn diff(
     };
     let in_original: KeyMap<&Identity, usize> = o_ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
     let in_modified: KeyMap<&Identity, usize> = m_ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
-    let as_map = |v: &Value| v.as_object().cloned().unwrap_or_default();
+    // Borrowed: only a new element is copied whole into the patch.
+    let empty = Map::new();
     let mut patch = Vec::new();
     for (j, id) in m_ids.iter().enumerate() {
-        let new = as_map(&m[j]);
+        let new = object(&m[j], &empty);
         match in_original.get(id) {
             Some(&i) => {
-                let d = diff_elem(&as_map(&o[i]), &new, j)?;
+                let d = diff_elem(object(&o[i], &empty), new, j)?;
                 if !d.is_empty() {
-                    let mut e = keyed(&new);
+                    let mut e = keyed(new);
                     e.extend(d);
                     patch.push(Value::Object(e));
                 }
             }
             None if emit.additions => {
-                let mut e = keyed(&new);
-                e.extend(new);
+                let mut e = keyed(new);
+                e.extend(new.clone());
                 patch.push(Value::Object(e));
             }
             None => {}
@@ -571,11 +572,11 @@ pub(crate) fn diff(
         // the sorted lists finds them.
         let mut deleted: Vec<(Vec<Option<String>>, usize)> = (o_ids.iter().enumerate())
             .filter(|(_, id)| !in_modified.contains_key(id))
-            .map(|(i, _)| (sort_key(&as_map(&o[i]), &fields), i))
+            .map(|(i, _)| (sort_key(object(&o[i], &empty), &fields), i))
             .collect();
         deleted.sort();
         for (_, i) in deleted {
-            let mut e = keyed(&as_map(&o[i]));
+            let mut e = keyed(object(&o[i], &empty));
             e.insert(PATCH.to_string(), Value::String(PatchOp::Delete.as_str().into()));
             patch.push(Value::Object(e));
         }
@@ -584,8 +585,14 @@ pub(crate) fn diff(
     let emit_order = !o.is_empty()
         && emit.set_element_order
         && ((emit.additions && (changed || !order_same)) || (emit.deletions && !patch.is_empty()));
-    let order = if emit_order { m.iter().map(|e| Value::Object(keyed(&as_map(e)))).collect() } else { Vec::new() };
+    let order =
+        if emit_order { m.iter().map(|e| Value::Object(keyed(object(e, &empty)))).collect() } else { Vec::new() };
     Ok(Some(ListDiff { patch, order, whole: false }))
+}
+
+/// The element as an object (`empty` for any other value).
+fn object<'v>(v: &'v Value, empty: &'v Map<String, Value>) -> &'v Map<String, Value> {
+    v.as_object().unwrap_or(empty)
 }
 
 /// What the reference sorts a keyed list by, field by field: each
