@@ -181,16 +181,16 @@ fn without_defaults<K: StrategicMerge>(body: &mut Value) -> Result<usize, smp_co
         let Step::Key(key) = last else { continue };
         let Some(Value::Object(obj)) = at_mut(body, parent) else { continue };
         let Some(value) = obj.get(key).filter(|v| looks_default(v)) else { continue };
-        let removable = match decided.get(&(place.clone(), value.to_string())) {
+        let decision = (place, value.to_string());
+        let removable = match decided.get(&decision) {
             Some(&removable) => removable,
             None => {
-                let text = value.to_string();
                 let value = obj.remove(key).expect("just read");
                 read_backs += 1;
                 let removable = serde_json::from_value::<K>(body.clone()).ok().as_ref() == Some(&target);
                 let Some(Value::Object(obj)) = at_mut(body, parent) else { continue };
                 obj.insert(key.clone(), value);
-                decided.insert((place, text), removable);
+                decided.insert(decision, removable);
                 removable
             }
         };
