@@ -8,8 +8,8 @@
 //! read, must give the same again.
 
 use libfuzzer_sys::fuzz_target;
-use smp_core::bytes::{Guides, read_guided_members, to_json_vec};
-use smp_core::doc::compact::{Node, Object};
+use smp_core::unstable::{Guides, read_guided_members, to_json_vec};
+use smp_core::unstable::compact::{Node, Object};
 use smp_core::{Result, ThreeWayOptions};
 use smp_fuzz::RawInput;
 
@@ -94,9 +94,9 @@ fn line_route(
     let [a, b, c]: [Object<'_>; 3] = objects.try_into().ok()?;
     let mut out = Vec::new();
     let done = match op {
-        0 => smp_core::bytes::apply_object(&mut out, a, b, schema),
-        1 => smp_core::bytes::diff_objects(&mut out, &a, &b, schema),
-        _ => smp_core::bytes::three_way_objects(&mut out, &a, &b, &c, schema, options),
+        0 => smp_core::unstable::apply_object(&mut out, a, b, schema),
+        1 => smp_core::unstable::diff_objects(&mut out, &a, &b, schema),
+        _ => smp_core::unstable::three_way_objects(&mut out, &a, &b, &c, schema, options),
     };
     Some(done.map(|()| out))
 }

@@ -42,9 +42,9 @@
 
 use divan::{Bencher, black_box};
 use serde_json::Value;
-use smp_core::bytes::Guides;
-use smp_core::bytes::{apply_object, diff_objects, three_way_objects};
-use smp_core::doc::compact;
+use smp_core::unstable::Guides;
+use smp_core::unstable::compact;
+use smp_core::unstable::{apply_object, diff_objects, three_way_objects};
 use smp_core::{
     ApplyOptions, OpenApi, Schema, ThreeWayOptions, apply, apply_owned, apply_slice, decode, diff, diff_slice,
     three_way, three_way_slice,
@@ -174,7 +174,7 @@ impl Case {
         let go_ns = GO_NS.iter().find(|(n, _)| *n == name).map(|(_, ns)| *ns);
         let mut case = Case { name, op, schema, texts, line, values, output: Value::Null, go_ns };
         case.output = case.run(&case.values);
-        let want = smp_core::bytes::to_json_vec(&case.output).unwrap();
+        let want = smp_core::unstable::to_json_vec(&case.output).unwrap();
         assert_eq!(case.run_slices(&case.texts), want, "{}", case.name);
         assert_eq!(case.run_line(&case.line), want, "{}", case.name);
         if case.op == Op::Apply {
@@ -216,7 +216,7 @@ impl Case {
             Op::TwoWay => Guides::Diff,
             Op::ThreeWay { .. } => Guides::ThreeWay { current: "current", modified: "modified" },
         };
-        let members = smp_core::bytes::read_guided_members(line, &mut fixed, guides).unwrap();
+        let members = smp_core::unstable::read_guided_members(line, &mut fixed, guides).unwrap();
         // The line holds the inputs in the order the operation takes them.
         let mut docs: Vec<compact::Object<'_>> = members
             .into_iter()
@@ -246,7 +246,7 @@ impl Case {
     fn run_value_slices(&self, t: &[Vec<u8>]) -> Vec<u8> {
         let (original, patch) = (decode(&t[0]).unwrap(), decode(&t[1]).unwrap());
         let out = apply_owned(original, &patch, self.schema, ApplyOptions::default());
-        smp_core::bytes::to_json_vec(&out.unwrap_or_else(|e| panic!("{}: {e}", self.name))).unwrap()
+        smp_core::unstable::to_json_vec(&out.unwrap_or_else(|e| panic!("{}: {e}", self.name))).unwrap()
     }
 
     /// From the input texts to the output text, through the `Value` entry points.

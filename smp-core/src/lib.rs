@@ -92,7 +92,8 @@
 //!    [`schema::MergeKey`], parsed once) and schemas (static tables,
 //!    OpenAPI documents);
 //! 4. `doc`: the documents a patch works on (`serde_json::Value` and the
-//!    [`doc::compact`] document), their members, parsed and printed;
+//!    compact document of the text entry points), their members, parsed
+//!    and printed;
 //! 5. `lists`: keyed merge and keyed diff (written once over an element
 //!    abstraction), merge keys and their index, sets of scalars and the
 //!    ordering of merged lists (`$setElementOrder`);
@@ -103,7 +104,10 @@
 //!    other patch types, the [`StrategicMerge`] trait on Rust values, and
 //!    server-side apply;
 //! 8. `typed_options`, `k8s`: what is built on the typed layer
-//!    ([`WithOptions`], the k8s-openapi types).
+//!    ([`WithOptions`], the k8s-openapi types);
+//! 9. `unstable`: what smp's own command line, benchmarks and tests use
+//!    of the layers below, outside the stable API (hidden, not covered by
+//!    semver).
 
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -112,7 +116,7 @@ pub mod bytes;
 mod check;
 mod diff_options;
 pub mod directive;
-pub mod doc;
+mod doc;
 mod engine;
 pub mod error;
 pub mod json_patch;
@@ -124,20 +128,13 @@ mod nesting;
 pub mod schema;
 pub mod ssa;
 pub mod text;
-/// The Go reference's view of JSON values (`%v` text, Go-encoded JSON,
-/// number kinds): shared with smp-k8s-types and the tests, not an API.
 #[doc(hidden)]
-pub mod value;
-/// Go's `sort.Sort`, step by step: shared with smp-k8s-types (its YAML
-/// writer orders keys as go-yaml does), not an API.
-#[doc(hidden)]
-pub use lists::order::go_sort_by;
+pub mod unstable;
+mod value;
 
 pub use bytes::{apply_slice, diff_slice, three_way_slice};
 pub use check::{Finding, Problem, check, diff_checked};
-pub use engine::apply::{
-    ApplyOptions, apply, apply_compact, apply_in_place, apply_owned, apply_with, decode, merge_patches,
-};
+pub use engine::apply::{ApplyOptions, apply, apply_in_place, apply_owned, apply_with, decode, merge_patches};
 pub use engine::conflicts::{has_conflicts, merging_maps_have_conflicts};
 pub use engine::diff::{DiffOptions, diff, diff_with};
 pub use engine::preconditions::{Precondition, check_preconditions};

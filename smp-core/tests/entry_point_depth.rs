@@ -16,11 +16,12 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use smp_core::bytes::{apply_slice, diff_slice, read_members, three_way_slice};
+use smp_core::unstable::read_members;
 use smp_core::{
     ApplyOptions, DiffOptions, ErrorKind, MAX_DEPTH, OpenApi, Precondition, Schema, StrategicMerge, WithOptions,
     json_patch, merge_patch,
 };
+use smp_core::{apply_slice, diff_slice, three_way_slice};
 
 /// `levels` nested objects `{"a": {"a": ... 1}}`, built without recursion.
 fn doc(levels: usize) -> Value {
@@ -269,29 +270,29 @@ const ENTRY_POINTS: &[EntryPoint] = &[
 /// reader (127 levels at most).
 const TEXT_ENTRY_POINTS: &[EntryPoint] = &[
     entry("decode", |n| smp_core::decode(&text(n)).is_err()),
-    entry("doc::compact::decode", |n| smp_core::doc::compact::decode(&text(n)).is_err()),
+    entry("unstable::compact::decode", |n| smp_core::unstable::compact::decode(&text(n)).is_err()),
     entry("apply_slice", |n| apply_slice(&text(n), b"{}", U).is_err()),
     entry("diff_slice", |n| diff_slice(b"{}", &text(n), U).is_err()),
     entry("three_way_slice", |n| three_way_slice(b"{}", b"{}", &text(n), U, Default::default()).is_err()),
-    entry("bytes::read_members", |n| read_members(&text(n), &mut None).is_err()),
+    entry("unstable::read_members", |n| read_members(&text(n), &mut None).is_err()),
     entry("OpenApi::from_json_slice", |n| OpenApi::from_json_slice(&text(n)).is_err()),
 ];
 
 /// Public functions that take a document but need no check of their own,
 /// and why.
 const NOT_ENTRY_POINTS: &[(&str, &str)] = &[
-    ("bytes::apply_object", "takes compact documents, which only the text reader makes (127 levels at most)"),
-    ("bytes::diff_objects", "takes compact documents, which only the text reader makes"),
-    ("bytes::three_way_objects", "takes compact documents, which only the text reader makes"),
-    ("bytes::apply_document", "takes compact documents, which only the text reader makes"),
-    ("bytes::diff_document", "takes compact documents, which only the text reader makes"),
-    ("bytes::three_way_document", "takes compact documents, which only the text reader makes"),
-    ("apply_compact", "takes compact documents, which only the text reader makes"),
-    ("bytes::read_guided_members", "the text reader of `read_members`, with guides"),
-    ("doc::compact::decode_guided", "the text reader of `decode`, with a guide"),
-    ("doc::compact::decode_as", "the text reader of `decode`, with a reading"),
-    ("bytes::to_json_vec", "a writer of values the caller built (as serde_json::to_vec): reads no document"),
-    ("bytes::write_json", "a writer of values the caller built (as serde_json::to_writer): reads no document"),
+    ("unstable::apply_object", "takes compact documents, which only the text reader makes (127 levels at most)"),
+    ("unstable::diff_objects", "takes compact documents, which only the text reader makes"),
+    ("unstable::three_way_objects", "takes compact documents, which only the text reader makes"),
+    ("unstable::apply_document", "takes compact documents, which only the text reader makes"),
+    ("unstable::diff_document", "takes compact documents, which only the text reader makes"),
+    ("unstable::three_way_document", "takes compact documents, which only the text reader makes"),
+    ("unstable::apply_compact", "takes compact documents, which only the text reader makes"),
+    ("unstable::read_guided_members", "the text reader of `read_members`, with guides"),
+    ("unstable::compact::decode_guided", "the text reader of `decode`, with a guide"),
+    ("unstable::compact::decode_as", "the text reader of `decode`, with a reading"),
+    ("unstable::to_json_vec", "a writer of values the caller built (as serde_json::to_vec): reads no document"),
+    ("unstable::write_json", "a writer of values the caller built (as serde_json::to_writer): reads no document"),
     ("text::as_go_reads", "cleans the bytes of a text; reads no nesting"),
     ("text::utf8_as_go_reads", "cleans the bytes of a text; reads no nesting"),
     ("text::file_as_kubectl_reads", "cleans the bytes of a text; reads no nesting"),

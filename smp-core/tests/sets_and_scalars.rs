@@ -61,7 +61,7 @@ fn json_of(doc: &Doc) -> Value {
     let mut v = serde_json::to_value(doc).unwrap();
     for set in ["tags", "ids", "plain"] {
         if let Some(Value::Array(items)) = v.get_mut(set) {
-            items.sort_by_key(smp_core::value::fmt_v);
+            items.sort_by_key(smp_core::unstable::fmt_v);
         }
     }
     v
@@ -259,7 +259,7 @@ fn sets_of_scalars_merge_by_default_in_the_schema_and_the_typed_layer() {
     let as_json = |w: &Wrapped| {
         let mut v = serde_json::to_value(w).unwrap();
         if let Some(Value::Array(items)) = v.get_mut("maybe") {
-            items.sort_by_key(smp_core::value::fmt_v);
+            items.sort_by_key(smp_core::unstable::fmt_v);
         }
         v
     };

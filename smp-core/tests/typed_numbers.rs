@@ -37,7 +37,7 @@ fn live() -> Spec {
 fn both(patch: Value) -> (smp_core::Result<Spec>, Spec) {
     let typed = live().apply(&patch);
     let engine = apply(&serde_json::to_value(live()).unwrap(), &patch, Schema::Static(Spec::shape())).unwrap();
-    let printed = smp_core::value::to_go_json(&engine);
+    let printed = smp_core::unstable::to_go_json(&engine);
     (typed, serde_json::from_value(smp_core::decode(printed.as_bytes()).unwrap()).unwrap())
 }
 

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use smp_core::typed::check_depth;
-use smp_core::value::{normalize_numbers, to_go_json};
+use smp_core::unstable::{normalize_numbers, to_go_json};
 use smp_core::{
     ErrorKind, Precondition, Result, Schema, StrategicMerge, ThreeWayOptions, check_nesting, decode, merge_patch,
     three_way,

@@ -48,7 +48,7 @@ fn conflicts(v: &Value) -> BTreeSet<(String, String)> {
 /// sets, other errors by kind.
 fn same_answer(want: &Value, got: &Value) -> bool {
     match (want.get("result"), got.get("result")) {
-        (Some(w), Some(g)) => smp_core::value::to_go_json(w) == smp_core::value::to_go_json(g),
+        (Some(w), Some(g)) => smp_core::unstable::to_go_json(w) == smp_core::unstable::to_go_json(g),
         (None, None) => conflicts(want) == conflicts(got) && got["error"].is_string(),
         _ => false,
     }

@@ -9,7 +9,7 @@
 //! `k8s/patch-fields.tsv`), so every case must come out byte for byte as Go's.
 
 use serde_json::Value;
-use smp_core::value::to_go_json;
+use smp_core::unstable::to_go_json;
 use smp_core::{Schema, ThreeWayOptions, apply, decode, diff, three_way};
 use smp_tests::conformance::{Tally, shared_dir};
 use smp_tests::json_cmp::first_difference;

@@ -10,7 +10,7 @@
 //! (default 2,000; `scripts/same-output.sh` runs 20,000 through the binary).
 
 use serde_json::Value;
-use smp_core::bytes::to_json_vec;
+use smp_core::unstable::to_json_vec;
 use smp_core::{Schema, ThreeWayOptions, apply, apply_slice, decode, diff, diff_slice, three_way, three_way_slice};
 use smp_tests::harness::{env_number, loud};
 use smp_tests::k8s_kinds::kind_of;

@@ -2,7 +2,7 @@
 //! smp. Every check must pass; the counts are printed per file.
 
 use serde_json::Value;
-use smp_core::value::to_go_json;
+use smp_core::unstable::to_go_json;
 use smp_core::{
     ErrorKind, Precondition, ThreeWayOptions, apply, check_preconditions, decode, diff, has_conflicts, merge_patches,
     merging_maps_have_conflicts, three_way,

@@ -45,7 +45,7 @@
 //! `require-metadata-unchanged: "<key>"`, repeatable, checked in order.
 
 use serde_json::Value;
-use smp_core::value::{normalize_numbers, to_go_json};
+use smp_core::unstable::{normalize_numbers, to_go_json};
 use smp_core::{
     DiffOptions, Precondition, Schema, Shape, StructSchema, ThreeWayOptions, apply, check_preconditions, decode,
     diff_with, has_conflicts, merge_patches, merging_maps_have_conflicts, three_way,

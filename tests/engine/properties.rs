@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use proptest::sample::{select, subsequence};
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use serde_json::{Map, Value, json};
-use smp_core::value::fmt_v;
+use smp_core::unstable::fmt_v;
 use smp_core::{
     FieldSchema, Schema, Shape, StructSchema, ThreeWayOptions, apply, apply_in_place, diff, has_conflicts,
     merge_patches, merging_maps_have_conflicts, three_way,
@@ -583,7 +583,7 @@ fn deterministic() {
     check("deterministic", docs(3), |(i, d)| {
         let (a, b, c) = (&d[0], &d[1], &d[2]);
         let text = |r: smp_core::Result<Value>| match r {
-            Ok(v) => format!("ok {}", smp_core::value::to_go_json(&v)),
+            Ok(v) => format!("ok {}", smp_core::unstable::to_go_json(&v)),
             Err(e) => format!("err {e}"),
         };
         let two = || text(diff(a, b, schema(i)));

@@ -120,7 +120,7 @@ fn bytes_difference(schemas: &K8sSchemas, case: &Case) -> Option<String> {
     let bytes = shown(catching(|| smp_core::apply_slice(object.as_bytes(), patch.as_bytes(), schema)));
     let values = shown(catching(|| {
         let (object, patch) = (smp_core::decode(object.as_bytes())?, smp_core::decode(patch.as_bytes())?);
-        smp_core::apply(&object, &patch, schema).and_then(|v| smp_core::bytes::to_json_vec(&v))
+        smp_core::apply(&object, &patch, schema).and_then(|v| smp_core::unstable::to_json_vec(&v))
     }));
     (bytes != values).then(|| {
         format!("bytes entry point: {bytes}\nValue entry point: {values}\nobject text: {object}\npatch text:  {patch}")

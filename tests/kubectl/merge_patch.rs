@@ -26,7 +26,7 @@
 
 use serde_json::{Value, json};
 use smp_core::merge_patch;
-use smp_core::value::to_go_json;
+use smp_core::unstable::to_go_json;
 use smp_k8s_types::kubectl::{LAST_APPLIED, merge_apply_patch};
 use smp_tests::custom_resource_gen::{merge_patch as random_patch, mutate, widget};
 use smp_tests::harness::{diff_seed, env_number, loud};

@@ -16,7 +16,7 @@
 //! the test says so loudly.
 
 use serde_json::Value;
-use smp_core::bytes::to_json_vec;
+use smp_core::unstable::to_json_vec;
 use smp_core::{Schema, ThreeWayOptions, apply, apply_slice, decode, diff, diff_slice, three_way, three_way_slice};
 use smp_tests::harness::{diff_seed, env_number, loud};
 use smp_tests::json_cmp::first_difference;

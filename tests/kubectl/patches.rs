@@ -27,7 +27,7 @@
 //! says SKIPPED and passes.
 
 use serde_json::{Value, json};
-use smp_core::value::to_go_json;
+use smp_core::unstable::to_go_json;
 use smp_k8s_types::kubectl::{LAST_APPLIED, apply_patch};
 use smp_tests::Gen;
 use smp_tests::harness::{diff_seed, env_number, loud};
@@ -100,7 +100,7 @@ fn check_two_way(oracle: &Path, schemas: &K8sSchemas, tag: &str, cases: &[Vec<Va
         // the same patch, written as it writes it.
         let bytes = smp_core::diff_slice(original.to_string().as_bytes(), modified.to_string().as_bytes(), schema);
         let want = match &got {
-            Ok(v) => Ok(smp_core::bytes::to_json_vec(v).unwrap()),
+            Ok(v) => Ok(smp_core::unstable::to_json_vec(v).unwrap()),
             Err(e) => Err(e.to_string()),
         };
         assert_eq!(

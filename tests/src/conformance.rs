@@ -1,7 +1,7 @@
 //! Reading the reference's conformance vectors and tallying checks.
 
 use serde_json::Value;
-use smp_core::value::to_go_json;
+use smp_core::unstable::to_go_json;
 use std::path::PathBuf;
 
 /// The shared data folder beside the project, if it is there.

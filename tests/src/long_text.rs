@@ -21,7 +21,7 @@
 
 use crate::rng::Rng;
 use serde_json::{Value, json};
-use smp_core::value::to_go_json;
+use smp_core::unstable::to_go_json;
 
 /// The chance that a free-text value the generators make is long.
 pub const LONG_TEXT: f64 = 1.0 / 8.0;

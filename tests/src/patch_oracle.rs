@@ -6,7 +6,7 @@
 
 use crate::harness::loud;
 use serde_json::{Value, json};
-use smp_core::value::to_go_json;
+use smp_core::unstable::to_go_json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

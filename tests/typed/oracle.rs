@@ -125,7 +125,7 @@ pub fn check_diff<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
 pub fn engine_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(Value, [Option<T>; 4]), String> {
     let out = smp_core::apply(&to_json(a), patch, schema::<T>()).map_err(|e| e.to_string())?;
     let direct = serde_json::from_value(out.clone()).ok();
-    let printed = serde_json::from_str(&smp_core::value::to_go_json(&out)).ok();
+    let printed = serde_json::from_str(&smp_core::unstable::to_go_json(&out)).ok();
     let whole = serde_json::from_value(whole_floats_as_integers(out.clone(), false)).ok();
     let zeros = serde_json::from_value(whole_floats_as_integers(out.clone(), true)).ok();
     let read = [direct, printed, whole, zeros];
@@ -141,7 +141,7 @@ pub fn whole_floats_as_integers(v: Value, zero: bool) -> Value {
     match v {
         Value::Number(n) if n.is_f64() => match n.as_f64() {
             Some(f) if zero || !(f == 0.0 && f.is_sign_negative()) => {
-                smp_core::value::go_integer(f).filter(|i| i.is_i64()).map_or(Value::Number(n), Value::Number)
+                smp_core::unstable::go_integer(f).filter(|i| i.is_i64()).map_or(Value::Number(n), Value::Number)
             }
             _ => Value::Number(n),
         },

@@ -18,20 +18,19 @@
 //!
 //! Inside: this file holds the entry points; `documents` the operations
 //! on documents already read, `members` the reader of a batch's line (a
-//! JSON object of documents), `write` the writer.
+//! JSON object of documents), `write` the writer. What those three offer
+//! is not a stable API: smp's own command line, benchmarks and tests
+//! reach it through `smp_core::unstable`.
 
-mod documents;
-mod members;
-mod write;
-
-pub use documents::{apply_document, apply_object, diff_document, diff_objects, three_way_document, three_way_objects};
-pub use members::{Guides, Member, read_guided_members, read_members};
-pub use write::{GoFloats, compact, go_float, pretty, to_json_vec, write_json};
+pub(crate) mod documents;
+pub(crate) mod members;
+pub(crate) mod write;
 
 use crate::doc::compact::{self, Reading};
 use crate::engine::three_way::ThreeWayOptions;
 use crate::error::Result;
 use crate::schema::Schema;
+use documents::{apply_object, diff_objects, three_way_objects};
 
 /// Applies the patch text to the original text; the result as JSON text.
 ///

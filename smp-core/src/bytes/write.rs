@@ -3,8 +3,9 @@
 //! serde_json escapes them, numbers as Go's `encoding/json` writes them.
 
 use crate::error::{ErrorKind, Result};
+use crate::value::go_float;
 use serde::Serialize;
-use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
+use serde_json::ser::{CompactFormatter, Formatter};
 use std::io::{self, Write};
 
 /// `value` (a `serde_json::Value` or a compact document) as compact
@@ -21,20 +22,10 @@ pub fn write_json<W: ?Sized + Write, T: ?Sized + Serialize>(out: &mut W, value: 
     Ok(value.serialize(&mut serde_json::Serializer::with_formatter(out, GoFloats(CompactFormatter)))?)
 }
 
-pub use crate::value::go_float;
-
-/// A serde_json formatter with floats as Go writes them ([`go_float`]).
+/// A serde_json formatter with floats as Go writes them ([`go_float`]):
+/// `GoFloats(CompactFormatter)` on one line, `GoFloats(PrettyFormatter::new())`
+/// indented.
 pub struct GoFloats<F>(pub F);
-
-/// Indented JSON with Go's floats.
-pub fn pretty() -> GoFloats<PrettyFormatter<'static>> {
-    GoFloats(PrettyFormatter::new())
-}
-
-/// JSON on one line with Go's floats.
-pub fn compact() -> GoFloats<CompactFormatter> {
-    GoFloats(CompactFormatter)
-}
 
 macro_rules! delegate {
     ($($name:ident $(($arg:ident: $ty:ty))?;)*) => {$(

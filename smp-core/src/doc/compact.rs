@@ -855,7 +855,7 @@ mod tests {
     use serde_json::json;
 
     fn text(o: &Object<'_>) -> String {
-        String::from_utf8(crate::bytes::to_json_vec(o).unwrap()).unwrap()
+        String::from_utf8(crate::bytes::write::to_json_vec(o).unwrap()).unwrap()
     }
 
     #[test]
@@ -870,8 +870,8 @@ mod tests {
             br#"{"big": -9223372036854775808, "bigger": 9223372036854775808}"#,
         ];
         for t in inputs {
-            let want = crate::bytes::to_json_vec(&crate::decode(t).unwrap()).unwrap();
-            let got = crate::bytes::to_json_vec(&decode(t).unwrap()).unwrap();
+            let want = crate::bytes::write::to_json_vec(&crate::decode(t).unwrap()).unwrap();
+            let got = crate::bytes::write::to_json_vec(&decode(t).unwrap()).unwrap();
             assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
         }
         for bad in [&b"[1]"[..], b"1", b"{", br#"{"a": 1} x"#, b"\"s\"", b"{\"a\": 1}\xff"] {
@@ -883,8 +883,8 @@ mod tests {
         for not_utf8 in [&b"{\"a\": \"\xff\"}"[..], b"{\"\xc3\": 1}"] {
             assert_eq!(decode(not_utf8).unwrap_err().to_string(), "invalid JSON document");
             let fixed = crate::text::utf8_as_go_reads(not_utf8);
-            let want = crate::bytes::to_json_vec(&crate::decode(not_utf8).unwrap()).unwrap();
-            assert_eq!(crate::bytes::to_json_vec(&decode(fixed.as_bytes()).unwrap()).unwrap(), want);
+            let want = crate::bytes::write::to_json_vec(&crate::decode(not_utf8).unwrap()).unwrap();
+            assert_eq!(crate::bytes::write::to_json_vec(&decode(fixed.as_bytes()).unwrap()).unwrap(), want);
         }
     }
 
@@ -1015,7 +1015,7 @@ mod tests {
                 }
             }
             let want = serde_json::to_string(&model).unwrap();
-            proptest::prop_assert_eq!(String::from_utf8(crate::bytes::to_json_vec(&o).unwrap()).unwrap(), want);
+            proptest::prop_assert_eq!(String::from_utf8(crate::bytes::write::to_json_vec(&o).unwrap()).unwrap(), want);
             proptest::prop_assert_eq!(o.len(), model.len());
         }
 
@@ -1027,8 +1027,8 @@ mod tests {
                 text.pop();
                 text.extend_from_slice(br#","x":[2],"doc":{"again":true}}"#);
             }
-            let want = crate::bytes::to_json_vec(&crate::decode(&text).unwrap()).unwrap();
-            let got = crate::bytes::to_json_vec(&decode(&text).unwrap()).unwrap();
+            let want = crate::bytes::write::to_json_vec(&crate::decode(&text).unwrap()).unwrap();
+            let got = crate::bytes::write::to_json_vec(&decode(&text).unwrap()).unwrap();
             proptest::prop_assert_eq!(got, want);
             let node = Node::Object(decode(&text).unwrap());
             proptest::prop_assert!(deep_eq(&node.to_json(), &crate::decode(&text).unwrap()));

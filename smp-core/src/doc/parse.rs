@@ -171,7 +171,7 @@ fn read_guided<'t>(p: &mut Parser<'t>, members: &mut [SpannedMember<'t>], g: usi
 /// The members of a line (a JSON object of documents) read with another
 /// member as guide, by their names ([`read_guided_members`]).
 ///
-/// [`read_guided_members`]: crate::bytes::read_guided_members
+/// [`read_guided_members`]: crate::bytes::members::read_guided_members
 #[derive(Clone, Copy, Debug)]
 pub enum Guides<'n> {
     /// None: each is read whole.

@@ -1,6 +1,6 @@
 //! The writer of the bytes entry points: compact JSON straight from a
 //! [`Node`], byte for byte what
-//! [`write_json`](crate::bytes::write_json) (serde_json's compact writer
+//! [`write_json`](crate::bytes::write::write_json) (serde_json's compact writer
 //! with Go's floats) writes, without serde's indirections.
 //!
 //! - keys in sorted order (the document keeps objects sorted);
@@ -236,7 +236,7 @@ mod tests {
             let node = crate::doc::compact::decode(&text).unwrap();
             let mut out = Vec::new();
             write_object(&mut out, &node);
-            proptest::prop_assert_eq!(&out, &crate::bytes::to_json_vec(&node).unwrap());
+            proptest::prop_assert_eq!(&out, &crate::bytes::write::to_json_vec(&node).unwrap());
         }
     }
 }

@@ -8,9 +8,9 @@ use crate::output::{Failure, output_error, write_answer_line, write_error_line};
 use crate::prescan;
 use crate::schema::{self, Resolver};
 use serde_json::Value;
-use smp_core::bytes::Guides;
 use smp_core::directive::{PATCH, RETAIN_KEYS};
-use smp_core::doc::compact::{self, Node};
+use smp_core::unstable::Guides;
+use smp_core::unstable::compact::{self, Node};
 use smp_core::{ErrorKind, ThreeWayOptions};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -414,7 +414,7 @@ fn answer_bytes(
         Op::Diff => Guides::Diff,
         _ => Guides::None,
     };
-    let mut fields = smp_core::bytes::read_guided_members(line, &mut fixed, guides).ok()?;
+    let mut fields = smp_core::unstable::read_guided_members(line, &mut fixed, guides).ok()?;
     // The last of duplicate fields counts, as in JSON.
     let last = |name: &str| fields.iter().rposition(|f| f.key == name);
     let names = batch.op.inputs();
@@ -455,7 +455,7 @@ fn answer_bytes(
         Op::Apply => {
             let patch = docs.pop().unwrap_or_default();
             let original = docs.pop().unwrap_or_default();
-            smp_core::bytes::apply_object(out, original, patch, schema).and_then(|()| {
+            smp_core::unstable::apply_object(out, original, patch, schema).and_then(|()| {
                 // Only a patch with a `kind` or directive key can remove the
                 // original's kind (as kubectl refuses): then read the result.
                 let touches =
@@ -473,10 +473,10 @@ fn answer_bytes(
                 Ok(())
             })
         }
-        Op::Diff => smp_core::bytes::diff_objects(out, &docs[0], &docs[1], schema),
+        Op::Diff => smp_core::unstable::diff_objects(out, &docs[0], &docs[1], schema),
         Op::ThreeWay => {
             let options = ThreeWayOptions { overwrite, preconditions: &[], patch_merge_key: false };
-            smp_core::bytes::three_way_objects(out, &docs[0], &docs[1], &docs[2], schema, options)
+            smp_core::unstable::three_way_objects(out, &docs[0], &docs[1], &docs[2], schema, options)
         }
         Op::Check => return None,
     };

@@ -21,8 +21,8 @@ use crate::schema::Resolver;
 use crate::single::Request;
 use serde::Serialize;
 use smp_core::ThreeWayOptions;
-use smp_core::bytes::{apply_document, diff_document, three_way_document};
-use smp_core::doc::compact::{self, Node, Object, Reading};
+use smp_core::unstable::compact::{self, Node, Object, Reading};
+use smp_core::unstable::{apply_document, diff_document, three_way_document};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 

@@ -72,7 +72,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, JsonError> {
     let text = prescan::json(bytes).map_err(JsonError::TooDeep)?;
     let text = smp_core::text::as_go_reads(&text);
     let mut value: Value = serde_json::from_slice(&text).map_err(JsonError::Syntax)?;
-    smp_core::value::normalize_numbers(&mut value);
+    smp_core::unstable::normalize_numbers(&mut value);
     Ok(value)
 }
 
@@ -105,7 +105,7 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Value>, String> {
         values.retain(|v| !v.is_null());
         values
     };
-    values.iter_mut().for_each(smp_core::value::normalize_numbers);
+    values.iter_mut().for_each(smp_core::unstable::normalize_numbers);
     for value in &mut values {
         if value.is_null() {
             *value = Value::Object(Map::new());
@@ -153,7 +153,7 @@ fn yaml_documents(bytes: &[u8]) -> Result<Vec<(usize, &[u8])>, String> {
 /// kubectl reads `-p` with) takes it: the rest is not read.
 fn parse_yaml(bytes: &[u8]) -> Result<Value, String> {
     let mut json = yaml_read::first_document(bytes)?.unwrap_or(Value::Null);
-    smp_core::value::normalize_numbers(&mut json);
+    smp_core::unstable::normalize_numbers(&mut json);
     Ok(json)
 }
 

@@ -1,12 +1,12 @@
 //! Numbers written as the reference's JSON encoder writes them (the
-//! writer of `smp_core::bytes`): a float with an integral value has no
-//! fraction (`1`, not `1.0`), exponents are used below 1e-6 and from 1e21
-//! on, with a sign (`1e+21`, `1e-7`).
+//! writer of smp-core's text entry points): a float with an integral
+//! value has no fraction (`1`, not `1.0`), exponents are used below 1e-6
+//! and from 1e21 on, with a sign (`1e+21`, `1e-7`).
 
 use serde_json::ser::PrettyFormatter;
 use serde_json::{Number, Value};
-use smp_core::bytes::GoFloats;
-pub use smp_core::bytes::go_float;
+use smp_core::unstable::GoFloats;
+pub use smp_core::unstable::go_float;
 
 /// Indented JSON as `kubectl -o json` writes it: four spaces, Go's floats.
 pub fn pretty() -> GoFloats<PrettyFormatter<'static>> {
@@ -43,7 +43,7 @@ pub fn read_back(value: &mut Value) {
 /// The `int64` Go's decoder reads from the text Go writes for `f`, if any
 /// (kubectl's objects hold `int64`s: beyond them a number stays a float).
 pub fn integer_of(f: f64) -> Option<i64> {
-    smp_core::value::go_integer(f).and_then(|n| n.as_i64())
+    smp_core::unstable::go_integer(f).and_then(|n| n.as_i64())
 }
 
 #[cfg(test)]
@@ -56,7 +56,7 @@ mod tests {
         let mut out = Vec::new();
         serde::Serialize::serialize(
             &value,
-            &mut serde_json::Serializer::with_formatter(&mut out, smp_core::bytes::compact()),
+            &mut serde_json::Serializer::with_formatter(&mut out, GoFloats(serde_json::ser::CompactFormatter)),
         )
         .unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":[1,2,1e+21,"1.0"]}"#);

@@ -172,7 +172,7 @@ pub fn kind_kept(had_kind: bool, result: &Value) -> smp_core::Result<()> {
     if !had_kind || has_kind(result) {
         return Ok(());
     }
-    let text = smp_core::bytes::to_json_vec(result)?;
+    let text = smp_core::unstable::to_json_vec(result)?;
     let message = format!("Object 'Kind' is missing in '{}'", String::from_utf8_lossy(&text));
     Err(ErrorKind::Unsupported(message).into())
 }

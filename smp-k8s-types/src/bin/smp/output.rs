@@ -74,7 +74,7 @@ impl<W: Write> Write for GoEscapes<W> {
 
 /// Writes `value` as compact JSON.
 fn write_compact(out: &mut impl Write, value: &Value) -> io::Result<()> {
-    smp_core::bytes::write_json(out, value)
+    smp_core::unstable::write_json(out, value)
 }
 
 /// The longest error text printed, in bytes: engine messages quote whole

@@ -163,7 +163,7 @@ fn is_digit(c: char) -> bool {
 /// results.
 pub fn sort_keys<V>(entries: &mut [(&String, V)]) {
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    smp_core::go_sort_by(entries, |a, b| go_yaml_less(a.0, b.0));
+    smp_core::unstable::go_sort_by(entries, |a, b| go_yaml_less(a.0, b.0));
 }
 
 #[cfg(test)]
