@@ -5,8 +5,8 @@
 //! What is here: the compact document of the text entry points and the
 //! operations on it (a batch reads its documents itself, and writes them
 //! in other forms), the reader of a batch's line, the writer with Go's
-//! floats, and the reference's view of numbers and values (`%v`, Go's
-//! JSON text, Go's sort).
+//! floats, a Rust value's JSON form with smp's error, and the reference's
+//! view of numbers and values (`%v`, Go's JSON text, Go's sort).
 
 pub use crate::bytes::documents::{
     apply_document, apply_object, diff_document, diff_objects, three_way_document, three_way_objects,
@@ -16,4 +16,5 @@ pub use crate::bytes::write::{GoFloats, to_json_vec, write_json};
 pub use crate::doc::compact;
 pub use crate::engine::apply::apply_compact;
 pub use crate::lists::order::go_sort_by;
+pub use crate::typed::fallback::to_value;
 pub use crate::value::{fmt_v, go_float, go_integer, normalize_numbers, to_go_json};

@@ -6,10 +6,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use smp_core::typed::check_depth;
-use smp_core::unstable::{normalize_numbers, to_go_json};
+use smp_core::unstable::{normalize_numbers, to_go_json, to_value};
 use smp_core::{
-    ErrorKind, Precondition, Result, Schema, StrategicMerge, ThreeWayOptions, check_nesting, decode, merge_patch,
-    three_way,
+    Precondition, Result, Schema, StrategicMerge, ThreeWayOptions, check_nesting, decode, merge_patch, three_way,
 };
 
 /// The annotation in which kubectl keeps the last applied configuration.
@@ -121,7 +120,7 @@ pub fn typed_apply_patch<T: StrategicMerge>(live: &T, desired: &T, overwrite: bo
 /// The JSON kubectl would read for `value`: integers beyond `int64` are
 /// floats, as the reference decodes them.
 pub(crate) fn to_json(value: &impl Serialize) -> Result<Value> {
-    let mut json = serde_json::to_value(value).map_err(|e| ErrorKind::Serialize(e.to_string()))?;
+    let mut json = to_value(value)?;
     normalize_numbers(&mut json);
     Ok(json)
 }

@@ -44,11 +44,11 @@
 
 use crate::patch::Patch;
 use kube_core::Resource;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use smp_core::schema::Shape;
 use smp_core::ssa::{self, Preview};
+use smp_core::unstable::to_value;
 use smp_core::{ErrorKind, StrategicMerge};
 use std::collections::HashMap;
 
@@ -139,10 +139,6 @@ fn candidates(v: &Value, shape: Shape, path: &mut Vec<Step>, place: &str, out: &
     }
 }
 
-fn serialize(v: &impl Serialize) -> Result<Value, smp_core::Error> {
-    serde_json::to_value(v).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
-}
-
 /// The applied configuration of `desired` (see the [module docs](self)).
 pub fn apply_configuration<K>(desired: &K) -> Result<Value, smp_core::Error>
 where
@@ -150,7 +146,7 @@ where
 {
     // Before serde recurses into it.
     smp_core::typed::check_depth(desired)?;
-    let mut body = serialize(desired)?;
+    let mut body = to_value(desired)?;
     let Value::Object(top) = &mut body else {
         return Err(ErrorKind::Serialize("the object does not serialize as a JSON object".into()).into());
     };
@@ -303,7 +299,7 @@ where
     if let Some(live) = live {
         smp_core::typed::check_depth(live)?;
     }
-    let live = live.map(serialize).transpose()?;
+    let live = live.map(to_value).transpose()?;
     let applied = apply_configuration(desired)?;
     let preview = ssa::preview(res, live.as_ref(), &applied, manager, force, now)?;
     Ok(PreviewOf { preview, _kind: std::marker::PhantomData })

@@ -110,7 +110,8 @@ pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) 
     Grouped::Fields(grouped, retain)
 }
 
-/// The value's JSON form; a failure of its `Serialize` is an error.
+/// The value's JSON form; a failure of its `Serialize` is an error
+/// ([`ErrorKind::Serialize`]).
 pub fn to_value<T: Serialize + ?Sized>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
 }

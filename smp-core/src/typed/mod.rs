@@ -91,7 +91,7 @@
 mod checks;
 mod depth;
 mod facts;
-mod fallback;
+pub(crate) mod fallback;
 mod foreign;
 mod impls;
 mod keyed;
@@ -358,7 +358,6 @@ pub mod __private {
     };
     pub use super::fallback::{
         Grouped, apply_field_json, apply_object_fallback, diff_field_json, finish_diff, group_patch, missing_json,
-        to_value,
     };
     pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
     pub use super::sets::ScalarMapKey;

@@ -90,8 +90,7 @@ impl Op {
             }
             (Op::Diff, [original, modified], PatchType::Merge) => merge_patch::create(original, modified),
             (Op::Diff, [original, modified], PatchType::Json) => {
-                let patch = json_patch::diff(original, modified)?;
-                serde_json::to_value(patch).map_err(|e| ErrorKind::Serialize(e.to_string()).into())
+                smp_core::unstable::to_value(&json_patch::diff(original, modified)?)
             }
             (Op::ThreeWay, [original, modified, current], PatchType::Strategic) => {
                 let options = ThreeWayOptions { overwrite, preconditions: &[], patch_merge_key: ext.patch_merge_key };
