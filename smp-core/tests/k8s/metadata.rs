@@ -3,9 +3,8 @@
 //! every row whose field exists in this Kubernetes version is in the
 //! static schema, and no other field has patch metadata.
 //!
-//! k8s-openapi builds for one Kubernetes version, chosen on the command
-//! line: `cargo test -p smp-core --features k8s-openapi,k8s-openapi/v1_33`
-//! (or `k8s-openapi/latest`).
+//! The table lies beside smp-core in the workspace, not in its package:
+//! from the package alone the tests that read it say so and skip.
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, NodeStatus, PodSpec, ServiceSpec};
@@ -15,17 +14,31 @@ use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use smp_core::{FieldSchema, Shape, StrategicMerge, StructSchema};
 use std::collections::BTreeMap;
+use std::path::Path;
 
-const TABLE: &str = include_str!("../../smp-k8s-types/generator/patch_metadata.txt");
+/// The table's text; `None` (said loudly) outside the workspace.
+fn table() -> Option<String> {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = package.join("../smp-k8s-types/generator/patch_metadata.txt");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        // In the workspace the table must be there: a move breaks the test.
+        Err(e) if package.join("../Cargo.toml").exists() => panic!("{}: {e}", path.display()),
+        Err(e) => {
+            eprintln!("SKIPPED: {}: {e} (smp-core outside its workspace); the table was not compared", path.display());
+            None
+        }
+    }
+}
 
 /// One row of the table: definition, field, strategy, merge key.
-type Row = (&'static str, &'static str, &'static str, &'static str);
+type Row<'t> = (&'t str, &'t str, &'t str, &'t str);
 
 /// The table's rows (see its header for the layout).
-fn rows() -> Vec<Row> {
+fn rows(table: &str) -> Vec<Row<'_>> {
     let mut rows = Vec::new();
     let mut definition = "";
-    for line in TABLE.lines().map(|l| l.split('#').next().unwrap()) {
+    for line in table.lines().map(|l| l.split('#').next().unwrap()) {
         if line.trim().is_empty() {
             continue;
         }
@@ -91,7 +104,8 @@ fn meta<T: StrategicMerge>(name: &str) -> (&'static str, &'static str) {
 
 #[test]
 fn every_row_of_the_table_is_in_the_schemas() {
-    let rows = rows();
+    let Some(text) = table() else { return };
+    let rows = rows(&text);
     assert_eq!(rows.len(), 116, "the table has the 116 tagged fields");
     let (mut checked, mut newer_field, mut absent_type) = (0, Vec::new(), 0);
     for (definition, name, strategy, merge_key) in rows {
@@ -125,8 +139,9 @@ k8s_openapi::k8s_if_1_37! { const ROWS_IN_THIS_VERSION: usize = 90; }
 
 #[test]
 fn no_other_field_has_patch_metadata() {
+    let Some(text) = table() else { return };
     let mut table: BTreeMap<(&str, &str), (&str, &str)> = BTreeMap::new();
-    for (definition, name, strategy, merge_key) in rows() {
+    for (definition, name, strategy, merge_key) in rows(&text) {
         table.insert((definition, name), (strategy, primary(merge_key)));
     }
     let mut count = 0;

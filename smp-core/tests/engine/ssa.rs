@@ -2,6 +2,7 @@
 //! properties.
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Value, json};
 use smp_core::ssa::{self, Resource, Schema};
 
@@ -92,6 +93,13 @@ fn cases() -> u32 {
     std::env::var("SSA_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(48)
 }
 
+/// The cases, and the failures kept beside this file
+/// (`ssa.proptest-regressions`), whichever test binary it is part of.
+fn config() -> ProptestConfig {
+    let persistence = FileFailurePersistence::WithSource("proptest-regressions");
+    ProptestConfig { failure_persistence: Some(Box::new(persistence)), ..ProptestConfig::with_cases(cases()) }
+}
+
 fn widget(spec: Value) -> Value {
     json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec})
 }
@@ -145,7 +153,7 @@ fn managers(obj: &Value) -> Vec<(String, Value)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(config())]
 
     /// Applying the same configuration twice changes nothing: no entry, no
     /// time, no field.
@@ -281,7 +289,7 @@ fn any_json() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(config())]
 
     /// Arbitrary live objects and configurations never panic, and a failed
     /// apply or update returns an error, nothing half-applied.

@@ -13,7 +13,7 @@
 //! every Kubernetes version. Keyed lists have distinct keys and primitive
 //! sets are sorted, the documented preconditions of the round trip.
 //!
-//! `cargo test -p smp-core --features k8s-openapi,k8s-openapi/latest --test k8s_properties`;
+//! `cargo test -p smp-core --features k8s-openapi --test k8s properties::`;
 //! `PROPTEST_CASES` overrides the 256 cases of each property.
 
 use k8s_openapi::api::apps::v1::Deployment;
