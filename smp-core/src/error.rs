@@ -1,5 +1,11 @@
 //! Errors: where (a path into the document) and why (the reference's words).
 
+mod json_patch;
+mod schema;
+
+pub use json_patch::{JsonPatchError, OperationFailure};
+pub use schema::SchemaError;
+
 use serde_json::Value;
 use std::fmt;
 
@@ -164,9 +170,10 @@ pub enum ErrorKind {
         /// The reference's message (naming the struct or definition).
         message: String,
     },
-    /// A schema lookup that found the wrong kind of node.
+    /// A schema lookup that failed: the document does not fit the schema,
+    /// or the schema cannot be followed.
     #[error("{0}")]
-    Schema(String),
+    Schema(SchemaError),
     /// Objects or lists compared as merge keys or as members of a set,
     /// where Go's `==` panics; smp reports an error instead.
     #[error("objects and lists cannot be compared as merge keys or set members")]
@@ -233,9 +240,9 @@ pub enum ErrorKind {
     /// that has none (it was not read from the API server).
     #[error("the live object has no metadata.resourceVersion to guard the patch with")]
     NoResourceVersion,
-    /// A JSON patch (RFC 6902) that does not apply.
+    /// A JSON patch (RFC 6902) that is not one, or does not apply.
     #[error("{0}")]
-    JsonPatch(String),
+    JsonPatch(JsonPatchError),
     /// A `$patchMergeKey` directive that cannot be read (with the option
     /// on): not a list of distinct field names, or a listed key set to null.
     #[error("invalid $patchMergeKey: {0}")]

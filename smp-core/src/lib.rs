@@ -139,7 +139,7 @@ pub use engine::conflicts::{has_conflicts, merging_maps_have_conflicts};
 pub use engine::diff::{DiffOptions, diff, diff_with};
 pub use engine::preconditions::{Precondition, check_preconditions};
 pub use engine::three_way::{ThreeWayOptions, three_way};
-pub use error::{Error, ErrorKind, Path, Result, Segment};
+pub use error::{Error, ErrorKind, JsonPatchError, OperationFailure, Path, Result, SchemaError, Segment};
 pub use nesting::{MAX_DEPTH, check_nesting};
 pub use schema::{FieldSchema, OpenApi, PatchMeta, Schema, Shape, StructSchema};
 pub mod typed;

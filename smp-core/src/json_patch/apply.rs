@@ -26,7 +26,8 @@
 //! copied only when bounded), and the result is measured once, at the end.
 
 use crate::engine::{MAX_DEPTH, check_nesting, discard};
-use crate::error::{ErrorKind, Result};
+use crate::error::{ErrorKind, JsonPatchError, OperationFailure, Result};
+use OperationFailure::{InvalidFrom, InvalidPath, MissingField, TestFailed};
 use serde_json::{Map, Value};
 
 /// How many values `copy` operations may duplicate in one patch, beyond
@@ -41,13 +42,13 @@ pub fn apply_ops(doc: &Value, ops: &Value) -> Result<Value> {
     check_nesting(doc)?;
     check_nesting(ops)?;
     let Value::Array(items) = ops else {
-        return Err(refused(format!("a JSON patch is a list of operations, not {}", what(ops))));
+        return Err(refused(JsonPatchError::NotAList { found: what(ops) }));
     };
     // The library decodes every operation before it applies one.
     let mut steps = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let Value::Object(op) = item else {
-            return Err(refused(format!("operation {i} is {}, not an object", what(item))));
+            return Err(refused(JsonPatchError::NotAnObject { index: i, found: what(item) }));
         };
         steps.push(op);
     }
@@ -56,13 +57,10 @@ pub fn apply_ops(doc: &Value, ops: &Value) -> Result<Value> {
     for (i, op) in steps.into_iter().enumerate() {
         let kind = op.get("op").and_then(Value::as_str).unwrap_or("unknown");
         let path = op.get("path").and_then(Value::as_str);
-        if let Err(why) = step(&mut out, kind, op, &mut budget) {
+        if let Err(reason) = step(&mut out, kind, op, &mut budget) {
             discard(out);
-            let named = match path {
-                Some(path) => format!("operation {i} ({kind} {path}): {why}"),
-                None => format!("operation {i} ({kind}): {why}"),
-            };
-            return Err(refused(named));
+            let (op, path) = (kind.to_string(), path.map(str::to_string));
+            return Err(refused(JsonPatchError::Failed { index: i, op, path, reason }));
         }
     }
     if let Err(too_deep) = check_nesting(&out) {
@@ -72,27 +70,27 @@ pub fn apply_ops(doc: &Value, ops: &Value) -> Result<Value> {
     Ok(out)
 }
 
-fn refused(message: String) -> crate::Error {
-    ErrorKind::JsonPatch(message).into()
+fn refused(why: JsonPatchError) -> crate::Error {
+    ErrorKind::JsonPatch(why).into()
 }
 
 /// One operation on `doc`.
-fn step(doc: &mut Value, kind: &str, op: &Map<String, Value>, budget: &mut usize) -> Result<(), String> {
+fn step(doc: &mut Value, kind: &str, op: &Map<String, Value>, budget: &mut usize) -> Result<(), OperationFailure> {
     let value = || op.get("value").cloned().unwrap_or(Value::Null);
     match kind {
         "add" => {
-            let (at, key) = find(doc, field(op, "path")?).ok_or(INVALID_PATH)?;
+            let (at, key) = find(doc, field(op, "path")?).ok_or(InvalidPath)?;
             add(container(doc, &at), &key, value())
         }
         "remove" => {
-            let (at, key) = find(doc, field(op, "path")?).ok_or(INVALID_PATH)?;
+            let (at, key) = find(doc, field(op, "path")?).ok_or(InvalidPath)?;
             remove(container(doc, &at), &key).map(discard)
         }
         "replace" => {
             let path = field(op, "path")?;
             if path.is_empty() {
                 if !op.contains_key("value") {
-                    return Err("missing field `value`".into());
+                    return Err(MissingField("value"));
                 }
                 // The library keeps the document when the value is not one.
                 let value = value();
@@ -101,61 +99,57 @@ fn step(doc: &mut Value, kind: &str, op: &Map<String, Value>, budget: &mut usize
                 }
                 return Ok(());
             }
-            let (at, key) = find(doc, path).ok_or(INVALID_PATH)?;
+            let (at, key) = find(doc, path).ok_or(InvalidPath)?;
             let con = container(doc, &at);
             get(con, &key)?;
             set(con, &key, value())
         }
         "move" => {
-            let (from, from_key) = find(doc, field(op, "from")?).ok_or(INVALID_FROM)?;
+            let (from, from_key) = find(doc, field(op, "from")?).ok_or(InvalidFrom)?;
             let moved = remove(container(doc, &from), &from_key)?;
             let Some((at, key)) = find(doc, field(op, "path")?) else {
                 discard(moved);
-                return Err(INVALID_PATH.into());
+                return Err(InvalidPath);
             };
             add(container(doc, &at), &key, moved)
         }
         "copy" => {
-            let (from, from_key) = find(doc, field(op, "from")?).ok_or(INVALID_FROM)?;
+            let (from, from_key) = find(doc, field(op, "from")?).ok_or(InvalidFrom)?;
             let copied = get(container(doc, &from), &from_key)?;
             // Moves may have nested it deeper than a clone may recurse.
             if copied.is_some_and(|v| check_nesting(v).is_err()) {
-                return Err(format!("the value copied is nested deeper than {MAX_DEPTH} levels"));
+                return Err(OperationFailure::CopiedTooDeep(MAX_DEPTH));
             }
             let copied = copied.cloned().unwrap_or(Value::Null);
-            *budget = budget.checked_sub(size(&copied)).ok_or("copies duplicate too many values")?;
-            let (at, key) = find(doc, field(op, "path")?).ok_or(INVALID_PATH)?;
+            *budget = budget.checked_sub(size(&copied)).ok_or(OperationFailure::TooManyCopies)?;
+            let (at, key) = find(doc, field(op, "path")?).ok_or(InvalidPath)?;
             add(container(doc, &at), &key, copied)
         }
         "test" => {
             let path = field(op, "path")?;
-            let Some(expected) = op.get("value") else { return Err(NO_MATCH.into()) };
+            let Some(expected) = op.get("value") else { return Err(TestFailed) };
             let found = if path.is_empty() {
                 Some(&*doc)
             } else {
-                let (at, key) = find(doc, path).ok_or(INVALID_PATH)?;
+                let (at, key) = find(doc, path).ok_or(InvalidPath)?;
                 get(container(doc, &at), &key)?
             };
             let matches = match found {
                 None => expected.is_null(),
                 Some(found) => equal_as_numbers(found, expected),
             };
-            if matches { Ok(()) } else { Err(NO_MATCH.into()) }
+            if matches { Ok(()) } else { Err(TestFailed) }
         }
-        other => Err(format!("unknown operation {other:?}")),
+        other => Err(OperationFailure::UnknownOperation(other.to_string())),
     }
 }
 
-const INVALID_PATH: &str = "path is invalid";
-const INVALID_FROM: &str = "\"from\" path is invalid";
-const NO_MATCH: &str = "value did not match";
-
 /// A string field of the operation (`path`, `from`).
-fn field<'o>(op: &'o Map<String, Value>, name: &str) -> Result<&'o str, String> {
+fn field<'o>(op: &'o Map<String, Value>, name: &'static str) -> Result<&'o str, OperationFailure> {
     match op.get(name) {
-        None | Some(Value::Null) => Err(format!("missing field `{name}`")),
+        None | Some(Value::Null) => Err(MissingField(name)),
         Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(format!("`{name}` is {}, not a string", what(other))),
+        Some(other) => Err(OperationFailure::NotAString { field: name, found: what(other) }),
     }
 }
 
@@ -249,7 +243,7 @@ fn go_atoi(text: &str) -> Option<i64> {
 }
 
 /// Puts `value` in at `key`; on error it is discarded.
-fn add(con: &mut Value, key: &str, value: Value) -> Result<(), String> {
+fn add(con: &mut Value, key: &str, value: Value) -> Result<(), OperationFailure> {
     match con {
         Value::Object(map) => {
             if let Some(old) = map.insert(key.to_string(), value) {
@@ -265,50 +259,50 @@ fn add(con: &mut Value, key: &str, value: Value) -> Result<(), String> {
             // One past the end is where a value goes in.
             let Some(i) = position(key, items.len() + 1) else {
                 discard(value);
-                return Err(INVALID_PATH.into());
+                return Err(InvalidPath);
             };
             items.insert(i, value);
             Ok(())
         }
         _ => {
             discard(value);
-            Err(INVALID_PATH.into())
+            Err(InvalidPath)
         }
     }
 }
 
-fn remove(con: &mut Value, key: &str) -> Result<Value, String> {
+fn remove(con: &mut Value, key: &str) -> Result<Value, OperationFailure> {
     match con {
-        Value::Object(map) => map.remove(key).ok_or_else(|| INVALID_PATH.into()),
+        Value::Object(map) => map.remove(key).ok_or(InvalidPath),
         Value::Array(items) => {
-            let i = position(key, items.len()).ok_or(INVALID_PATH)?;
+            let i = position(key, items.len()).ok_or(InvalidPath)?;
             Ok(items.remove(i))
         }
-        _ => Err(INVALID_PATH.into()),
+        _ => Err(InvalidPath),
     }
 }
 
 /// The value at `key`: `None` when an object lacks it or it is `null` (the
 /// library holds both as nothing); a position outside a list is an error.
-fn get<'c>(con: &'c Value, key: &str) -> Result<Option<&'c Value>, String> {
+fn get<'c>(con: &'c Value, key: &str) -> Result<Option<&'c Value>, OperationFailure> {
     let found = match con {
         Value::Object(map) => map.get(key),
-        Value::Array(items) => Some(&items[position(key, items.len()).ok_or(INVALID_PATH)?]),
-        _ => return Err(INVALID_PATH.into()),
+        Value::Array(items) => Some(&items[position(key, items.len()).ok_or(InvalidPath)?]),
+        _ => return Err(InvalidPath),
     };
     Ok(found.filter(|v| !v.is_null()))
 }
 
 /// Sets the value at `key` (found by [`get`]); the value it replaces is
 /// discarded.
-fn set(con: &mut Value, key: &str, value: Value) -> Result<(), String> {
+fn set(con: &mut Value, key: &str, value: Value) -> Result<(), OperationFailure> {
     let old = match con {
         Value::Object(map) => map.insert(key.to_string(), value),
         Value::Array(items) => {
-            let i = position(key, items.len()).ok_or(INVALID_PATH)?;
+            let i = position(key, items.len()).ok_or(InvalidPath)?;
             Some(std::mem::replace(&mut items[i], value))
         }
-        _ => return Err(INVALID_PATH.into()),
+        _ => return Err(InvalidPath),
     };
     if let Some(old) = old {
         discard(old);

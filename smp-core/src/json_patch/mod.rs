@@ -18,7 +18,7 @@ mod apply;
 pub use apply::{COPY_BUDGET, apply_ops};
 
 use crate::engine::{MAX_DEPTH, check_nesting, check_nesting_from};
-use crate::error::{ErrorKind, Result};
+use crate::error::{ErrorKind, JsonPatchError, Result};
 use ::json_patch::jsonptr::PointerBuf;
 pub use ::json_patch::{AddOperation, Patch, PatchOperation, RemoveOperation, ReplaceOperation, TestOperation};
 use serde::Deserialize as _;
@@ -118,7 +118,7 @@ pub fn apply(doc: &Value, patch: &Patch) -> Result<Value> {
             check_nesting_from(value, 2)?;
         }
     }
-    let ops = serde_json::to_value(patch).map_err(|e| ErrorKind::JsonPatch(e.to_string()))?;
+    let ops = serde_json::to_value(patch).map_err(|e| ErrorKind::Serialize(e.to_string()))?;
     apply_ops(doc, &ops)
 }
 
@@ -127,15 +127,16 @@ pub fn apply(doc: &Value, patch: &Patch) -> Result<Value> {
 pub fn parse(ops: &Value) -> Result<Patch> {
     check_nesting(ops)?;
     let Value::Array(items) = ops else {
-        let what = match ops {
+        let found = match ops {
             Value::Object(_) => "an object",
             Value::Null => "null",
             _ => "a scalar",
         };
-        return Err(ErrorKind::JsonPatch(format!("a JSON patch is a list of operations, not {what}")).into());
+        return Err(ErrorKind::JsonPatch(JsonPatchError::NotAList { found }).into());
     };
     let op = |(i, item): (usize, &Value)| {
-        PatchOperation::deserialize(item).map_err(|e| ErrorKind::JsonPatch(format!("operation {i}: {e}")).into())
+        let unreadable = |e: serde_json::Error| JsonPatchError::Unreadable { index: i, message: e.to_string() };
+        PatchOperation::deserialize(item).map_err(|e| ErrorKind::JsonPatch(unreadable(e)).into())
     };
     Ok(Patch(items.iter().enumerate().map(op).collect::<Result<_>>()?))
 }
@@ -259,7 +260,13 @@ mod tests {
         );
         assert_eq!(apply(&live, &guarded_patch).unwrap(), desired);
         let moved_on = json!({"metadata": {"resourceVersion": "4"}, "l": [1, 2, 3], "m": {}});
-        assert!(apply(&moved_on, &guarded_patch).is_err());
+        // The guard's test fails: a caller tells this from bad input by its kind.
+        let kind = apply(&moved_on, &guarded_patch).unwrap_err().kind;
+        let ErrorKind::JsonPatch(JsonPatchError::Failed { index: 0, op, path, reason }) = kind else {
+            panic!("{kind:?}")
+        };
+        assert_eq!((op.as_str(), path.as_deref()), ("test", Some("/metadata/resourceVersion")));
+        assert_eq!(reason, crate::error::OperationFailure::TestFailed);
     }
 
     #[test]
@@ -295,5 +302,37 @@ mod tests {
         let err = run(json!([{"op": "add", "path": "/a", "value": 1}, {"op": "remove", "path": "/l/-4"}])).unwrap_err();
         assert_eq!(err.to_string(), "operation 1 (remove /l/-4): path is invalid");
         assert!(run(json!([{"op": "test", "path": "/x", "value": 0}])).is_err());
+    }
+
+    #[test]
+    fn each_refusal_has_its_kind_and_says_it() {
+        use crate::error::OperationFailure::*;
+        let doc = json!({"l": [1, 2], "m": {"n": 1}});
+        let failure = |ops: Value| match apply_ops(&doc, &ops).unwrap_err().kind {
+            ErrorKind::JsonPatch(JsonPatchError::Failed { index: 0, reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(failure(json!([{"op": "add", "value": 1}])), MissingField("path"));
+        assert_eq!(failure(json!([{"op": "move", "path": "/a"}])), MissingField("from"));
+        assert_eq!(failure(json!([{"op": "replace", "path": ""}])), MissingField("value"));
+        assert_eq!(failure(json!([{"op": "add", "path": 1}])), NotAString { field: "path", found: "a scalar" });
+        assert_eq!(failure(json!([{"op": "remove", "path": "/absent"}])), InvalidPath);
+        assert_eq!(failure(json!([{"op": "remove", "path": "/l/2"}])), InvalidPath);
+        assert_eq!(failure(json!([{"op": "add", "path": "/absent/x", "value": 1}])), InvalidPath);
+        assert_eq!(failure(json!([{"op": "copy", "from": "/l/9", "path": "/x"}])), InvalidPath);
+        assert_eq!(failure(json!([{"op": "move", "from": "/absent/x", "path": "/x"}])), InvalidFrom);
+        assert_eq!(failure(json!([{"op": "test", "path": "/m/n", "value": 2}])), TestFailed);
+        assert_eq!(failure(json!([{"op": "test", "path": "/m/n"}])), TestFailed);
+        assert_eq!(failure(json!([{"op": "frob", "path": "/m"}])), UnknownOperation("frob".into()));
+        let kind = |ops: Value| apply_ops(&doc, &ops).unwrap_err().kind;
+        assert_eq!(kind(json!({})), ErrorKind::JsonPatch(JsonPatchError::NotAList { found: "an object" }));
+        assert_eq!(kind(json!([[]])), ErrorKind::JsonPatch(JsonPatchError::NotAnObject { index: 0, found: "a list" }));
+        let unreadable = parse(&json!([{"op": "add"}])).unwrap_err();
+        assert!(matches!(unreadable.kind, ErrorKind::JsonPatch(JsonPatchError::Unreadable { index: 0, .. })));
+        // The message names the operation, its path and the kind's words.
+        let err = apply_ops(&doc, &json!([{"op": "test", "path": "/m/n", "value": 2}])).unwrap_err();
+        assert_eq!(err.to_string(), format!("operation 0 (test /m/n): {TestFailed}"));
+        let err = apply_ops(&doc, &json!([{"op": "add", "value": 1}])).unwrap_err();
+        assert_eq!(err.to_string(), format!("operation 0 (add): {}", MissingField("path")));
     }
 }

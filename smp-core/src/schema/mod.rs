@@ -15,7 +15,7 @@ mod strategy;
 pub use openapi::{OpenApi, OpenApiError, OpenApiNode, RECOMMENDED_MERGE_KEY_EXT};
 pub use strategy::{KeyFields, MergeKey, PatchMeta, Strategy};
 
-use crate::error::{ErrorKind, Result};
+use crate::error::{ErrorKind, Result, SchemaError};
 
 /// The shape of a value in a static schema.
 #[derive(Clone, Copy, Debug)]
@@ -154,13 +154,13 @@ impl<'a> Schema<'a> {
                 let elem = match (field.shape)() {
                     Shape::List(elem) => match elem() {
                         Shape::List(_) => {
-                            return Err(ErrorKind::Schema("unexpected slice of slice".into()).into());
+                            return Err(wrong_kind("unexpected slice of slice".into()));
                         }
                         e => e,
                     },
                     s @ Shape::Struct(_) if field.pointer => s,
                     _ => {
-                        return Err(ErrorKind::Schema("expected slice or array type, but got: struct".into()).into());
+                        return Err(wrong_kind("expected slice or array type, but got: struct".into()));
                     }
                 };
                 let mut meta = field.meta();
@@ -214,10 +214,15 @@ fn static_field(shape: Shape, key: &str) -> Result<&'static FieldSchema> {
             let message = format!("unable to find api field in struct {} for the json field {:?}", s.name, key);
             ErrorKind::UnknownField { field: key.to_string(), message }.into()
         }),
-        other => Err(ErrorKind::Schema(format!(
+        other => Err(wrong_kind(format!(
             "merging an object in json but data type is not struct, instead is: {}",
             go_kind_name(other)
-        ))
-        .into()),
+        ))),
     }
+}
+
+/// The document has an object or a list where the schema has another kind
+/// of node (the reference's message).
+pub(crate) fn wrong_kind(message: String) -> crate::error::Error {
+    ErrorKind::Schema(SchemaError::WrongKind(message)).into()
 }

@@ -12,8 +12,8 @@
 //! The document is kept as JSON and walked at lookup time: a lookup is a
 //! couple of map lookups, and the metadata borrows from the document.
 
-use super::{PatchMeta, Schema};
-use crate::error::{ErrorKind, Result, bad_arg};
+use super::{PatchMeta, Schema, wrong_kind};
+use crate::error::{ErrorKind, Result, SchemaError, bad_arg};
 use crate::value::GoKind;
 use crate::value::go_quote;
 use serde_json::{Map, Value};
@@ -263,9 +263,9 @@ impl<'a> OpenApiNode<'a> {
                     let prop = node.v2_property(props, key)?;
                     return Ok((Schema::OpenApi(node.at(prop)), node.patch_meta(prop, key)?));
                 }
-                V2Kind::Primitive(..) => return Err(schema_err("expected kind, but got primitive")),
-                V2Kind::Array(_) => return Err(schema_err("expected kind, but got slice")),
-                V2Kind::Map(_) => return Err(schema_err("expected kind, but got map")),
+                V2Kind::Primitive(..) => return Err(wrong_kind("expected kind, but got primitive".into())),
+                V2Kind::Array(_) => return Err(wrong_kind("expected kind, but got slice".into())),
+                V2Kind::Map(_) => return Err(wrong_kind("expected kind, but got map".into())),
                 V2Kind::Arbitrary => return Ok((Schema::Untyped, PatchMeta::default())),
             }
         }
@@ -296,12 +296,12 @@ impl<'a> OpenApiNode<'a> {
                 }
                 V2Kind::Array(items) => {
                     let Some(meta) = meta else {
-                        return Err(schema_err("expected visit kind first, then visit array"));
+                        return Err(wrong_kind("expected visit kind first, then visit array".into()));
                     };
                     return Ok((items.map_or(Schema::Untyped, |i| Schema::OpenApi(node.at(i))), meta));
                 }
-                V2Kind::Primitive(..) => return Err(schema_err("expected slice, but got primitive")),
-                V2Kind::Map(_) => return Err(schema_err("expected slice, but got map")),
+                V2Kind::Primitive(..) => return Err(wrong_kind("expected slice, but got primitive".into())),
+                V2Kind::Map(_) => return Err(wrong_kind("expected slice, but got map".into())),
                 V2Kind::Arbitrary => return Ok((Schema::Untyped, meta.unwrap_or_default())),
             }
         }
@@ -319,11 +319,11 @@ impl<'a> OpenApiNode<'a> {
     /// references when it loads the document; here they fail on use.
     fn v2_follow(self, r: &str) -> Result<Self> {
         let Some(name) = r.strip_prefix(V2_REF_PREFIX) else {
-            return Err(schema_err(&format!("unallowed reference to non-definition {}", go_quote(r))));
+            return Err(unresolved(r, format!("unallowed reference to non-definition {}", go_quote(r))));
         };
         match self.api.defs.get_key_value(name) {
             Some((def, schema)) => Ok(OpenApiNode { api: self.api, def, schema }),
-            None => Err(schema_err(&format!("unknown model in reference: {}", go_quote(name)))),
+            None => Err(unresolved(name, format!("unknown model in reference: {}", go_quote(name)))),
         }
     }
 
@@ -360,7 +360,7 @@ impl<'a> OpenApiNode<'a> {
     }
 
     fn cycle(self) -> crate::error::Error {
-        schema_err(&format!("reference cycle in OpenAPI definition {}", self.def))
+        ErrorKind::Schema(SchemaError::ReferenceCycle(self.def.to_string())).into()
     }
 
     // ---- v3: PatchMetaFromOpenAPIV3 ----
@@ -402,7 +402,7 @@ impl<'a> OpenApiNode<'a> {
             Some(r) => {
                 let name = r.strip_prefix(V3_REF_PREFIX).unwrap_or(r);
                 self.schema_of(self.api.defs.get_key_value(name))
-                    .ok_or_else(|| schema_err(&format!("unable to resolve {r} in OpenAPI V3")))
+                    .ok_or_else(|| unresolved(r, format!("unable to resolve {r} in OpenAPI V3")))
             }
         }
     }
@@ -492,8 +492,9 @@ fn patch_meta(prop: &Value) -> Result<PatchMeta<'_>> {
     })
 }
 
-fn schema_err(msg: &str) -> crate::error::Error {
-    ErrorKind::Schema(msg.to_string()).into()
+/// A `$ref` that names no definition, with the reference's message.
+fn unresolved(reference: &str, message: String) -> crate::error::Error {
+    ErrorKind::Schema(SchemaError::UnresolvedReference { reference: reference.to_string(), message }).into()
 }
 
 /// Removes commas that directly precede (up to whitespace) a `}` or `]`,
@@ -628,6 +629,7 @@ mod tests {
         let (list, _) = root.lookup_struct("mergingList").unwrap();
         assert_eq!(err_text(list.lookup_struct("k")), "expected kind, but got slice");
         assert_eq!(err_text(list.lookup_slice("k")), "expected visit kind first, then visit array");
+        assert!(matches!(list.lookup_slice("k").unwrap_err().kind, ErrorKind::Schema(SchemaError::WrongKind(_))));
         assert!(matches!(root.lookup_struct("nope").unwrap_err().kind, ErrorKind::UnknownField { .. }));
 
         let Some(v3) = load(V3) else { return };
@@ -685,6 +687,17 @@ mod tests {
         assert_eq!(err_text(a.lookup_slice("n")), "expected a string, but received a int64");
         let (r, _) = a.lookup_struct("r").unwrap();
         assert_eq!(err_text(r.lookup_struct("x")), r#"unknown model in reference: "missing""#);
+        let kind = r.lookup_struct("x").unwrap_err().kind;
+        assert!(
+            matches!(&kind, ErrorKind::Schema(SchemaError::UnresolvedReference { reference, .. }) if reference == "missing")
+        );
+        // References that lead back to themselves.
+        let looped = OpenApi::from_value(serde_json::json!({"swagger": "2.0", "definitions": {
+            "a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}}}))
+        .unwrap();
+        let kind = looped.definition("a").unwrap().lookup_struct("x").unwrap_err().kind;
+        assert_eq!(kind, ErrorKind::Schema(SchemaError::ReferenceCycle("a".into())));
+        assert_eq!(kind.to_string(), "reference cycle in OpenAPI definition a");
 
         let v3 = OpenApi::from_value(serde_json::json!({"openapi": "3.0.0", "components": {"schemas": {"a": {
             "properties": {"r": {"allOf": [{"$ref": "#/components/schemas/missing"}]}}
@@ -692,6 +705,9 @@ mod tests {
         .unwrap();
         let a = v3.definition("a").unwrap();
         assert_eq!(err_text(a.lookup_struct("r")), "unable to resolve #/components/schemas/missing in OpenAPI V3");
+        let kind = a.lookup_struct("r").unwrap_err().kind;
+        let ErrorKind::Schema(SchemaError::UnresolvedReference { reference, .. }) = kind else { panic!("{kind:?}") };
+        assert_eq!(reference, "#/components/schemas/missing");
     }
 
     #[test]
@@ -711,7 +727,8 @@ mod tests {
         assert_eq!(m.recommended().unwrap().unwrap().to_vec(), ["port", "protocol"]);
         // Lookups that do not read the extension still work.
         let (_, m) = spec.lookup_slice("bad").unwrap();
-        assert!(m.recommended().is_err());
+        let kind = m.recommended().unwrap_err().kind;
+        assert!(matches!(kind, ErrorKind::Schema(SchemaError::BadRecommendedMergeKey { .. })), "{kind:?}");
         assert_eq!(spec.lookup_slice("plain").unwrap().1.recommended().unwrap(), None);
     }
 

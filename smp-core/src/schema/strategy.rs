@@ -3,7 +3,7 @@
 //! derived and Kubernetes types (these constants), at load time for OpenAPI
 //! documents.
 
-use crate::error::{ErrorKind, Result};
+use crate::error::{ErrorKind, Result, SchemaError};
 
 /// A parsed patch strategy: what the reference's
 /// `extractRetainKeysPatchStrategy` makes of the comma list.
@@ -258,7 +258,7 @@ impl<'a> PatchMeta<'a> {
             Err(text) => {
                 let default_key = self.merge_key.map(MergeKey::primary);
                 let why = KeyFields::parse(text, default_key).err().unwrap_or_default();
-                Err(ErrorKind::Schema(format!("invalid x-smp-recommended-patch-merge-key {text:?}: {why}")).into())
+                Err(ErrorKind::Schema(SchemaError::BadRecommendedMergeKey { text: text.to_string(), why }).into())
             }
         }
     }

@@ -147,6 +147,7 @@ fn encode_contents(set: &Set, include_self: bool) -> Map<String, Value> {
 /// Why a `FieldsV1` object could not be read.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{0}")]
+#[non_exhaustive]
 pub struct DecodeError(pub String);
 
 /// A path element from its `FieldsV1` key; `Ok(None)` for an element type

@@ -84,6 +84,7 @@ use serde_json::{Map, Value};
 
 /// Why an apply or update failed; nothing is half-applied.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The apply would change fields other managers own (and `force` was
     /// not given); the message is the server's.

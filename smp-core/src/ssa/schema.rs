@@ -152,6 +152,7 @@ impl Resolved<'_> {
 /// Why a schema could not be read.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{0}")]
+#[non_exhaustive]
 pub struct SchemaError(pub String);
 
 impl Schema {

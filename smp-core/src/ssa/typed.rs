@@ -11,6 +11,7 @@ use std::fmt;
 
 /// One validation error: where (the reference's path text) and why.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ValidationError {
     /// The path, e.g. `.spec.containers[name="web"].foo`; empty at the root.
     pub path: String,

@@ -47,7 +47,7 @@ pub fn crd_schema(group: &str, version: &str, kind: &str, openapi: &Value) -> Op
 fn answer(error: ssa::Error) -> ApiError {
     match error {
         ssa::Error::Conflicts(conflicts) => conflict(&conflicts),
-        ssa::Error::Invalid(message) => ApiError::untyped(message),
+        other => ApiError::untyped(other.to_string()),
     }
 }
 
