@@ -1,14 +1,27 @@
-//! End-to-end tests of the `smp` binary.
+//! End-to-end tests of the `smp` binary, in one test binary (with the
+//! helpers the modules share below).
+//!
+//! - [`daily`]: several documents, directories, names, exit codes, the
+//!   last-applied annotation, explanations, diffs, parallel batches;
+//! - [`extensions`]: the opt-in extensions (`--patch-merge-key`, `check`,
+//!   `diff --checked`, `apply --strict`);
+//! - [`flags`]: no flag ignored in silence;
+//! - [`hostile_input`]: deep, huge or malformed input, output that goes
+//!   nowhere;
+//! - [`versus_kubectl`]: `smp apply` against `kubectl patch --local`, byte
+//!   for byte;
+//! - [`patch_types`]: `--type merge|json`, single and batch modes;
+//! - [`server_side`]: `apply|update --server-side` over the Go reference's
+//!   fixtures.
+//!
+//! Without kubectl the tests that compare with it say so and skip.
 
-#[path = "cli/daily.rs"]
 mod daily;
-#[path = "cli/extensions.rs"]
 mod extensions;
-#[path = "cli/flags.rs"]
 mod flags;
-#[path = "cli/hostile_input.rs"]
 mod hostile_input;
-#[path = "cli/versus_kubectl.rs"]
+mod patch_types;
+mod server_side;
 mod versus_kubectl;
 
 use serde_json::{Value, json};
