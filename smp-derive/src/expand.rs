@@ -47,8 +47,8 @@ pub fn implementation(c: &Container) -> TokenStream {
     let shape = shape_fn(c, &p);
     let methods = match &c.body {
         Body::Fields(fields) => field_methods(fields, &p),
-        Body::JsonStruct(_) => struct_field_methods(&p),
-        Body::Scalar => scalar_methods(&p),
+        Body::JsonStruct(_) => struct_field_methods(),
+        Body::Scalar => scalar_methods(),
         _ => quote!(),
     };
     let facts = assertions::facts(c, &p);
@@ -184,50 +184,16 @@ fn merge_key_const(f: &Field, p: &TokenStream) -> TokenStream {
     }
 }
 
-fn scalar_methods(p: &TokenStream) -> TokenStream {
-    quote! {
+fn scalar_methods() -> TokenStream {
+    quote!(
         const __SCALAR: bool = true;
-
-        fn __diff_field(
-            old: ::core::option::Option<&Self>,
-            new: ::core::option::Option<&Self>,
-            field: &#p::Field,
-            patch: &mut #p::Map<::std::string::String, #p::Value>,
-            opts: #p::Opts,
-        ) -> #p::Result<()> {
-            #p::diff_scalar(old, new, field, patch, opts)
-        }
-
-        fn __apply_field(
-            slot: ::core::option::Option<&mut Self>,
-            patch: #p::FieldPatch<'_>,
-            field: &#p::Field,
-        ) -> #p::Result<#p::Outcome<Self>> {
-            #p::apply_scalar(slot, patch, field)
-        }
-    }
+    )
 }
 
-fn struct_field_methods(p: &TokenStream) -> TokenStream {
-    quote! {
-        fn __diff_field(
-            old: ::core::option::Option<&Self>,
-            new: ::core::option::Option<&Self>,
-            field: &#p::Field,
-            patch: &mut #p::Map<::std::string::String, #p::Value>,
-            opts: #p::Opts,
-        ) -> #p::Result<()> {
-            #p::diff_struct_field(old, new, field, patch, opts)
-        }
-
-        fn __apply_field(
-            slot: ::core::option::Option<&mut Self>,
-            patch: #p::FieldPatch<'_>,
-            field: &#p::Field,
-        ) -> #p::Result<#p::Outcome<Self>> {
-            #p::apply_struct_field(slot, patch, field)
-        }
-    }
+fn struct_field_methods() -> TokenStream {
+    quote!(
+        const __OBJECT: bool = true;
+    )
 }
 
 /// A struct's walker: the constant table of its fields, each with the

@@ -2,7 +2,8 @@
 //! JSON engine, and deserialised again. The typed fast paths fall back here
 //! for everything they do not handle themselves.
 
-use super::{Field, StrategicMerge};
+use super::Field;
+use super::walk::{FieldValue, Walk};
 use crate::directive::{ListDirective, PATCH, RETAIN_KEYS};
 use crate::doc::copy_patch_value;
 use crate::engine::apply::{Merger, Mode};
@@ -44,17 +45,6 @@ impl FieldPatch<'_> {
         }
         m
     }
-}
-
-/// What applying a field patch did.
-#[derive(Debug)]
-pub enum Outcome<T> {
-    /// The value was updated in place (or left alone).
-    Kept,
-    /// The field takes this new value.
-    Set(T),
-    /// The field's key is gone from the JSON: it takes its missing-field value.
-    Absent,
 }
 
 /// A patch map split by field, or `Whole` when the typed walk cannot take
@@ -120,11 +110,63 @@ pub fn to_value<T: Serialize + ?Sized>(v: &T) -> Result<Value> {
 /// the reference has printed it. Go prints a whole float64 such as `5.0` as
 /// `5`, which an integer field accepts; so when the value as it is does not
 /// fit, whole floats are read as the integers Go prints.
-///
-/// It reads the borrowed value, as [`from_ref`] does: one deserializer per
-/// type keeps the generated code small.
 pub(crate) fn from_value<T: DeserializeOwned>(v: Value) -> Result<T> {
     from_ref(&v)
+}
+
+/// [`from_value`] on a borrowed value, without copying it.
+pub(crate) fn from_ref<T: DeserializeOwned>(v: &Value) -> Result<T> {
+    from_field(v, None)
+}
+
+/// A field's typed value read from JSON ([`from_value`]); an error is at
+/// the field's key. The one deserializer of each type: the retries are
+/// the same code for every type.
+pub(crate) fn from_field<T: DeserializeOwned>(v: &Value, field: Option<&Field>) -> Result<T> {
+    let mut out = None;
+    let mut read = |input: Input<'_>| {
+        out = Some(match input {
+            Input::Value(v) => T::deserialize(v)?,
+            Input::Text(text) => serde_json::from_str(text)?,
+        });
+        Ok(())
+    };
+    read_json(v, &mut read)
+        .and_then(|()| out.ok_or_else(|| ErrorKind::Internal("a value read without a result").into()))
+        .map_err(|e| match field {
+            Some(f) => e.at_key(f.key),
+            None => e,
+        })
+}
+
+/// What a typed value is read from.
+enum Input<'a> {
+    Value(&'a Value),
+    Text(&'a str),
+}
+
+/// Reads `v` with `read`: as it is, then with whole floats as the integers
+/// Go prints, then from its text.
+fn read_json(v: &Value, read: &mut dyn FnMut(Input<'_>) -> serde_json::Result<()>) -> Result<()> {
+    let first = match read(Input::Value(v)) {
+        Ok(()) => return Ok(()),
+        Err(e) => e,
+    };
+    let printed = go_printed(v);
+    let (v, e) = match &printed {
+        Some(printed) => match read(Input::Value(printed)) {
+            Ok(()) => return Ok(()),
+            Err(e) => (printed, e),
+        },
+        None => (v, first),
+    };
+    // serde_json reads a few forms from text that it refuses from a
+    // `Value` (a struct variant written as a list): the value is read as
+    // the JSON route reads its result, from its text.
+    match serde_json::to_string(v).map(|text| read(Input::Text(&text))) {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(deserialize_error(e)),
+    }
 }
 
 /// The integer Go prints for a whole float64 ([`go_integer`](crate::value::go_integer)).
@@ -154,28 +196,6 @@ fn integral_floats_to_integers(v: &mut Value) {
     }
 }
 
-/// A typed value read from a borrowed patch value, without copying it;
-/// whole floats are read as the integers Go prints for them (see
-/// [`from_value`]).
-pub(crate) fn from_ref<T: DeserializeOwned>(v: &Value) -> Result<T> {
-    let first = match T::deserialize(v) {
-        Ok(t) => return Ok(t),
-        Err(e) => e,
-    };
-    let printed = go_printed(v);
-    let (v, e) = match &printed {
-        Some(printed) => match T::deserialize(printed) {
-            Ok(t) => return Ok(t),
-            Err(e) => (printed, e),
-        },
-        None => (v, first),
-    };
-    // serde_json reads a few forms from text that it refuses from a
-    // `Value` (a struct variant written as a list): the value is read as
-    // the JSON route reads its result, from its text.
-    serde_json::to_string(&v).ok().and_then(|text| serde_json::from_str(&text).ok()).ok_or_else(|| deserialize_error(e))
-}
-
 fn deserialize_error(e: serde_json::Error) -> crate::error::Error {
     ErrorKind::Deserialize(e.to_string()).into()
 }
@@ -200,23 +220,15 @@ fn into_object(v: Value) -> Result<Map<String, Value>> {
 }
 
 /// The diff of two whole objects through the JSON engine.
-pub(crate) fn diff_object<T: Serialize>(old: &T, new: &T, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
-    diff_object_json(to_value(old)?, to_value(new)?, shape, opts)
-}
-
-fn diff_object_json(old: Value, new: Value, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
-    diff_maps(&into_object(old)?, &into_object(new)?, Schema::Static(shape), opts, 0)
+pub(crate) fn diff_object<T: Walk>(old: &T, new: &T, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
+    diff_maps(&into_object(old.__json()?)?, &into_object(new.__json()?)?, Schema::Static(shape), opts, 0)
 }
 
 /// Applies a patch map to a whole object through the JSON engine.
-pub(crate) fn apply_object<T: Serialize + DeserializeOwned>(
-    slot: &mut T,
-    patch: &Map<String, Value>,
-    shape: Shape,
-) -> Result<()> {
-    let merged = apply_object_json(to_value(&*slot)?, patch, shape)?;
-    *slot = from_ref(&merged)?;
-    Ok(())
+pub(crate) fn apply_object<T: Walk>(slot: &mut T, patch: &Map<String, Value>, shape: Shape) -> Result<()> {
+    let mut merged = into_object(slot.__json()?)?;
+    apply_map(&mut merged, patch, shape)?;
+    slot.__set_json(&Value::Object(merged), None)
 }
 
 /// Applies a patch map to an object's JSON through the JSON engine.
@@ -226,21 +238,11 @@ pub(crate) fn apply_map(m: &mut Map<String, Value>, patch: &Map<String, Value>, 
     Ok(())
 }
 
-fn apply_object_json(original: Value, patch: &Map<String, Value>, shape: Shape) -> Result<Value> {
-    let original = into_object(original)?;
-    Merger::new(Mode::Apply).merge_map(original, patch, Schema::Static(shape), 0).map(Value::Object)
-}
-
-/// `apply_object` (the JSON engine on the whole object) for generated code.
-pub fn apply_object_fallback<T: StrategicMerge>(slot: &mut T, patch: &Map<String, Value>) -> Result<()> {
-    apply_object(slot, patch, T::shape())
-}
-
 /// The diff of one field through the JSON engine: a one-key map on each
 /// side, looked up in the parent's schema.
-pub(crate) fn diff_field<T: Serialize>(
-    old: Option<&T>,
-    new: Option<&T>,
+pub(crate) fn diff_field(
+    old: Option<&dyn FieldValue>,
+    new: Option<&dyn FieldValue>,
     field: &Field,
     patch: &mut Map<String, Value>,
     opts: Opts,
@@ -249,14 +251,8 @@ pub(crate) fn diff_field<T: Serialize>(
         // Absent on both sides (most optional fields): nothing to compare.
         return Ok(());
     }
-    let old = match old {
-        Some(v) => Some(to_value(v)?),
-        None => None,
-    };
-    let new = match new {
-        Some(v) => Some(to_value(v)?),
-        None => None,
-    };
+    let old = old.map(FieldValue::json).transpose()?;
+    let new = new.map(FieldValue::json).transpose()?;
     diff_field_values(old, new, field, patch, opts)
 }
 
@@ -280,19 +276,23 @@ pub(crate) fn diff_field_values(
     Ok(())
 }
 
-/// Applies one field's patch entries through the JSON engine.
-pub(crate) fn apply_field<T: Serialize + DeserializeOwned>(
-    slot: Option<&mut T>,
+/// Applies one field's patch entries through the JSON engine (`present`:
+/// the JSON has the field). False: the field's key is gone.
+pub(crate) fn apply_field(v: &mut dyn FieldValue, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+    let original = if present { Some(v.json()?) } else { None };
+    apply_field_from(v, original, patch, field)
+}
+
+/// [`apply_field`] on the field's JSON as given (`None`: absent).
+pub(crate) fn apply_field_from(
+    v: &mut dyn FieldValue,
+    original: Option<Value>,
     patch: FieldPatch<'_>,
     field: &Field,
-) -> Result<Outcome<T>> {
-    let original = match slot {
-        Some(v) => Some(to_value(&*v)?),
-        None => None,
-    };
+) -> Result<bool> {
     match apply_field_value(original, patch, field)? {
-        Some(v) => Ok(Outcome::Set(from_field(&v, field)?)),
-        None => Ok(Outcome::Absent),
+        Some(new) => v.set_json(&new, field).map(|()| true),
+        None => Ok(false),
     }
 }
 
@@ -311,31 +311,6 @@ pub(crate) fn apply_field_value(
     Ok(merged.remove(field.key))
 }
 
-/// A field's typed value read from JSON; an error is at the field's key.
-pub(crate) fn from_field<T: DeserializeOwned>(v: &Value, field: &Field) -> Result<T> {
-    from_ref(v).map_err(|e| e.at_key(field.key))
-}
-
-/// `diff_field` (through the JSON engine) for fields whose type does not implement the trait.
-pub fn diff_field_json<T: Serialize>(
-    old: Option<&T>,
-    new: Option<&T>,
-    field: &Field,
-    patch: &mut Map<String, Value>,
-    opts: Opts,
-) -> Result<()> {
-    diff_field(old, new, field, patch, opts)
-}
-
-/// `apply_field` (through the JSON engine) for fields whose type does not implement the trait.
-pub fn apply_field_json<T: Serialize + DeserializeOwned>(
-    slot: Option<&mut T>,
-    patch: FieldPatch<'_>,
-    field: &Field,
-) -> Result<Outcome<T>> {
-    apply_field(slot, patch, field)
-}
-
 /// The missing-field value of a type without the trait: what it
 /// deserialises from `null` (`None` for options), else an error.
 pub fn missing_json<T: DeserializeOwned>(key: &str) -> Result<T> {
@@ -343,11 +318,12 @@ pub fn missing_json<T: DeserializeOwned>(key: &str) -> Result<T> {
 }
 
 /// A patch value for a field the JSON lacks (or holds with another type):
-/// the engine stores it without nulls and without `$patch` objects.
-pub(crate) fn take_new_value<T: DeserializeOwned>(v: &Value, field: &Field) -> Result<Outcome<T>> {
-    match new_value(v) {
-        Some(v) => Ok(Outcome::Set(from_field(&v, field)?)),
-        None => Ok(Outcome::Absent),
+/// the engine stores it without nulls and without `$patch` objects. False:
+/// nothing is left, the field's key is gone.
+pub(crate) fn take_new_value(v: &mut dyn FieldValue, patch: &Value, field: &Field) -> Result<bool> {
+    match new_value(patch) {
+        Some(new) => v.set_json(&new, field).map(|()| true),
+        None => Ok(false),
     }
 }
 

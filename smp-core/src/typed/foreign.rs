@@ -7,13 +7,8 @@
 //! [`shapes`] gives the schemas behind `#[patch(scalar)]` and
 //! `#[patch(json)]`, for field types that have no impl at all.
 
-use super::fallback::{FieldPatch, Outcome};
-use super::impls::{apply_scalar, diff_scalar};
-use super::{Field, Walk};
-use crate::engine::diff::Opts;
-use crate::error::Result;
+use super::Walk;
 use crate::schema::Shape;
-use serde_json::{Map, Value};
 
 macro_rules! foreign_scalar {
     ($($(#[$cfg:meta])* $t:ty),* $(,)?) => {$(
@@ -22,12 +17,6 @@ macro_rules! foreign_scalar {
             const __SCALAR: bool = true;
             fn __shape() -> Shape {
                 Shape::Scalar
-            }
-            fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
-                diff_scalar(old, new, field, patch, opts)
-            }
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-                apply_scalar(slot, patch, field)
             }
         }
         $(#[$cfg])*

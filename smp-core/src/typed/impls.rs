@@ -3,7 +3,8 @@
 //! (exact, JSON) path.
 
 use super::depth::elements_ok;
-use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, take_new_value, to_value};
+use super::fallback::{self, FieldPatch, from_ref, take_new_value, to_value};
+use super::walk::FieldValue;
 use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
 use crate::directive::PATCH;
 use crate::engine::diff::Opts;
@@ -24,18 +25,18 @@ use std::sync::Arc;
 
 /// Diff of a scalar-like field: equal values need nothing; otherwise the
 /// new value replaces the old one.
-pub fn diff_scalar<T: StrategicMerge>(
-    old: Option<&T>,
-    new: Option<&T>,
+pub(crate) fn diff_scalar(
+    old: Option<&dyn FieldValue>,
+    new: Option<&dyn FieldValue>,
     field: &Field,
     patch: &mut Map<String, Value>,
     opts: Opts,
 ) -> Result<()> {
     match (old, new) {
-        (Some(a), Some(b)) if a == b => Ok(()),
+        (Some(a), Some(b)) if b.same(a) => Ok(()),
         (_, Some(b)) => {
             if opts.additions() {
-                patch.insert(field.key.to_string(), to_value(b)?);
+                patch.insert(field.key.to_string(), b.json()?);
             }
             Ok(())
         }
@@ -51,21 +52,20 @@ pub fn diff_scalar<T: StrategicMerge>(
 
 /// Apply to a scalar-like field: a scalar patch value replaces it, null
 /// removes it; anything else goes through the engine.
-pub fn apply_scalar<T: StrategicMerge>(
-    slot: Option<&mut T>,
+pub(crate) fn apply_scalar(
+    v: &mut dyn FieldValue,
+    present: bool,
     patch: FieldPatch<'_>,
     field: &Field,
-) -> Result<Outcome<T>> {
+) -> Result<bool> {
     if patch.is_plain() {
         match patch.value {
-            Some(Value::Null) => return Ok(Outcome::Absent),
-            Some(v) if !v.is_object() && !v.is_array() => {
-                return Ok(Outcome::Set(from_field(v, field)?));
-            }
+            Some(Value::Null) => return Ok(false),
+            Some(new) if !new.is_object() && !new.is_array() => return v.set_json(new, field).map(|()| true),
             _ => {}
         }
     }
-    fallback::apply_field(slot, patch, field)
+    fallback::apply_field(v, present, patch, field)
 }
 
 macro_rules! scalar_impl {
@@ -87,12 +87,6 @@ macro_rules! scalar_impl_maybe_key {
             fn __as_key(&self) -> Option<KeyValue<'_>> {
                 let $s = self;
                 $key
-            }
-            fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
-                diff_scalar(old, new, field, patch, opts)
-            }
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-                apply_scalar(slot, patch, field)
             }
         }
     )*};
@@ -147,12 +141,6 @@ macro_rules! null_impl {
             }
             fn __is_null(&self) -> bool {
                 true
-            }
-            fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
-                diff_scalar(old, new, field, patch, opts)
-            }
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-                apply_scalar(slot, patch, field)
             }
         }
     )*};
@@ -229,6 +217,24 @@ impl<T: StrategicMerge> Walk for Option<T> {
         Ok(None)
     }
 
+    /// `T`'s own JSON, so that no serde code is compiled for `Option<T>`
+    /// besides `T`'s.
+    fn __json(&self) -> Result<Value> {
+        match self {
+            Some(v) => v.__json(),
+            None => Ok(Value::Null),
+        }
+    }
+
+    fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
+        match self {
+            _ if v.is_null() => *self = None,
+            Some(inner) => inner.__set_json(v, field)?,
+            None => *self = Some(fallback::from_field(v, field)?),
+        }
+        Ok(())
+    }
+
     fn __diff_field(
         old: Option<&Self>,
         new: Option<&Self>,
@@ -238,42 +244,35 @@ impl<T: StrategicMerge> Walk for Option<T> {
     ) -> Result<()> {
         match (old, new) {
             (Some(Some(a)), Some(Some(b))) => T::__diff_field(Some(a), Some(b), field, patch, opts),
-            (Some(a), Some(b)) if a == b => Ok(()),
-            (None, None) => Ok(()),
+            (None, None) | (Some(None), Some(None)) => Ok(()),
             // null on one side: a change of JSON type, or an addition/removal.
-            // The JSON of `T`'s own serialisation, so that no serde code is
-            // compiled for `Option<T>` besides `T`'s.
-            _ => fallback::diff_field_values(option_json(old)?, option_json(new)?, field, patch, opts),
+            (old, new) => fallback::diff_field(
+                old.map(|v| v as &dyn FieldValue),
+                new.map(|v| v as &dyn FieldValue),
+                field,
+                patch,
+                opts,
+            ),
         }
     }
 
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-        let wrap = |o: Outcome<T>| match o {
-            Outcome::Kept => Outcome::Kept,
-            Outcome::Set(v) => Outcome::Set(Some(v)),
-            Outcome::Absent => Outcome::Absent,
-        };
-        match slot {
-            Some(Some(inner)) => T::__apply_field(Some(inner), patch, field).map(wrap),
-            // A JSON null behaves as an absent key, except for directives.
-            Some(None) if !patch.is_plain() => match fallback::apply_field_value(Some(Value::Null), patch, field)? {
-                Some(v) if !v.is_null() => Ok(Outcome::Set(Some(fallback::from_field(&v, field)?))),
-                Some(_) => Ok(Outcome::Set(None)),
-                None => Ok(Outcome::Absent),
-            },
-            _ => T::__apply_field(None, patch, field).map(wrap),
+    fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+        match self {
+            Some(inner) if present => inner.__apply_field(true, patch, field),
+            _ => apply_null(self, present, patch, field),
         }
     }
 }
 
-/// The JSON of an optional field (`None`: absent), as serde writes an
-/// `Option<T>`: `null` or `T`'s own JSON.
-fn option_json<T: StrategicMerge>(v: Option<&Option<T>>) -> Result<Option<Value>> {
-    Ok(match v {
-        None => None,
-        Some(None) => Some(Value::Null),
-        Some(Some(t)) => Some(to_value(t)?),
-    })
+/// Apply to an optional field that is null or absent. A JSON null behaves
+/// as an absent key, except for directives: a plain value is stored as a
+/// new one, directives go through the engine.
+fn apply_null(v: &mut dyn FieldValue, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+    match patch.value {
+        Some(Value::Null) if patch.is_plain() => Ok(false),
+        Some(new) if patch.is_plain() => take_new_value(v, new, field),
+        _ => fallback::apply_field_from(v, present.then_some(Value::Null), patch, field),
+    }
 }
 
 /// `Box`, `Rc` and `Arc`: the value they point to. Apply writes through
@@ -315,6 +314,12 @@ macro_rules! pointer_impl {
             fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
                 $mut(self).__apply_object(patch)
             }
+            fn __json(&self) -> Result<Value> {
+                (**self).__json()
+            }
+            fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
+                $mut(self).__set_json(v, field)
+            }
             fn __diff_field(
                 old: Option<&Self>,
                 new: Option<&Self>,
@@ -324,12 +329,8 @@ macro_rules! pointer_impl {
             ) -> Result<()> {
                 T::__diff_field(old.map(|p| &**p), new.map(|p| &**p), field, patch, opts)
             }
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-                Ok(match T::__apply_field(slot.map($mut), patch, field)? {
-                    Outcome::Kept => Outcome::Kept,
-                    Outcome::Set(v) => Outcome::Set($ptr::new(v)),
-                    Outcome::Absent => Outcome::Absent,
-                })
+            fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+                $mut(self).__apply_field(present, patch, field)
             }
         }
     };
@@ -390,31 +391,37 @@ impl<T: StrategicMerge> Walk for Vec<T> {
                 return Ok(());
             }
         }
-        fallback::diff_field(old, new, field, patch, opts)
+        fallback::diff_field(old.map(|v| v as &dyn FieldValue), new.map(|v| v as &dyn FieldValue), field, patch, opts)
     }
 
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-        let strategy = field.strategy;
-        let nested_lists = matches!(T::shape(), Shape::List(_));
-        if let Some(mk) = keyed::<T>(field) {
-            return keyed::apply_keyed_list(slot, patch, mk, field);
+    fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+        match keyed::<T>(field) {
+            Some(mk) => keyed::apply_keyed_list(self, present, patch, mk, field),
+            None => apply_list(self, present, matches!(T::shape(), Shape::List(_)), patch, field),
         }
-        if patch.is_plain() && !nested_lists {
-            match (slot, patch.value) {
-                (_, Some(Value::Null)) => return Ok(Outcome::Absent),
-                (Some(list), Some(v @ Value::Array(_))) => {
-                    if !strategy.merge {
-                        // Replaced verbatim.
-                        return Ok(Outcome::Set(from_field(v, field)?));
-                    }
-                    return fallback::apply_field(Some(list), patch, field);
-                }
-                (None, Some(v)) => return take_new_value(v, field),
-                (slot, _) => return fallback::apply_field(slot, patch, field),
-            }
-        }
-        fallback::apply_field(slot, patch, field)
     }
+}
+
+/// Apply to a list that is not merged by key (`nested`: a list of lists).
+fn apply_list(
+    v: &mut dyn FieldValue,
+    present: bool,
+    nested: bool,
+    patch: FieldPatch<'_>,
+    field: &Field,
+) -> Result<bool> {
+    if patch.is_plain() && !nested {
+        match (present, patch.value) {
+            (_, Some(Value::Null)) => return Ok(false),
+            // Replaced verbatim.
+            (true, Some(new @ Value::Array(_))) if !field.strategy.merge => {
+                return v.set_json(new, field).map(|()| true);
+            }
+            (false, Some(new)) => return take_new_value(v, new, field),
+            _ => {}
+        }
+    }
+    fallback::apply_field(v, present, patch, field)
 }
 
 /// The merge key of a list of structs merged by key.
@@ -514,27 +521,26 @@ macro_rules! map_impl {
                         }
                     }
                 }
-                fallback::diff_field(old, new, field, patch, opts)
+                fallback::diff_field(old.map(|v| v as &dyn FieldValue), new.map(|v| v as &dyn FieldValue), field, patch, opts)
             }
 
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-                let strategy = field.strategy;
-                if let (Some(map), true, false, Some(Value::Object(p))) = (slot.as_deref(), patch.is_plain(), strategy.replace, patch.value) {
-                    // Scalars and nulls only: set or remove keys one by one.
+            fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+                if let (true, true, false, Some(Value::Object(p))) = (present, patch.is_plain(), field.strategy.replace, patch.value) {
+                    // Scalars and nulls only: set or remove keys one by one
+                    // (on error the caller drops the half-patched value).
                     let simple = p.iter().all(|(k, v)| !k.starts_with('$') && !v.is_object() && !v.is_array());
                     if simple {
-                        let mut map = map.clone();
                         for (k, v) in p {
                             if v.is_null() {
-                                map.remove(k);
+                                self.remove(k);
                             } else {
-                                map.insert(k.clone(), from_ref(v).map_err(|e| e.at_key(k).at_key(field.key))?);
+                                self.insert(k.clone(), from_ref(v).map_err(|e| e.at_key(k).at_key(field.key))?);
                             }
                         }
-                        return Ok(Outcome::Set(map));
+                        return Ok(true);
                     }
                 }
-                fallback::apply_field(slot, patch, field)
+                fallback::apply_field(self, present, patch, field)
             }
         }
     };
@@ -558,11 +564,10 @@ impl Walk for Value {
     }
 }
 
-/// Diff of a field holding a struct that implements [`StrategicMerge`]
-/// field by field (for generated code).
-pub fn diff_struct_field<T: StrategicMerge>(
-    old: Option<&T>,
-    new: Option<&T>,
+/// Diff of a field holding a struct (an object).
+pub(crate) fn diff_struct_field(
+    old: Option<&dyn FieldValue>,
+    new: Option<&dyn FieldValue>,
     field: &Field,
     patch: &mut Map<String, Value>,
     opts: Opts,
@@ -572,36 +577,37 @@ pub fn diff_struct_field<T: StrategicMerge>(
     if strategy.replace {
         // The reference sends a replace-strategy object whole, changed or not.
         if opts.additions() {
-            patch.insert(field.key.to_string(), to_value(b)?);
+            patch.insert(field.key.to_string(), b.json()?);
         }
         return Ok(());
     }
-    let sub = a.__diff_object(b, opts.with_retain_keys(strategy.retain_keys)).map_err(|e| e.at_key(field.key))?;
+    let sub = a.diff_object(b, opts.with_retain_keys(strategy.retain_keys)).map_err(|e| e.at_key(field.key))?;
     if !sub.is_empty() {
         patch.insert(field.key.to_string(), Value::Object(sub));
     }
     Ok(())
 }
 
-/// Apply to a field holding a struct (for generated code).
-pub fn apply_struct_field<T: StrategicMerge>(
-    slot: Option<&mut T>,
+/// Apply to a field holding a struct (an object).
+pub(crate) fn apply_struct_field(
+    v: &mut dyn FieldValue,
+    present: bool,
     patch: FieldPatch<'_>,
     field: &Field,
-) -> Result<Outcome<T>> {
+) -> Result<bool> {
     if !patch.is_plain() {
-        return fallback::apply_field(slot, patch, field);
+        return fallback::apply_field(v, present, patch, field);
     }
-    match (slot, patch.value) {
-        (_, Some(Value::Null)) => Ok(Outcome::Absent),
-        (Some(s), Some(v @ Value::Object(p))) => {
+    match (present, patch.value) {
+        (_, Some(Value::Null)) => Ok(false),
+        (true, Some(new @ Value::Object(p))) => {
             if field.strategy.replace {
-                return Ok(Outcome::Set(from_field(v, field)?));
+                return v.set_json(new, field).map(|()| true);
             }
-            s.__apply_object(p).map_err(|e| e.at_key(field.key))?;
-            Ok(Outcome::Kept)
+            v.apply_object(p).map_err(|e| e.at_key(field.key))?;
+            Ok(true)
         }
-        (_, Some(v)) => take_new_value(v, field),
-        (_, None) => Ok(Outcome::Kept),
+        (_, Some(new)) => take_new_value(v, new, field),
+        (_, None) => Ok(true),
     }
 }

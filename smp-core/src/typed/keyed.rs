@@ -6,7 +6,7 @@
 //! own small steps (key, JSON, merge, diff). A merge moves the elements,
 //! boxed for the time of the merge; a diff borrows them.
 
-use super::fallback::{self, FieldPatch, Outcome, from_field, from_ref, from_value, to_value};
+use super::fallback::{self, FieldPatch, from_field, from_ref, from_value, to_value};
 use super::{Field, StrategicMerge};
 use crate::directive::ListDirective;
 use crate::engine::diff::Opts;
@@ -141,7 +141,7 @@ fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Resu
 
 /// A list of `T` read from a patch value, its elements boxed.
 fn list_from<T: StrategicMerge>(v: &Value, field: &Field) -> Result<Vec<Boxed>> {
-    let list: Vec<T> = from_field(v, field)?;
+    let list: Vec<T> = from_field(v, Some(field))?;
     Ok(boxed(list))
 }
 
@@ -336,8 +336,8 @@ fn read_keys<'a, T: StrategicMerge>(list: &'a [T], primary: Option<&str>, at: Op
 /// The two-way diff of a keyed list field (`diffListsOfMaps` with the
 /// ordering of `diffLists`).
 pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
-    old: &'a [T],
-    new: &'a [T],
+    old: &'a Vec<T>,
+    new: &'a Vec<T>,
     mk: &'a MergeKey<'_>,
     field: &'a Field,
     patch: &mut Map<String, Value>,
@@ -345,14 +345,14 @@ pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
 ) -> Result<()> {
     if matches!(mk, MergeKey::Composite(_)) {
         // Elements named by several fields: the engine's diff of the field.
-        return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
+        return fallback::diff_field(Some(old), Some(new), field, patch, opts);
     }
     let fields = KeyFields::primary(mk);
     let primary = fields.names().first().copied();
     // The table's key field is the primary key when it has that name.
     let at = KeyAt::of::<T>(field).filter(|at| primary == Some(at.name));
     let (Some(old_read), Some(new_read)) = (read_keys(old, primary, at), read_keys(new, primary, at)) else {
-        return fallback::diff_field(Some(&old.to_vec()), Some(&new.to_vec()), field, patch, opts);
+        return fallback::diff_field(Some(old), Some(new), field, patch, opts);
     };
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
     let l = Borrowed { quiet: super::facts::quiet(T::shape()), primary, field };
@@ -368,34 +368,34 @@ pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
 
 /// Applies a field's patch entries to a keyed list, as the engine's
 /// `mergeMap` does them: `$setElementOrder/f` (with `f`) first, then `f`,
-/// then `$deleteFromPrimitiveList/f`. The live list is taken out while it
-/// is merged: on error the caller drops the half-merged value.
+/// then `$deleteFromPrimitiveList/f`. The live list (`present`: the JSON
+/// has it) is taken out while it is merged: on error the caller drops the
+/// half-merged value. False: the field's key is gone.
 pub(crate) fn apply_keyed_list<T: StrategicMerge>(
-    mut slot: Option<&mut Vec<T>>,
+    list: &mut Vec<T>,
+    present: bool,
     patch: FieldPatch<'_>,
     mk: &MergeKey<'_>,
     field: &Field,
-) -> Result<Outcome<Vec<T>>> {
+) -> Result<bool> {
     let fields = KeyFields::primary(mk);
     let at = KeyAt::of::<T>(field);
     if matches!(mk, MergeKey::Composite(_))
-        || slot.as_deref().is_some_and(|l| !keys_readable(l, fields, at))
+        || (present && !keys_readable(list, fields, at))
         || nulls_a_key(&patch, mk.primary())
         || merges_after_the_list(&patch)
     {
-        return fallback::apply_field(slot, patch, field);
+        return fallback::apply_field(list, present, patch, field);
     }
     let l = Owned { key: at, build: build::<T>, list_from: list_from::<T> };
-    let live = slot.as_deref_mut().map(|l| boxed(std::mem::take(l)));
-    let list = apply_entries(&l, fields, live, patch, field)?.map(unboxed::<T>).transpose()?;
-    Ok(match (list, slot) {
-        (Some(new), Some(slot)) => {
-            *slot = new;
-            Outcome::Kept
+    let live = present.then(|| boxed(std::mem::take(list)));
+    match apply_entries(&l, fields, live, patch, field)? {
+        Some(new) => {
+            *list = unboxed(new)?;
+            Ok(true)
         }
-        (Some(new), None) => Outcome::Set(new),
-        (None, _) => Outcome::Absent,
-    })
+        None => Ok(false),
+    }
 }
 
 /// Whether a patch element sets its merge key to `null`. The reference

@@ -99,7 +99,7 @@ mod sets;
 mod walk;
 
 pub use depth::check_depth;
-pub use fallback::{FieldPatch, Outcome};
+pub use fallback::FieldPatch;
 pub use foreign::shapes;
 #[doc(hidden)]
 pub use walk::Walk;
@@ -356,15 +356,10 @@ pub mod __private {
     pub use super::checks::{
         Always, MaybeAbsent, MergeList, Scalar, Serialized, SerializedOf, SetElement, Unchecked, Undefaulted,
     };
-    pub use super::fallback::{
-        Grouped, apply_field_json, apply_object_fallback, diff_field_json, finish_diff, group_patch, missing_json,
-    };
-    pub use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
+    pub use super::fallback::{Grouped, finish_diff, group_patch, missing_json};
     pub use super::sets::ScalarMapKey;
     pub use super::walk::{FieldOps, FieldTable, FieldValue, Json, Missing, Skip, field_value, field_value_mut};
-    pub use super::{
-        Field, FieldKey, FieldPatch, ListField, Outcome, RetainKeysField, StrategicMerge, StructFields, Walk,
-    };
+    pub use super::{Field, FieldKey, FieldPatch, ListField, RetainKeysField, StrategicMerge, StructFields, Walk};
     pub use crate::doc::member::KeyValue;
     pub use crate::engine::diff::Opts;
     pub use crate::error::{Error, Result};

@@ -15,7 +15,8 @@
 //! that form.
 
 use super::depth::elements_ok;
-use super::fallback::{self, FieldPatch, Outcome, from_value, to_value};
+use super::fallback::{self, FieldPatch, from_value, to_value};
+use super::walk::FieldValue;
 use super::{Field, StrategicMerge, Walk};
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -54,27 +55,31 @@ where
         return Ok(());
     }
     let json = |s: Option<&'a S>| s.map(|s| in_reference_order(s.into_iter())).transpose();
-    fallback::diff_field(json(old)?.as_ref(), json(new)?.as_ref(), field, patch, opts)
+    let (old, new) = (json(old)?, json(new)?);
+    fallback::diff_field(
+        old.as_ref().map(|v| v as &dyn FieldValue),
+        new.as_ref().map(|v| v as &dyn FieldValue),
+        field,
+        patch,
+        opts,
+    )
 }
 
 /// A set's field apply: the engine's, on the sorted list; the merged list
 /// becomes a set again (the engine already removes duplicates from merged
 /// lists of scalars).
-fn apply_set<'a, S, T>(slot: Option<&'a mut S>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<S>>
+fn apply_set<'a, S, T>(set: &'a mut S, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool>
 where
     S: DeserializeOwned + 'a,
-    &'a S: IntoIterator<Item = &'a T>,
+    for<'s> &'s S: IntoIterator<Item = &'s T>,
     T: Serialize + 'a,
 {
-    let mut json = match slot {
-        Some(s) => Some(in_reference_order((&*s).into_iter())?),
-        None => None,
-    };
-    Ok(match fallback::apply_field(json.as_mut(), patch, field)? {
-        Outcome::Kept => Outcome::Kept,
-        Outcome::Set(v) => Outcome::Set(from_value(v).map_err(|e| e.at_key(field.key))?),
-        Outcome::Absent => Outcome::Absent,
-    })
+    let mut json = if present { in_reference_order((&*set).into_iter())? } else { Value::Null };
+    if !fallback::apply_field(&mut json, present, patch, field)? {
+        return Ok(false);
+    }
+    *set = from_value(json).map_err(|e| e.at_key(field.key))?;
+    Ok(true)
 }
 
 macro_rules! set_impl {
@@ -99,8 +104,8 @@ macro_rules! set_impl {
                 diff_set(old, new, field, patch, opts)
             }
 
-            fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-                apply_set(slot, patch, field)
+            fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+                apply_set(self, present, patch, field)
             }
         }
     };
@@ -147,7 +152,7 @@ macro_rules! scalar_key_map_impl {
                 {
                     return Ok(());
                 }
-                fallback::diff_field(old, new, field, patch, opts)
+                fallback::diff_field(old.map(|v| v as &dyn FieldValue), new.map(|v| v as &dyn FieldValue), field, patch, opts)
             }
         }
 

@@ -5,8 +5,8 @@
 
 use super::depth::probe_ok;
 use super::facts::{self, FieldFacts, StructFacts};
-use super::fallback::{self, FieldPatch, Grouped, Outcome, group_patch};
-use super::impls::{apply_struct_field, diff_struct_field};
+use super::fallback::{self, FieldPatch, Grouped, group_patch};
+use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
 use super::{Field, FieldKey};
 use crate::directive::{PATCH, PatchOp};
 use crate::engine::MAX_DEPTH;
@@ -44,8 +44,12 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// A Go pointer: the reference also accepts a list under such a field.
     const __POINTER: bool = false;
 
-    /// A string, number, boolean or other scalar.
+    /// A string, number, boolean or other scalar: a patch replaces it.
     const __SCALAR: bool = false;
+
+    /// A JSON object without a field table (its serde form is not its
+    /// fields one by one): diffed and patched as a whole object.
+    const __OBJECT: bool = false;
 
     /// A set of scalars: merged as with `strategy = "merge"` when the field
     /// names no strategy.
@@ -140,13 +144,22 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
             Some((table, Grouped::Fields(fields, retain))) => {
                 apply_fields(&mut StructMut { table, s: self }, fields, retain, patch)
             }
-            Some((_, Grouped::Directive(directive))) => {
-                *self = object_directive(directive, patch)?;
-                Ok(())
-            }
+            Some((_, Grouped::Directive(directive))) => self.__set_json(&directive_object(directive, patch)?, None),
             // Keys that name no field.
             Some((_, Grouped::Whole)) | None => fallback::apply_object(self, patch, Self::__shape()),
         }
+    }
+
+    /// The value's JSON form.
+    fn __json(&self) -> Result<Value> {
+        fallback::to_value(self)
+    }
+
+    /// Sets the value from its JSON form; an error is at the key of the
+    /// field (if any) that holds it.
+    fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
+        *self = fallback::from_field(v, field)?;
+        Ok(())
     }
 
     /// Adds to `patch` what turns the field value `old` into `new` (`None`:
@@ -158,19 +171,34 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        match Self::__fields() {
-            Some(_) => diff_struct_field(old, new, field, patch, opts),
-            None => fallback::diff_field(old, new, field, patch, opts),
+        let (old, new) = (old.map(as_dyn), new.map(as_dyn));
+        if Self::__SCALAR {
+            diff_scalar(old, new, field, patch, opts)
+        } else if Self::__OBJECT || Self::__fields().is_some() {
+            diff_struct_field(old, new, field, patch, opts)
+        } else {
+            fallback::diff_field(old, new, field, patch, opts)
         }
     }
 
-    /// Applies the patch entries of one field to its value (`None`: absent).
-    fn __apply_field(slot: Option<&mut Self>, patch: FieldPatch<'_>, field: &Field) -> Result<Outcome<Self>> {
-        match Self::__fields() {
-            Some(_) => apply_struct_field(slot, patch, field),
-            None => fallback::apply_field(slot, patch, field),
+    /// Applies the patch entries of one field to its value, in place
+    /// (`present`: the JSON has the field; when it has not, the value is
+    /// not read, only set). False: the field's key is gone from the JSON,
+    /// and the field takes its missing value.
+    fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+        if Self::__SCALAR {
+            apply_scalar(self, present, patch, field)
+        } else if Self::__OBJECT || Self::__fields().is_some() {
+            apply_struct_field(self, present, patch, field)
+        } else {
+            fallback::apply_field(self, present, patch, field)
         }
     }
+}
+
+/// A value behind its type's vtable.
+fn as_dyn<T: Walk>(v: &T) -> &dyn FieldValue {
+    v
 }
 
 /// The fields of a struct: a constant table that generated code writes,
@@ -236,6 +264,18 @@ pub trait FieldValue: Any {
     /// Sets the value a field of this type takes when its key is absent
     /// from the JSON (the type's own rule).
     fn set_missing(&mut self, key: &str) -> Result<()>;
+
+    /// The value's JSON form.
+    fn json(&self) -> Result<Value>;
+
+    /// Sets the value from its JSON form (an error is at the field's key).
+    fn set_json(&mut self, v: &Value, field: &Field) -> Result<()>;
+
+    /// The diff of two objects: this one and `new`, a value of the same type.
+    fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>>;
+
+    /// Applies a patch map to the value, an object.
+    fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()>;
 }
 
 fn same_type<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
@@ -245,18 +285,6 @@ fn same_type<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
             let v: &dyn Any = v;
             v.downcast_ref::<T>().map(Some).ok_or_else(|| ErrorKind::Internal("fields of different types").into())
         }
-    }
-}
-
-/// Puts the outcome of a typed apply into the field.
-fn store<T>(slot: &mut T, outcome: Outcome<T>) -> bool {
-    match outcome {
-        Outcome::Kept => true,
-        Outcome::Set(v) => {
-            *slot = v;
-            true
-        }
-        Outcome::Absent => false,
     }
 }
 
@@ -300,13 +328,31 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
-        let outcome = T::__apply_field(present.then_some(&mut *self), patch, field)?;
-        Ok(store(self, outcome))
+        self.__apply_field(present, patch, field)
     }
 
     fn set_missing(&mut self, key: &str) -> Result<()> {
         *self = T::__missing(key)?;
         Ok(())
+    }
+
+    fn json(&self) -> Result<Value> {
+        self.__json()
+    }
+
+    fn set_json(&mut self, v: &Value, field: &Field) -> Result<()> {
+        self.__set_json(v, Some(field))
+    }
+
+    fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
+        match same_type::<T>(Some(new))? {
+            Some(new) => self.__diff_object(new, opts),
+            None => Ok(Map::new()),
+        }
+    }
+
+    fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
+        self.__apply_object(patch)
     }
 }
 
@@ -376,19 +422,37 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        let other = same_type::<Self>(other)?.map(|o| &o.0);
-        let (old, new) = if self_is_new { (other, Some(&self.0)) } else { (Some(&self.0), other) };
-        fallback::diff_field_json(old, new, field, patch, opts)
+        let (old, new) =
+            if self_is_new { (other, Some(self as &dyn FieldValue)) } else { (Some(self as &dyn FieldValue), other) };
+        fallback::diff_field(old, new, field, patch, opts)
     }
 
     fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
-        let outcome = fallback::apply_field_json(present.then_some(&mut self.0), patch, field)?;
-        Ok(store(&mut self.0, outcome))
+        fallback::apply_field(self, present, patch, field)
     }
 
     fn set_missing(&mut self, key: &str) -> Result<()> {
         self.0 = fallback::missing_json(key)?;
         Ok(())
+    }
+
+    fn json(&self) -> Result<Value> {
+        fallback::to_value(&self.0)
+    }
+
+    fn set_json(&mut self, v: &Value, field: &Field) -> Result<()> {
+        self.0 = fallback::from_field(v, Some(field))?;
+        Ok(())
+    }
+
+    // Such a field is diffed and patched through its JSON (above), never as
+    // an object of its own.
+    fn diff_object(&self, _: &dyn FieldValue, _: Opts) -> Result<Map<String, Value>> {
+        Err(ErrorKind::Internal("a JSON field diffed as an object").into())
+    }
+
+    fn apply_object(&mut self, _: &Map<String, Value>) -> Result<()> {
+        Err(ErrorKind::Internal("a JSON field patched as an object").into())
     }
 }
 
@@ -591,14 +655,9 @@ fn retain_fields(s: &mut dyn FieldsMut, retain: &Value, patch: &Map<String, Valu
     Ok(removed)
 }
 
-/// A struct under `$patch` (`handleDirectiveInMergeMap`): `replace` makes
-/// it the rest of the patch map, taken as it is; `delete` makes it `{}`.
-fn object_directive<S: Walk>(directive: &Value, patch: &Map<String, Value>) -> Result<S> {
-    fallback::from_ref(&directive_object(directive, patch)?)
-}
-
-/// The JSON of a struct under `$patch` (the part of [`object_directive`]
-/// that is the same for every type).
+/// The JSON of a struct under `$patch` (`handleDirectiveInMergeMap`):
+/// `replace` makes it the rest of the patch map, taken as it is; `delete`
+/// makes it `{}`.
 fn directive_object(directive: &Value, patch: &Map<String, Value>) -> Result<Value> {
     match directive.as_str().and_then(PatchOp::parse) {
         Some(PatchOp::Replace) => {
