@@ -214,6 +214,24 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
                 &#p::FieldTable { fields: &[#(#ops),*], by_name: &[#(#names),*] }
             })
         }
+        fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
+            #p::by_table::field_key(self, json_name)
+        }
+        fn __by_field() -> bool {
+            true
+        }
+        fn __quiet_if_equal(&self, _field: &#p::Field) -> bool {
+            #p::by_table::quiet_if_equal(self)
+        }
+        fn __depth_ok(&self, open: usize) -> bool {
+            #p::by_table::depth_ok(self, open)
+        }
+        fn __diff_object(&self, desired: &Self, opts: #p::Opts) -> #p::Result<#p::Map<::std::string::String, #p::Value>> {
+            #p::by_table::diff_object(self, desired, opts)
+        }
+        fn __apply_object(&mut self, patch: &#p::Map<::std::string::String, #p::Value>) -> #p::Result<()> {
+            #p::by_table::apply_object(self, patch)
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! for everything they do not handle themselves.
 
 use super::Field;
-use super::walk::{FieldValue, Walk};
+use super::walk::FieldValue;
 use crate::directive::{ListDirective, PATCH, RETAIN_KEYS};
 use crate::doc::copy_patch_value;
 use crate::engine::apply::{Merger, Mode};
@@ -220,15 +220,20 @@ fn into_object(v: Value) -> Result<Map<String, Value>> {
 }
 
 /// The diff of two whole objects through the JSON engine.
-pub(crate) fn diff_object<T: Walk>(old: &T, new: &T, shape: Shape, opts: Opts) -> Result<Map<String, Value>> {
-    diff_maps(&into_object(old.__json()?)?, &into_object(new.__json()?)?, Schema::Static(shape), opts, 0)
+pub(crate) fn diff_object(
+    old: &dyn FieldValue,
+    new: &dyn FieldValue,
+    shape: Shape,
+    opts: Opts,
+) -> Result<Map<String, Value>> {
+    diff_maps(&into_object(old.json()?)?, &into_object(new.json()?)?, Schema::Static(shape), opts, 0)
 }
 
 /// Applies a patch map to a whole object through the JSON engine.
-pub(crate) fn apply_object<T: Walk>(slot: &mut T, patch: &Map<String, Value>, shape: Shape) -> Result<()> {
-    let mut merged = into_object(slot.__json()?)?;
+pub(crate) fn apply_object(slot: &mut dyn FieldValue, patch: &Map<String, Value>, shape: Shape) -> Result<()> {
+    let mut merged = into_object(slot.json()?)?;
     apply_map(&mut merged, patch, shape)?;
-    slot.__set_json(&Value::Object(merged), None)
+    slot.set_json(&Value::Object(merged), None)
 }
 
 /// Applies a patch map to an object's JSON through the JSON engine.
@@ -291,7 +296,7 @@ pub(crate) fn apply_field_from(
     field: &Field,
 ) -> Result<bool> {
     match apply_field_value(original, patch, field)? {
-        Some(new) => v.set_json(&new, field).map(|()| true),
+        Some(new) => v.set_json(&new, Some(field)).map(|()| true),
         None => Ok(false),
     }
 }
@@ -322,7 +327,7 @@ pub fn missing_json<T: DeserializeOwned>(key: &str) -> Result<T> {
 /// nothing is left, the field's key is gone.
 pub(crate) fn take_new_value(v: &mut dyn FieldValue, patch: &Value, field: &Field) -> Result<bool> {
     match new_value(patch) {
-        Some(new) => v.set_json(&new, field).map(|()| true),
+        Some(new) => v.set_json(&new, Some(field)).map(|()| true),
         None => Ok(false),
     }
 }

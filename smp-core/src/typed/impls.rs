@@ -61,7 +61,7 @@ pub(crate) fn apply_scalar(
     if patch.is_plain() {
         match patch.value {
             Some(Value::Null) => return Ok(false),
-            Some(new) if !new.is_object() && !new.is_array() => return v.set_json(new, field).map(|()| true),
+            Some(new) if !new.is_object() && !new.is_array() => return v.set_json(new, Some(field)).map(|()| true),
             _ => {}
         }
     }
@@ -415,7 +415,7 @@ fn apply_list(
             (_, Some(Value::Null)) => return Ok(false),
             // Replaced verbatim.
             (true, Some(new @ Value::Array(_))) if !field.strategy.merge => {
-                return v.set_json(new, field).map(|()| true);
+                return v.set_json(new, Some(field)).map(|()| true);
             }
             (false, Some(new)) => return take_new_value(v, new, field),
             _ => {}
@@ -602,7 +602,7 @@ pub(crate) fn apply_struct_field(
         (_, Some(Value::Null)) => Ok(false),
         (true, Some(new @ Value::Object(p))) => {
             if field.strategy.replace {
-                return v.set_json(new, field).map(|()| true);
+                return v.set_json(new, Some(field)).map(|()| true);
             }
             v.apply_object(p).map_err(|e| e.at_key(field.key))?;
             Ok(true)

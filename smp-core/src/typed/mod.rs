@@ -358,7 +358,9 @@ pub mod __private {
     };
     pub use super::fallback::{Grouped, finish_diff, group_patch, missing_json};
     pub use super::sets::ScalarMapKey;
-    pub use super::walk::{FieldOps, FieldTable, FieldValue, Json, Missing, Skip, field_value, field_value_mut};
+    pub use super::walk::{
+        FieldOps, FieldTable, FieldValue, Json, Missing, Skip, by_table, field_value, field_value_mut,
+    };
     pub use super::{Field, FieldKey, FieldPatch, ListField, RetainKeysField, StrategicMerge, StructFields, Walk};
     pub use crate::doc::member::KeyValue;
     pub use crate::engine::diff::Opts;

@@ -67,21 +67,11 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     }
 
     /// The value of the field with this JSON name, as a merge key.
-    fn __field_key(&self, json_name: &str) -> FieldKey<'_> {
+    fn __field_key(&self, _json_name: &str) -> FieldKey<'_> {
         // A struct the walk does not see field by field (`flatten`,
         // `from`/`into`, an enum, a transparent wrapper): only its JSON
         // shows the key.
-        let Some(table) = Self::__fields() else { return FieldKey::Opaque };
-        let named = table.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok();
-        let ops = match named {
-            Some(at) => table.fields.get(table.by_name[at].1),
-            // A field serde writes but does not read.
-            None => table.fields.iter().find(|f| f.field.key == json_name),
-        };
-        match ops {
-            Some(ops) => ops.key(self),
-            None => FieldKey::Absent,
-        }
+        FieldKey::Opaque
     }
 
     /// Serialises to JSON `null` (an `Option` that is `None`).
@@ -93,7 +83,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// compares each of its fields, so comparing the whole value first
     /// would compare them twice.
     fn __by_field() -> bool {
-        Self::__fields().is_some()
+        false
     }
 
     /// Whether the merged sets of scalars the value holds are sorted as the
@@ -102,52 +92,32 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// (`typed/facts.rs`) diff to `{}`; false when unsure. `field` is the
     /// field holding the value.
     fn __quiet_if_equal(&self, _field: &Field) -> bool {
-        match (Self::__fields(), Self::__shape()) {
-            (Some(table), Shape::Struct(schema)) => fields_quiet_if_equal(self, table, schema),
-            (_, Shape::Scalar) => true,
-            // Its sets and maps are seen in its JSON only (a struct with
-            // `flatten` or `from`/`into`, an enum, a transparent wrapper):
-            // diffed, not skipped.
-            _ => false,
-        }
+        // A scalar; anything else whose sets and maps are seen in its JSON
+        // only (a struct with `flatten` or `from`/`into`, an enum, a
+        // transparent wrapper) is diffed, not skipped.
+        matches!(Self::__shape(), Shape::Scalar)
     }
 
     /// Whether the value's JSON form, written inside `open` levels of
     /// objects and lists, nests no deeper than the engine accepts.
     fn __depth_ok(&self, open: usize) -> bool {
-        if Self::__SCALAR {
-            return true;
-        }
-        match (Self::__fields(), Self::__shape()) {
-            (Some(table), Shape::Struct(schema)) => fields_depth_ok(self, table, schema, open),
-            _ => probe_ok(self, open),
-        }
+        Self::__SCALAR || probe_ok(self, open)
     }
 
     /// The value a field of this type takes when its key is absent from
     /// the JSON (serde's missing-field rule).
     fn __missing(key: &str) -> Result<Self> {
-        Err(ErrorKind::Deserialize(format!("missing field `{key}`")).into())
+        Err(missing_field(key))
     }
 
     /// The diff of a whole object (the document root, or a struct field).
     fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
-        match Self::__fields() {
-            Some(table) => diff_fields(self, desired, table, Self::__shape(), opts, false),
-            None => fallback::diff_object(self, desired, Self::__shape(), opts),
-        }
+        fallback::diff_object(self, desired, Self::__shape(), opts)
     }
 
     /// Applies a patch map to a whole object.
     fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        match Self::__fields().map(|table| (table, group_patch(patch, table.by_name))) {
-            Some((table, Grouped::Fields(fields, retain))) => {
-                apply_fields(&mut StructMut { table, s: self }, fields, retain, patch)
-            }
-            Some((_, Grouped::Directive(directive))) => self.__set_json(&directive_object(directive, patch)?, None),
-            // Keys that name no field.
-            Some((_, Grouped::Whole)) | None => fallback::apply_object(self, patch, Self::__shape()),
-        }
+        fallback::apply_object(self, patch, Self::__shape())
     }
 
     /// The value's JSON form.
@@ -199,6 +169,69 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
 /// A value behind its type's vtable.
 fn as_dyn<T: Walk>(v: &T) -> &dyn FieldValue {
     v
+}
+
+/// The error for a field absent from the JSON that its type requires.
+fn missing_field(key: &str) -> crate::error::Error {
+    ErrorKind::Deserialize(format!("missing field `{key}`")).into()
+}
+
+/// The [`Walk`] methods of a struct walked through its field table (for
+/// generated code: the derive implements them with these for a struct with
+/// a table, and no other type compiles them).
+pub mod by_table {
+    use super::*;
+
+    /// [`Walk::__field_key`].
+    pub fn field_key<'s, S: Walk>(s: &'s S, json_name: &str) -> FieldKey<'s> {
+        let Some(table) = S::__fields() else { return FieldKey::Opaque };
+        let named = table.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok();
+        let ops = match named {
+            Some(at) => table.fields.get(table.by_name[at].1),
+            // A field serde writes but does not read.
+            None => table.fields.iter().find(|f| f.field.key == json_name),
+        };
+        match ops {
+            Some(ops) => ops.key(s),
+            None => FieldKey::Absent,
+        }
+    }
+
+    /// [`Walk::__quiet_if_equal`].
+    pub fn quiet_if_equal<S: Walk>(s: &S) -> bool {
+        match (S::__fields(), S::__shape()) {
+            (Some(table), Shape::Struct(schema)) => fields_quiet_if_equal(s, table, schema),
+            _ => false,
+        }
+    }
+
+    /// [`Walk::__depth_ok`].
+    pub fn depth_ok<S: Walk>(s: &S, open: usize) -> bool {
+        match (S::__fields(), S::__shape()) {
+            (Some(table), Shape::Struct(schema)) => fields_depth_ok(s, table, schema, open),
+            _ => probe_ok(s, open),
+        }
+    }
+
+    /// [`Walk::__diff_object`].
+    pub fn diff_object<S: Walk>(s: &S, desired: &S, opts: Opts) -> Result<Map<String, Value>> {
+        match S::__fields() {
+            Some(table) => diff_fields(s, desired, table, S::__shape(), opts, false),
+            None => fallback::diff_object(s, desired, S::__shape(), opts),
+        }
+    }
+
+    /// [`Walk::__apply_object`].
+    pub fn apply_object<S: Walk>(s: &mut S, patch: &Map<String, Value>) -> Result<()> {
+        match S::__fields().map(|table| (table, group_patch(patch, table.by_name))) {
+            Some((table, Grouped::Fields(fields, retain))) => {
+                apply_fields(&mut StructMut { table, s }, fields, retain, patch)
+            }
+            Some((_, Grouped::Directive(directive))) => s.__set_json(&directive_object(directive, patch)?, None),
+            // Keys that name no field.
+            Some((_, Grouped::Whole)) | None => fallback::apply_object(s, patch, S::__shape()),
+        }
+    }
 }
 
 /// The fields of a struct: a constant table that generated code writes,
@@ -268,8 +301,9 @@ pub trait FieldValue: Any {
     /// The value's JSON form.
     fn json(&self) -> Result<Value>;
 
-    /// Sets the value from its JSON form (an error is at the field's key).
-    fn set_json(&mut self, v: &Value, field: &Field) -> Result<()>;
+    /// Sets the value from its JSON form (an error is at the key of the
+    /// field, if any, that holds it).
+    fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()>;
 
     /// The diff of two objects: this one and `new`, a value of the same type.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>>;
@@ -340,8 +374,8 @@ impl<T: Walk> FieldValue for T {
         self.__json()
     }
 
-    fn set_json(&mut self, v: &Value, field: &Field) -> Result<()> {
-        self.__set_json(v, Some(field))
+    fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
+        self.__set_json(v, field)
     }
 
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
@@ -440,8 +474,8 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
         fallback::to_value(&self.0)
     }
 
-    fn set_json(&mut self, v: &Value, field: &Field) -> Result<()> {
-        self.0 = fallback::from_field(v, Some(field))?;
+    fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
+        self.0 = fallback::from_field(v, field)?;
         Ok(())
     }
 
