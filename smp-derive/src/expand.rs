@@ -259,15 +259,12 @@ fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
         Some(path) if f.with.is_none() && is_option_is_none(path) => quote!(#p::Skip::Null),
         Some(path) => quote!(#p::Skip::If(|s: &Self| #path(&s.#member))),
     };
-    let missing = match &f.missing {
-        Missing::Type => quote!(#p::Missing::Type),
-        _ => {
-            let value = missing_value(f, p);
-            quote!(#p::Missing::Set(|s: &mut Self| {
-                s.#member = #value;
-                ::core::result::Result::Ok(())
-            }))
-        }
+    let missing = match missing_value(f) {
+        None => quote!(#p::Missing::Type),
+        Some(value) => quote!(#p::Missing::Set(|s: &mut Self| {
+            s.#member = #value;
+            ::core::result::Result::Ok(())
+        })),
     };
     let applied = f.deserialized;
     quote! {
@@ -292,18 +289,17 @@ fn is_option_is_none(path: &syn::ExprPath) -> bool {
         && path.path.segments.iter().all(|s| s.arguments.is_none())
 }
 
-fn missing_value(f: &Field, p: &TokenStream) -> TokenStream {
+/// The value a field takes when a patch removes it, when serde's
+/// attributes give one (`None`: its type's rule).
+fn missing_value(f: &Field) -> Option<TokenStream> {
     let member = &f.member;
-    let ty = &f.ty;
-    let json = &f.json;
-    match &f.missing {
+    Some(match &f.missing {
         Missing::Default => quote!(::core::default::Default::default()),
         Missing::Path(path) => quote!(#path()),
         Missing::ContainerDefault => quote!(<Self as ::core::default::Default>::default().#member),
         Missing::ContainerPath(path) => quote!(#path().#member),
-        Missing::Type if f.with.is_some() => quote!(#p::missing_json::<#ty>(#json)?),
-        Missing::Type => quote!(<#ty as #p::Walk>::__missing(#json)?),
-    }
+        Missing::Type => return None,
+    })
 }
 
 /// The JSON name as an identifier (mangled when it is not one).

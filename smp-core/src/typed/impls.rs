@@ -213,8 +213,9 @@ impl<T: StrategicMerge> Walk for Option<T> {
         self.as_ref().is_none_or(|v| v.__quiet_if_equal(field))
     }
 
-    fn __missing(_key: &str) -> Result<Self> {
-        Ok(None)
+    fn __set_missing(&mut self, _key: &str) -> Result<()> {
+        *self = None;
+        Ok(())
     }
 
     /// `T`'s own JSON, so that no serde code is compiled for `Option<T>`
@@ -305,8 +306,8 @@ macro_rules! pointer_impl {
             fn __quiet_if_equal(&self, field: &Field) -> bool {
                 (**self).__quiet_if_equal(field)
             }
-            fn __missing(key: &str) -> Result<Self> {
-                T::__missing(key).map($ptr::new)
+            fn __set_missing(&mut self, key: &str) -> Result<()> {
+                $mut(self).__set_missing(key)
             }
             fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
                 (**self).__diff_object(desired, opts)

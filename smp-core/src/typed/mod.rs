@@ -356,7 +356,7 @@ pub mod __private {
     pub use super::checks::{
         Always, MaybeAbsent, MergeList, Scalar, Serialized, SerializedOf, SetElement, Unchecked, Undefaulted,
     };
-    pub use super::fallback::{Grouped, finish_diff, group_patch, missing_json};
+    pub use super::fallback::{Grouped, finish_diff, group_patch};
     pub use super::sets::ScalarMapKey;
     pub use super::walk::{
         FieldOps, FieldTable, FieldValue, Json, Missing, Skip, by_table, field_value, field_value_mut,

@@ -104,9 +104,9 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         Self::__SCALAR || probe_ok(self, open)
     }
 
-    /// The value a field of this type takes when its key is absent from
-    /// the JSON (serde's missing-field rule).
-    fn __missing(key: &str) -> Result<Self> {
+    /// Sets the value a field of this type takes when its key is absent
+    /// from the JSON (serde's missing-field rule).
+    fn __set_missing(&mut self, key: &str) -> Result<()> {
         Err(missing_field(key))
     }
 
@@ -313,13 +313,17 @@ pub trait FieldValue: Any {
 }
 
 fn same_type<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
-    match other {
-        None => Ok(None),
-        Some(v) => {
-            let v: &dyn Any = v;
-            v.downcast_ref::<T>().map(Some).ok_or_else(|| ErrorKind::Internal("fields of different types").into())
-        }
+    let Some(v) = other else { return Ok(None) };
+    let v: &dyn Any = v;
+    match v.downcast_ref::<T>() {
+        Some(v) => Ok(Some(v)),
+        None => Err(different_types()),
     }
+}
+
+#[cold]
+fn different_types() -> crate::error::Error {
+    ErrorKind::Internal("fields of different types").into()
 }
 
 impl<T: Walk> FieldValue for T {
@@ -366,8 +370,7 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn set_missing(&mut self, key: &str) -> Result<()> {
-        *self = T::__missing(key)?;
-        Ok(())
+        self.__set_missing(key)
     }
 
     fn json(&self) -> Result<Value> {
@@ -379,9 +382,10 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
-        match same_type::<T>(Some(new))? {
+        let new: &dyn Any = new;
+        match new.downcast_ref::<T>() {
             Some(new) => self.__diff_object(new, opts),
-            None => Ok(Map::new()),
+            None => Err(different_types()),
         }
     }
 
