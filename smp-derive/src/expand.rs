@@ -200,7 +200,7 @@ fn struct_field_methods() -> TokenStream {
 /// small functions that reach it; one routine in smp-core walks every
 /// table.
 fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
-    let ops = fields.iter().map(|f| field_ops(f, p));
+    let ops = fields.iter().enumerate().map(|(i, f)| field_ops(f, i, p));
     // The JSON names a patch may set, sorted, each with its field's index,
     // for a binary search; the first field of a name wins.
     let mut sorted: Vec<(&String, usize)> =
@@ -208,10 +208,23 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     sorted.sort_by(|a, b| a.0.cmp(b.0));
     sorted.dedup_by(|b, a| a.0 == b.0);
     let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
+    let (get, get_mut): (Vec<_>, Vec<_>) = fields.iter().enumerate().map(|(i, f)| field_access(f, i, p)).unzip();
     quote! {
         fn __fields() -> ::core::option::Option<&'static #p::FieldTable<Self>> {
             ::core::option::Option::Some(const {
                 &#p::FieldTable { fields: &[#(#ops),*], by_name: &[#(#names),*] }
+            })
+        }
+        fn __field(&self, index: usize) -> ::core::option::Option<&dyn #p::FieldValue> {
+            ::core::option::Option::Some(match index {
+                #(#get,)*
+                _ => return ::core::option::Option::None,
+            })
+        }
+        fn __field_mut(&mut self, index: usize) -> ::core::option::Option<&mut dyn #p::FieldValue> {
+            ::core::option::Option::Some(match index {
+                #(#get_mut,)*
+                _ => return ::core::option::Option::None,
             })
         }
         fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
@@ -235,25 +248,31 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     }
 }
 
-/// One entry of the field table: where the field is (its value behind its
-/// type's vtable), when serde leaves it out and what it is when missing;
-/// the steps themselves are compiled once per field type.
-fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
+/// The match arms that reach the field at index `i` behind its type's
+/// vtable, to read it and to change it.
+fn field_access(f: &Field, i: usize, p: &TokenStream) -> (TokenStream, TokenStream) {
     let member = &f.member;
     let ty = &f.ty;
-    let desc = field_desc(f, p);
-    let (get, get_mut) = match &f.with {
+    match &f.with {
         Some(_) => (
-            quote!(|s: &Self| -> &dyn #p::FieldValue { #p::Json::<#ty>::wrap(&s.#member) }),
-            quote!(|s: &mut Self| -> &mut dyn #p::FieldValue { #p::Json::<#ty>::wrap_mut(&mut s.#member) }),
+            quote!(#i => #p::Json::<#ty>::wrap(&self.#member)),
+            quote!(#i => #p::Json::<#ty>::wrap_mut(&mut self.#member)),
         ),
         // Spanned at the type, so that a type without the walker is one
         // error there (the schema's), not one more at the derive.
         None => (
-            quote_spanned!(ty.span()=> |s: &Self| #p::field_value::<#ty>(&s.#member)),
-            quote_spanned!(ty.span()=> |s: &mut Self| #p::field_value_mut::<#ty>(&mut s.#member)),
+            quote_spanned!(ty.span()=> #i => #p::field_value::<#ty>(&self.#member)),
+            quote_spanned!(ty.span()=> #i => #p::field_value_mut::<#ty>(&mut self.#member)),
         ),
-    };
+    }
+}
+
+/// One entry of the field table: its index, when serde leaves it out and
+/// what it is when missing; the steps themselves are compiled once per
+/// field type.
+fn field_ops(f: &Field, index: usize, p: &TokenStream) -> TokenStream {
+    let member = &f.member;
+    let desc = field_desc(f, p);
     let skip = match &f.skip_if {
         None => quote!(#p::Skip::Never),
         Some(path) if f.with.is_none() && is_option_is_none(path) => quote!(#p::Skip::Null),
@@ -270,8 +289,7 @@ fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
     quote! {
         #p::FieldOps {
             field: #desc,
-            get: #get,
-            get_mut: #get_mut,
+            index: #index,
             skip: #skip,
             missing: #missing,
             applied: #applied,

@@ -7,6 +7,7 @@
 //! boxed for the time of the merge; a diff borrows them.
 
 use super::fallback::{self, FieldPatch, from_field, from_ref, from_value, to_value};
+use super::walk::FieldValue;
 use super::{Field, StrategicMerge};
 use crate::directive::ListDirective;
 use crate::engine::diff::Opts;
@@ -146,17 +147,23 @@ fn list_from<T: StrategicMerge>(v: &Value, field: &Field) -> Result<Vec<Boxed>> 
 }
 
 fn boxed<T: StrategicMerge>(list: Vec<T>) -> Vec<Boxed> {
-    list.into_iter().map(|e| Box::new(e) as Boxed).collect()
+    let mut out: Vec<Boxed> = Vec::with_capacity(list.len());
+    for e in list {
+        out.push(Box::new(e));
+    }
+    out
 }
 
 /// The merged elements, out of their boxes.
 fn unboxed<T: StrategicMerge>(list: Vec<Boxed>) -> Result<Vec<T>> {
-    list.into_iter()
-        .map(|e| match e.into_any().downcast::<T>() {
-            Ok(e) => Ok(*e),
-            Err(_) => Err(ErrorKind::Unsupported("elements of one list of different types".into()).into()),
-        })
-        .collect()
+    let mut out = Vec::with_capacity(list.len());
+    for e in list {
+        match e.into_any().downcast::<T>() {
+            Ok(e) => out.push(*e),
+            Err(_) => return Err(ErrorKind::Internal("elements of one list of different types").into()),
+        }
+    }
+    Ok(out)
 }
 
 /// The elements of a keyed list being merged, owned and boxed: the list
@@ -179,12 +186,28 @@ struct KeyAt {
 }
 
 impl KeyAt {
-    fn of<T: StrategicMerge>(field: &Field) -> Option<KeyAt> {
+    /// `by_name`: the JSON names of the element type's fields, with their
+    /// index in its table.
+    fn of(by_name: Option<&'static [(&'static str, usize)]>, field: &Field) -> Option<KeyAt> {
         let name = field.merge_key?.primary();
-        let table = T::__fields()?;
-        let at = table.by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-        Some(KeyAt { name, index: table.by_name[at].1 })
+        let by_name = by_name?;
+        let at = by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+        Some(KeyAt { name, index: by_name[at].1 })
     }
+}
+
+/// The JSON names of a struct's fields, with their index in its table.
+fn names<T: StrategicMerge>() -> Option<&'static [(&'static str, usize)]> {
+    T::__fields().map(|t| t.by_name)
+}
+
+/// The elements of a list, behind their type's vtable.
+fn elements<T: StrategicMerge>(list: &[T]) -> Vec<&dyn Element> {
+    let mut out: Vec<&dyn Element> = Vec::with_capacity(list.len());
+    for e in list {
+        out.push(e);
+    }
+    out
 }
 
 fn key_of<'e, E: Element + ?Sized>(e: &'e E, name: &str, at: Option<KeyAt>) -> key::Field<KeyValue<'e>> {
@@ -304,26 +327,26 @@ impl DiffElements for Borrowed<'_> {
 
 /// Whether every element exposes its key (or lacks it): no opaque key,
 /// which only the element's JSON would show.
-fn keys_readable<T: StrategicMerge>(list: &[T], fields: KeyFields<'_>, at: Option<KeyAt>) -> bool {
-    let readable = |e: &T, name: &str| {
+fn keys_readable(list: &[&dyn Element], fields: KeyFields<'_>, at: Option<KeyAt>) -> bool {
+    let readable = |e: &dyn Element, name: &str| {
         let key = match at {
-            Some(at) if std::ptr::eq(at.name, name) || at.name == name => Element::key_at(e, at.index),
-            _ => e.__field_key(name),
+            Some(at) if std::ptr::eq(at.name, name) || at.name == name => e.key_at(at.index),
+            _ => e.key_field(name),
         };
         !matches!(key, FieldKey::Opaque)
     };
-    list.iter().all(|e| fields.names().iter().all(|n| readable(e, n)))
+    list.iter().all(|e| fields.names().iter().all(|n| readable(*e, n)))
 }
 
 /// The elements of a list with their primary key, read once; `None` when
 /// a key is opaque (only the element's JSON shows it).
-fn read_keys<'a, T: StrategicMerge>(list: &'a [T], primary: Option<&str>, at: Option<KeyAt>) -> Option<Vec<Read<'a>>> {
+fn read_keys<'a>(list: &[&'a dyn Element], primary: Option<&str>, at: Option<KeyAt>) -> Option<Vec<Read<'a>>> {
     let mut out = Vec::with_capacity(list.len());
-    for e in list {
+    for &e in list {
         let key = match (primary, at) {
             (None, _) => FieldKey::Absent,
-            (Some(_), Some(at)) => Element::key_at(e, at.index),
-            (Some(name), None) => e.__field_key(name),
+            (Some(_), Some(at)) => e.key_at(at.index),
+            (Some(name), None) => e.key_field(name),
         };
         if matches!(key, FieldKey::Opaque) {
             return None;
@@ -335,27 +358,52 @@ fn read_keys<'a, T: StrategicMerge>(list: &'a [T], primary: Option<&str>, at: Op
 
 /// The two-way diff of a keyed list field (`diffListsOfMaps` with the
 /// ordering of `diffLists`).
-pub(crate) fn diff_keyed_list<'a, T: StrategicMerge>(
-    old: &'a Vec<T>,
-    new: &'a Vec<T>,
-    mk: &'a MergeKey<'_>,
-    field: &'a Field,
+pub(crate) fn diff_keyed_list<T: StrategicMerge>(
+    old: &Vec<T>,
+    new: &Vec<T>,
+    mk: &MergeKey<'_>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    let lists = Lists { old, new, old_elems: elements(old), new_elems: elements(new) };
+    diff_lists(lists, names::<T>(), T::shape(), mk, field, patch, opts)
+}
+
+/// Two keyed lists, whole and as their elements.
+struct Lists<'a> {
+    old: &'a dyn FieldValue,
+    new: &'a dyn FieldValue,
+    old_elems: Vec<&'a dyn Element>,
+    new_elems: Vec<&'a dyn Element>,
+}
+
+/// [`diff_keyed_list`] once the elements are behind their vtable; `names`
+/// and `shape` are the element type's.
+fn diff_lists(
+    lists: Lists<'_>,
+    names: Option<&'static [(&'static str, usize)]>,
+    shape: Shape,
+    mk: &MergeKey<'_>,
+    field: &Field,
     patch: &mut Map<String, Value>,
     opts: Opts,
 ) -> Result<()> {
     if matches!(mk, MergeKey::Composite(_)) {
         // Elements named by several fields: the engine's diff of the field.
-        return fallback::diff_field(Some(old), Some(new), field, patch, opts);
+        return fallback::diff_field(Some(lists.old), Some(lists.new), field, patch, opts);
     }
     let fields = KeyFields::primary(mk);
     let primary = fields.names().first().copied();
     // The table's key field is the primary key when it has that name.
-    let at = KeyAt::of::<T>(field).filter(|at| primary == Some(at.name));
-    let (Some(old_read), Some(new_read)) = (read_keys(old, primary, at), read_keys(new, primary, at)) else {
-        return fallback::diff_field(Some(old), Some(new), field, patch, opts);
+    let at = KeyAt::of(names, field).filter(|at| primary == Some(at.name));
+    let (Some(old_read), Some(new_read)) =
+        (read_keys(&lists.old_elems, primary, at), read_keys(&lists.new_elems, primary, at))
+    else {
+        return fallback::diff_field(Some(lists.old), Some(lists.new), field, patch, opts);
     };
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
-    let l = Borrowed { quiet: super::facts::quiet(T::shape()), primary, field };
+    let l = Borrowed { quiet: super::facts::quiet(shape), primary, field };
     let list = keyed_diff::diff(&l, fields, &old_read, &new_read, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));
@@ -378,18 +426,16 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     mk: &MergeKey<'_>,
     field: &Field,
 ) -> Result<bool> {
-    let fields = KeyFields::primary(mk);
-    let at = KeyAt::of::<T>(field);
-    if matches!(mk, MergeKey::Composite(_))
-        || (present && !keys_readable(list, fields, at))
+    let l = Owned { key: KeyAt::of(names::<T>(), field), build: build::<T>, list_from: list_from::<T> };
+    let by_json = matches!(mk, MergeKey::Composite(_))
+        || (present && !keys_readable(&elements(list), KeyFields::primary(mk), l.key))
         || nulls_a_key(&patch, mk.primary())
-        || merges_after_the_list(&patch)
-    {
+        || merges_after_the_list(&patch);
+    if by_json {
         return fallback::apply_field(list, present, patch, field);
     }
-    let l = Owned { key: at, build: build::<T>, list_from: list_from::<T> };
     let live = present.then(|| boxed(std::mem::take(list)));
-    match apply_entries(&l, fields, live, patch, field)? {
+    match apply_entries(&l, KeyFields::primary(mk), live, patch, field)? {
         Some(new) => {
             *list = unboxed(new)?;
             Ok(true)

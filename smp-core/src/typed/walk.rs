@@ -41,6 +41,17 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         None
     }
 
+    /// The value of the field at this index of [`Walk::__fields`], behind
+    /// its type's vtable.
+    fn __field(&self, _index: usize) -> Option<&dyn FieldValue> {
+        None
+    }
+
+    /// [`Walk::__field`], to change it.
+    fn __field_mut(&mut self, _index: usize) -> Option<&mut dyn FieldValue> {
+        None
+    }
+
     /// A Go pointer: the reference also accepts a list under such a field.
     const __POINTER: bool = false;
 
@@ -517,10 +528,8 @@ pub enum Missing<S: 'static> {
 pub struct FieldOps<S: 'static> {
     /// JSON name, strategy, merge key.
     pub field: Field,
-    /// The field's value.
-    pub get: fn(&S) -> &dyn FieldValue,
-    /// The field's value, to change it.
-    pub get_mut: fn(&mut S) -> &mut dyn FieldValue,
+    /// Where the struct's [`Walk::__field`] finds it.
+    pub index: usize,
     /// When serde leaves it out.
     pub skip: Skip<S>,
     /// Its value when a patch removes it.
@@ -529,15 +538,16 @@ pub struct FieldOps<S: 'static> {
     pub applied: bool,
 }
 
-impl<S> FieldOps<S> {
+impl<S: Walk> FieldOps<S> {
     /// The field's value as serde writes it (`None`: left out).
     fn value<'s>(&self, s: &'s S) -> Option<&'s dyn FieldValue> {
+        let v = s.__field(self.index)?;
         let skipped = match &self.skip {
             Skip::Never => false,
-            Skip::Null => (self.get)(s).is_null(),
+            Skip::Null => v.is_null(),
             Skip::If(f) => f(s),
         };
-        if skipped { None } else { Some((self.get)(s)) }
+        if skipped { None } else { Some(v) }
     }
 
     /// The field's value as a merge key.
@@ -555,7 +565,8 @@ impl<S> FieldOps<S> {
             return Ok(());
         }
         let present = !removed && self.value(s).is_some();
-        if (self.get_mut)(s).apply_field(present, patch, &self.field)? {
+        let Some(v) = s.__field_mut(self.index) else { return Ok(()) };
+        if v.apply_field(present, patch, &self.field)? {
             return Ok(());
         }
         self.remove(s)
@@ -564,9 +575,10 @@ impl<S> FieldOps<S> {
     /// Removes the field's key from the JSON: the field takes its missing
     /// value.
     fn remove(&self, s: &mut S) -> Result<()> {
-        match &self.missing {
-            Missing::Type => (self.get_mut)(s).set_missing(self.field.key),
-            Missing::Set(f) => f(s),
+        match (&self.missing, s.__field_mut(self.index)) {
+            (Missing::Set(f), _) => f(s),
+            (Missing::Type, Some(v)) => v.set_missing(self.field.key),
+            (Missing::Type, None) => Ok(()),
         }
     }
 }
@@ -608,7 +620,7 @@ struct StructMut<'a, S: 'static> {
     s: &'a mut S,
 }
 
-impl<S> Fields for Struct<'_, S> {
+impl<S: Walk> Fields for Struct<'_, S> {
     fn count(&self) -> usize {
         self.table.fields.len()
     }
@@ -623,7 +635,7 @@ impl<S> Fields for Struct<'_, S> {
     }
 }
 
-impl<S> Fields for StructMut<'_, S> {
+impl<S: Walk> Fields for StructMut<'_, S> {
     fn count(&self) -> usize {
         self.table.fields.len()
     }
@@ -638,7 +650,7 @@ impl<S> Fields for StructMut<'_, S> {
     }
 }
 
-impl<S> FieldsMut for StructMut<'_, S> {
+impl<S: Walk> FieldsMut for StructMut<'_, S> {
     fn apply(&mut self, i: usize, patch: FieldPatch<'_>, removed: bool) -> Result<()> {
         self.table.fields[i].apply(self.s, patch, removed)
     }
@@ -783,7 +795,7 @@ pub(crate) fn fields_quiet_if_equal_of<S: Walk>(s: &S, table: &'static FieldTabl
 /// walked, as its own fields are compared there: comparing it whole would
 /// compare what comes before a change once more for every level above it.
 /// `equal`: the two structs are known to be `==`.
-pub(crate) fn diff_fields<S>(
+pub(crate) fn diff_fields<S: Walk>(
     old: &S,
     new: &S,
     table: &'static FieldTable<S>,
