@@ -369,30 +369,11 @@ impl<T: StrategicMerge> Walk for Vec<T> {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        let strategy = field.strategy;
-        let nested_lists = matches!(T::shape(), Shape::List(_));
-        if let (Some(a), Some(b), false) = (old, new, nested_lists) {
-            if let Some(mk) = keyed::<T>(field) {
-                return keyed::diff_keyed_list(a, b, mk, field, patch, opts);
-            }
-            if strategy.merge && a == b && sorted_strings(a) {
-                // An unchanged set; only an unsorted one would get a
-                // `$setElementOrder`.
-                return Ok(());
-            }
-            if !strategy.merge {
-                // A replaced list is sent whole when its JSON changed (values
-                // may differ where serde does not look: skipped fields).
-                if a != b && opts.additions() {
-                    let new = to_value(b)?;
-                    if !deep_eq(&to_value(a)?, &new) {
-                        patch.insert(field.key.to_string(), new);
-                    }
-                }
-                return Ok(());
-            }
+        let nested = matches!(T::shape(), Shape::List(_));
+        if let (Some(a), Some(b), false, Some(mk)) = (old, new, nested, keyed::<T>(field)) {
+            return keyed::diff_keyed_list(a, b, mk, field, patch, opts);
         }
-        fallback::diff_field(old.map(|v| v as &dyn FieldValue), new.map(|v| v as &dyn FieldValue), field, patch, opts)
+        diff_list(old.map(|v| v as &dyn FieldValue), new.map(|v| v as &dyn FieldValue), nested, field, patch, opts)
     }
 
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
@@ -401,6 +382,37 @@ impl<T: StrategicMerge> Walk for Vec<T> {
             None => apply_list(self, present, matches!(T::shape(), Shape::List(_)), patch, field),
         }
     }
+}
+
+/// Diff of a list that is not merged by key (`nested`: a list of lists).
+fn diff_list(
+    old: Option<&dyn FieldValue>,
+    new: Option<&dyn FieldValue>,
+    nested: bool,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    if let (Some(a), Some(b), false) = (old, new, nested) {
+        // Equal sets whose elements are sorted: what `quiet_if_equal` checks.
+        if field.strategy.merge && b.same(a) && a.quiet_if_equal(field) {
+            // An unchanged set; only an unsorted one would get a
+            // `$setElementOrder`.
+            return Ok(());
+        }
+        if !field.strategy.merge {
+            // A replaced list is sent whole when its JSON changed (values
+            // may differ where serde does not look: skipped fields).
+            if !b.same(a) && opts.additions() {
+                let new = b.json()?;
+                if !deep_eq(&a.json()?, &new) {
+                    patch.insert(field.key.to_string(), new);
+                }
+            }
+            return Ok(());
+        }
+    }
+    fallback::diff_field(old, new, field, patch, opts)
 }
 
 /// Apply to a list that is not merged by key (`nested`: a list of lists).

@@ -234,13 +234,9 @@ pub mod by_table {
 
     /// [`Walk::__apply_object`].
     pub fn apply_object<S: Walk>(s: &mut S, patch: &Map<String, Value>) -> Result<()> {
-        match S::__fields().map(|table| (table, group_patch(patch, table.by_name))) {
-            Some((table, Grouped::Fields(fields, retain))) => {
-                apply_fields(&mut StructMut { table, s }, fields, retain, patch)
-            }
-            Some((_, Grouped::Directive(directive))) => s.__set_json(&directive_object(directive, patch)?, None),
-            // Keys that name no field.
-            Some((_, Grouped::Whole)) | None => fallback::apply_object(s, patch, S::__shape()),
+        match S::__fields() {
+            Some(table) => apply_struct(&mut StructMut { table, s }, patch),
+            None => fallback::apply_object(s, patch, S::__shape()),
         }
     }
 }
@@ -606,6 +602,15 @@ pub(crate) trait FieldsMut: Fields {
 
     /// Removes the field's key from the JSON.
     fn remove(&mut self, i: usize) -> Result<()>;
+
+    /// The struct's JSON names, with their index in its table.
+    fn by_name(&self) -> &'static [(&'static str, usize)];
+
+    /// The struct's schema.
+    fn shape(&self) -> Shape;
+
+    /// The whole struct, behind its type's vtable.
+    fn whole(&mut self) -> &mut dyn FieldValue;
 }
 
 /// A struct and its table.
@@ -658,6 +663,18 @@ impl<S: Walk> FieldsMut for StructMut<'_, S> {
     fn remove(&mut self, i: usize) -> Result<()> {
         self.table.fields[i].remove(self.s)
     }
+
+    fn by_name(&self) -> &'static [(&'static str, usize)] {
+        self.table.by_name
+    }
+
+    fn shape(&self) -> Shape {
+        S::__shape()
+    }
+
+    fn whole(&mut self) -> &mut dyn FieldValue {
+        self.s
+    }
 }
 
 /// Where a field's value is in the JSON.
@@ -666,6 +683,20 @@ fn presence(v: Option<&dyn FieldValue>) -> Presence {
         None => Presence::Absent,
         Some(v) if v.is_null() => Presence::Null,
         Some(_) => Presence::Value,
+    }
+}
+
+/// Applies a patch map to a struct, field by field when its keys name
+/// fields.
+fn apply_struct(s: &mut dyn FieldsMut, patch: &Map<String, Value>) -> Result<()> {
+    match group_patch(patch, s.by_name()) {
+        Grouped::Fields(fields, retain) => apply_fields(s, fields, retain, patch),
+        Grouped::Directive(directive) => s.whole().set_json(&directive_object(directive, patch)?, None),
+        // Keys that name no field.
+        Grouped::Whole => {
+            let shape = s.shape();
+            fallback::apply_object(s.whole(), patch, shape)
+        }
     }
 }
 
