@@ -2,11 +2,12 @@
 //!
 //! `#[derive(StrategicMerge)]` implements the hidden walker (`Walk`,
 //! `typed/walk.rs`) for a struct: a constant table of its fields, each with
-//! its patch metadata (strategy, merge key) and where its value is, seen
-//! through its type's vtable; one routine walks every struct's table, and
-//! a field's diff and apply steps are compiled once per field type (the
-//! keyed lists' algorithms once for all element types), which keeps the
-//! code generated for many types small. Every type the walker
+//! its patch metadata (strategy, merge key), and one accessor that reaches
+//! a field's value behind its type's vtable. One routine walks every
+//! struct's table; a field is diffed and patched in place through the
+//! vtable, by steps written once for every type (scalars, structs, lists,
+//! options, the keyed lists' algorithms), so that each type adds only its
+//! serde code and a few small methods to the program that uses it. Every type the walker
 //! knows gets the public [`StrategicMerge`] methods, the same for all. Diff
 //! walks the two values field by field (equal scalars compare with `==`,
 //! equal keyed lists pair up by position without an index), apply walks
