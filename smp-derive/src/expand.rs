@@ -216,16 +216,16 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
             })
         }
         fn __field(&self, index: usize) -> ::core::option::Option<&dyn #p::FieldValue> {
-            ::core::option::Option::Some(match index {
+            match index {
                 #(#get,)*
-                _ => return ::core::option::Option::None,
-            })
+                _ => ::core::option::Option::None,
+            }
         }
         fn __field_mut(&mut self, index: usize) -> ::core::option::Option<&mut dyn #p::FieldValue> {
-            ::core::option::Option::Some(match index {
+            match index {
                 #(#get_mut,)*
-                _ => return ::core::option::Option::None,
-            })
+                _ => ::core::option::Option::None,
+            }
         }
         fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
             #p::by_table::field_key(self, json_name)
@@ -255,14 +255,14 @@ fn field_access(f: &Field, i: usize, p: &TokenStream) -> (TokenStream, TokenStre
     let ty = &f.ty;
     match &f.with {
         Some(_) => (
-            quote!(#i => #p::Json::<#ty>::wrap(&self.#member)),
-            quote!(#i => #p::Json::<#ty>::wrap_mut(&mut self.#member)),
+            quote!(#i => ::core::option::Option::Some(#p::Json::<#ty>::wrap(&self.#member))),
+            quote!(#i => ::core::option::Option::Some(#p::Json::<#ty>::wrap_mut(&mut self.#member))),
         ),
         // Spanned at the type, so that a type without the walker is one
         // error there (the schema's), not one more at the derive.
         None => (
-            quote_spanned!(ty.span()=> #i => #p::field_value::<#ty>(&self.#member)),
-            quote_spanned!(ty.span()=> #i => #p::field_value_mut::<#ty>(&mut self.#member)),
+            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(#p::field_value::<#ty>(&self.#member))),
+            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(#p::field_value_mut::<#ty>(&mut self.#member))),
         ),
     }
 }
