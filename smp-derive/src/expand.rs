@@ -212,20 +212,19 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     quote! {
         fn __fields() -> ::core::option::Option<&'static #p::FieldTable<Self>> {
             ::core::option::Option::Some(const {
-                &#p::FieldTable { fields: &[#(#ops),*], by_name: &[#(#names),*] }
+                &#p::FieldTable {
+                    fields: &[#(#ops),*],
+                    by_name: &[#(#names),*],
+                    get: |s, index| match index {
+                        #(#get,)*
+                        _ => ::core::option::Option::None,
+                    },
+                    get_mut: |s, index| match index {
+                        #(#get_mut,)*
+                        _ => ::core::option::Option::None,
+                    },
+                }
             })
-        }
-        fn __field(&self, index: usize) -> ::core::option::Option<&dyn #p::FieldValue> {
-            match index {
-                #(#get,)*
-                _ => ::core::option::Option::None,
-            }
-        }
-        fn __field_mut(&mut self, index: usize) -> ::core::option::Option<&mut dyn #p::FieldValue> {
-            match index {
-                #(#get_mut,)*
-                _ => ::core::option::Option::None,
-            }
         }
         fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
             #p::by_table::field_key(self, json_name)
@@ -248,21 +247,22 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     }
 }
 
-/// The match arms that reach the field at index `i` behind its type's
-/// vtable, to read it and to change it.
+/// The match arms that reach the field at index `i` of `s` behind its
+/// type's vtable, to read it and to change it (in one function per
+/// struct, not one per field).
 fn field_access(f: &Field, i: usize, p: &TokenStream) -> (TokenStream, TokenStream) {
     let member = &f.member;
     let ty = &f.ty;
     match &f.with {
         Some(_) => (
-            quote!(#i => ::core::option::Option::Some(#p::Json::<#ty>::wrap(&self.#member))),
-            quote!(#i => ::core::option::Option::Some(#p::Json::<#ty>::wrap_mut(&mut self.#member))),
+            quote!(#i => ::core::option::Option::Some(#p::Json::<#ty>::wrap(&s.#member))),
+            quote!(#i => ::core::option::Option::Some(#p::Json::<#ty>::wrap_mut(&mut s.#member))),
         ),
         // Spanned at the type, so that a type without the walker is one
         // error there (the schema's), not one more at the derive.
         None => (
-            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(#p::field_value::<#ty>(&self.#member))),
-            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(#p::field_value_mut::<#ty>(&mut self.#member))),
+            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(#p::field_value::<#ty>(&s.#member))),
+            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(#p::field_value_mut::<#ty>(&mut s.#member))),
         ),
     }
 }

@@ -41,17 +41,6 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         None
     }
 
-    /// The value of the field at this index of [`Walk::__fields`], behind
-    /// its type's vtable.
-    fn __field(&self, _index: usize) -> Option<&dyn FieldValue> {
-        None
-    }
-
-    /// [`Walk::__field`], to change it.
-    fn __field_mut(&mut self, _index: usize) -> Option<&mut dyn FieldValue> {
-        None
-    }
-
     /// A Go pointer: the reference also accepts a list under such a field.
     const __POINTER: bool = false;
 
@@ -249,6 +238,10 @@ pub struct FieldTable<S: 'static> {
     /// The JSON names of the fields a patch may set, sorted, with their
     /// index in `fields` (the first field of a name wins).
     pub by_name: &'static [(&'static str, usize)],
+    /// The value of the field at an index, behind its type's vtable.
+    pub get: for<'s> fn(&'s S, usize) -> Option<&'s dyn FieldValue>,
+    /// The same, to change it.
+    pub get_mut: for<'s> fn(&'s mut S, usize) -> Option<&'s mut dyn FieldValue>,
 }
 
 /// Where a field's value is in the struct's JSON form.
@@ -524,7 +517,7 @@ pub enum Missing<S: 'static> {
 pub struct FieldOps<S: 'static> {
     /// JSON name, strategy, merge key.
     pub field: Field,
-    /// Where the struct's [`Walk::__field`] finds it.
+    /// Where the table's accessors find it.
     pub index: usize,
     /// When serde leaves it out.
     pub skip: Skip<S>,
@@ -537,7 +530,7 @@ pub struct FieldOps<S: 'static> {
 impl<S: Walk> FieldOps<S> {
     /// The field's value as serde writes it (`None`: left out).
     fn value<'s>(&self, s: &'s S) -> Option<&'s dyn FieldValue> {
-        let v = s.__field(self.index)?;
+        let v = (S::__fields()?.get)(s, self.index)?;
         let skipped = match &self.skip {
             Skip::Never => false,
             Skip::Null => v.is_null(),
@@ -561,7 +554,7 @@ impl<S: Walk> FieldOps<S> {
             return Ok(());
         }
         let present = !removed && self.value(s).is_some();
-        let Some(v) = s.__field_mut(self.index) else { return Ok(()) };
+        let Some(v) = field_mut(s, self.index) else { return Ok(()) };
         if v.apply_field(present, patch, &self.field)? {
             return Ok(());
         }
@@ -571,12 +564,17 @@ impl<S: Walk> FieldOps<S> {
     /// Removes the field's key from the JSON: the field takes its missing
     /// value.
     fn remove(&self, s: &mut S) -> Result<()> {
-        match (&self.missing, s.__field_mut(self.index)) {
+        match (&self.missing, field_mut(s, self.index)) {
             (Missing::Set(f), _) => f(s),
             (Missing::Type, Some(v)) => v.set_missing(self.field.key),
             (Missing::Type, None) => Ok(()),
         }
     }
+}
+
+/// The struct's field at this index of its table, to change it.
+fn field_mut<S: Walk>(s: &mut S, index: usize) -> Option<&mut dyn FieldValue> {
+    (S::__fields()?.get_mut)(s, index)
 }
 
 /// A struct value with its field table, seen without its type: the walk
