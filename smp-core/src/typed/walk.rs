@@ -20,6 +20,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::any::Any;
+use std::ops::{Deref, DerefMut};
 
 /// How the typed layer walks a type: its schema, its fields and the
 /// per-field steps of diff and apply. `#[derive(StrategicMerge)]` and the
@@ -224,7 +225,7 @@ pub mod by_table {
     /// [`Walk::__apply_object`].
     pub fn apply_object<S: Walk>(s: &mut S, patch: &Map<String, Value>) -> Result<()> {
         match S::__fields() {
-            Some(table) => apply_struct(&mut StructMut { table, s }, patch),
+            Some(table) => apply_struct(&mut Struct { table, s }, patch),
             None => fallback::apply_object(s, patch, S::__shape()),
         }
     }
@@ -611,19 +612,14 @@ pub(crate) trait FieldsMut: Fields {
     fn whole(&mut self) -> &mut dyn FieldValue;
 }
 
-/// A struct and its table.
-struct Struct<'a, S: 'static> {
+/// A struct and its table; `R` is a reference to the struct, `&mut S`
+/// when it is being patched.
+struct Struct<S: 'static, R> {
     table: &'static FieldTable<S>,
-    s: &'a S,
+    s: R,
 }
 
-/// A struct being patched and its table.
-struct StructMut<'a, S: 'static> {
-    table: &'static FieldTable<S>,
-    s: &'a mut S,
-}
-
-impl<S: Walk> Fields for Struct<'_, S> {
+impl<S: Walk, R: Deref<Target = S>> Fields for Struct<S, R> {
     fn count(&self) -> usize {
         self.table.fields.len()
     }
@@ -634,32 +630,17 @@ impl<S: Walk> Fields for Struct<'_, S> {
     }
 
     fn value(&self, i: usize) -> Option<&dyn FieldValue> {
-        self.table.fields[i].value(self.s)
+        self.table.fields[i].value(&*self.s)
     }
 }
 
-impl<S: Walk> Fields for StructMut<'_, S> {
-    fn count(&self) -> usize {
-        self.table.fields.len()
-    }
-
-    fn field(&self, i: usize) -> (&Field, bool) {
-        let ops = &self.table.fields[i];
-        (&ops.field, ops.applied)
-    }
-
-    fn value(&self, i: usize) -> Option<&dyn FieldValue> {
-        self.table.fields[i].value(self.s)
-    }
-}
-
-impl<S: Walk> FieldsMut for StructMut<'_, S> {
+impl<S: Walk, R: DerefMut<Target = S>> FieldsMut for Struct<S, R> {
     fn apply(&mut self, i: usize, patch: FieldPatch<'_>, removed: bool) -> Result<()> {
-        self.table.fields[i].apply(self.s, patch, removed)
+        self.table.fields[i].apply(&mut *self.s, patch, removed)
     }
 
     fn remove(&mut self, i: usize) -> Result<()> {
-        self.table.fields[i].remove(self.s)
+        self.table.fields[i].remove(&mut *self.s)
     }
 
     fn by_name(&self) -> &'static [(&'static str, usize)] {
@@ -671,7 +652,7 @@ impl<S: Walk> FieldsMut for StructMut<'_, S> {
     }
 
     fn whole(&mut self) -> &mut dyn FieldValue {
-        self.s
+        &mut *self.s
     }
 }
 
