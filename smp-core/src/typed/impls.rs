@@ -4,7 +4,7 @@
 
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, from_ref, take_new_value, to_value};
-use super::walk::FieldValue;
+use super::walk::{FieldValue, typed};
 use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
 use crate::directive::PATCH;
 use crate::engine::diff::Opts;
@@ -236,25 +236,18 @@ impl<T: StrategicMerge> Walk for Option<T> {
         Ok(())
     }
 
+    fn __as_option(&self) -> Option<Option<&dyn FieldValue>> {
+        Some(self.as_ref().map(|v| v as &dyn FieldValue))
+    }
+
     fn __diff_field(
-        old: Option<&Self>,
-        new: Option<&Self>,
+        old: Option<&dyn FieldValue>,
+        new: Option<&dyn FieldValue>,
         field: &Field,
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        match (old, new) {
-            (Some(Some(a)), Some(Some(b))) => T::__diff_field(Some(a), Some(b), field, patch, opts),
-            (None, None) | (Some(None), Some(None)) => Ok(()),
-            // null on one side: a change of JSON type, or an addition/removal.
-            (old, new) => fallback::diff_field(
-                old.map(|v| v as &dyn FieldValue),
-                new.map(|v| v as &dyn FieldValue),
-                field,
-                patch,
-                opts,
-            ),
-        }
+        diff_option(old, new, field, patch, opts)
     }
 
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
@@ -263,6 +256,27 @@ impl<T: StrategicMerge> Walk for Option<T> {
             _ => apply_null(self, present, patch, field),
         }
     }
+}
+
+/// Diff of an optional field: the values inside when both are set.
+fn diff_option(
+    old: Option<&dyn FieldValue>,
+    new: Option<&dyn FieldValue>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    match (old.map(inside), new.map(inside)) {
+        (Some(Some(a)), Some(Some(b))) => b.diff_field(true, Some(a), field, patch, opts),
+        (None, None) | (Some(None), Some(None)) => Ok(()),
+        // null on one side: a change of JSON type, or an addition/removal.
+        _ => fallback::diff_field(old, new, field, patch, opts),
+    }
+}
+
+/// The value inside an `Option` (`None`: it is `None`).
+fn inside(v: &dyn FieldValue) -> Option<&dyn FieldValue> {
+    v.as_option().flatten()
 }
 
 /// Apply to an optional field that is null or absent. A JSON null behaves
@@ -322,13 +336,14 @@ macro_rules! pointer_impl {
                 $mut(self).__set_json(v, field)
             }
             fn __diff_field(
-                old: Option<&Self>,
-                new: Option<&Self>,
+                old: Option<&dyn FieldValue>,
+                new: Option<&dyn FieldValue>,
                 field: &Field,
                 patch: &mut Map<String, Value>,
                 opts: Opts,
             ) -> Result<()> {
-                T::__diff_field(old.map(|p| &**p), new.map(|p| &**p), field, patch, opts)
+                let inner = |v| Ok::<_, crate::error::Error>(typed::<Self>(v)?.map(|p| &**p as &dyn FieldValue));
+                T::__diff_field(inner(old)?, inner(new)?, field, patch, opts)
             }
             fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
                 $mut(self).__apply_field(present, patch, field)
@@ -363,17 +378,19 @@ impl<T: StrategicMerge> Walk for Vec<T> {
     }
 
     fn __diff_field(
-        old: Option<&Self>,
-        new: Option<&Self>,
+        old: Option<&dyn FieldValue>,
+        new: Option<&dyn FieldValue>,
         field: &Field,
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
         let nested = matches!(T::shape(), Shape::List(_));
-        if let (Some(a), Some(b), false, Some(mk)) = (old, new, nested, keyed::<T>(field)) {
+        if let (false, Some(mk)) = (nested, keyed::<T>(field))
+            && let (Some(a), Some(b)) = (typed::<Self>(old)?, typed::<Self>(new)?)
+        {
             return keyed::diff_keyed_list(a, b, mk, field, patch, opts);
         }
-        diff_list(old.map(|v| v as &dyn FieldValue), new.map(|v| v as &dyn FieldValue), nested, field, patch, opts)
+        diff_list(old, new, nested, field, patch, opts)
     }
 
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
@@ -522,9 +539,9 @@ macro_rules! map_impl {
                 !self.contains_key(PATCH)
             }
 
-            fn __diff_field(old: Option<&Self>, new: Option<&Self>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
+            fn __diff_field(old: Option<&dyn FieldValue>, new: Option<&dyn FieldValue>, field: &Field, patch: &mut Map<String, Value>, opts: Opts) -> Result<()> {
                 let strategy = field.strategy;
-                if let (Some(a), Some(b)) = (old, new) {
+                if let (Some(a), Some(b)) = (typed::<Self>(old)?, typed::<Self>(new)?) {
                     if a == b && !strategy.replace && !a.contains_key(PATCH) {
                         return Ok(());
                     }
@@ -534,7 +551,7 @@ macro_rules! map_impl {
                         }
                     }
                 }
-                fallback::diff_field(old.map(|v| v as &dyn FieldValue), new.map(|v| v as &dyn FieldValue), field, patch, opts)
+                fallback::diff_field(old, new, field, patch, opts)
             }
 
             fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {

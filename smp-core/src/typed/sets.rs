@@ -16,7 +16,7 @@
 
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, from_value, to_value};
-use super::walk::FieldValue;
+use super::walk::{FieldValue, typed};
 use super::{Field, StrategicMerge, Walk};
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -95,13 +95,13 @@ macro_rules! set_impl {
             }
 
             fn __diff_field(
-                old: Option<&Self>,
-                new: Option<&Self>,
+                old: Option<&dyn FieldValue>,
+                new: Option<&dyn FieldValue>,
                 field: &Field,
                 patch: &mut Map<String, Value>,
                 opts: Opts,
             ) -> Result<()> {
-                diff_set(old, new, field, patch, opts)
+                diff_set(typed::<Self>(old)?, typed::<Self>(new)?, field, patch, opts)
             }
 
             fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
@@ -140,19 +140,19 @@ macro_rules! scalar_key_map_impl {
             }
 
             fn __diff_field(
-                old: Option<&Self>,
-                new: Option<&Self>,
+                old: Option<&dyn FieldValue>,
+                new: Option<&dyn FieldValue>,
                 field: &Field,
                 patch: &mut Map<String, Value>,
                 opts: Opts,
             ) -> Result<()> {
                 if let (Some(a), Some(b)) = (old, new)
-                    && a == b
+                    && b.same(a)
                     && !field.strategy.replace
                 {
                     return Ok(());
                 }
-                fallback::diff_field(old.map(|v| v as &dyn FieldValue), new.map(|v| v as &dyn FieldValue), field, patch, opts)
+                fallback::diff_field(old, new, field, patch, opts)
             }
         }
 

@@ -133,16 +133,16 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         Ok(())
     }
 
-    /// Adds to `patch` what turns the field value `old` into `new` (`None`:
-    /// the field is absent from the JSON).
+    /// Adds to `patch` what turns the field value `old` into `new`, values
+    /// of this type behind their vtable (`None`: the field is absent from
+    /// the JSON).
     fn __diff_field(
-        old: Option<&Self>,
-        new: Option<&Self>,
+        old: Option<&dyn FieldValue>,
+        new: Option<&dyn FieldValue>,
         field: &Field,
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        let (old, new) = (old.map(as_dyn), new.map(as_dyn));
         if Self::__SCALAR {
             diff_scalar(old, new, field, patch, opts)
         } else if Self::__OBJECT || Self::__fields().is_some() {
@@ -150,6 +150,11 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         } else {
             fallback::diff_field(old, new, field, patch, opts)
         }
+    }
+
+    /// An `Option`, seen through: `Some(inner)` (`None`: another type).
+    fn __as_option(&self) -> Option<Option<&dyn FieldValue>> {
+        None
     }
 
     /// Applies the patch entries of one field to its value, in place
@@ -165,11 +170,6 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
             fallback::apply_field(self, present, patch, field)
         }
     }
-}
-
-/// A value behind its type's vtable.
-fn as_dyn<T: Walk>(v: &T) -> &dyn FieldValue {
-    v
 }
 
 /// The error for a field absent from the JSON that its type requires.
@@ -302,6 +302,9 @@ pub trait FieldValue: Any {
     /// The value's JSON form.
     fn json(&self) -> Result<Value>;
 
+    /// [`Walk::__as_option`].
+    fn as_option(&self) -> Option<Option<&dyn FieldValue>>;
+
     /// Sets the value from its JSON form (an error is at the key of the
     /// field, if any, that holds it).
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()>;
@@ -313,7 +316,8 @@ pub trait FieldValue: Any {
     fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()>;
 }
 
-fn same_type<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
+/// A value behind the vtable as the type it is (`None`: absent).
+pub(crate) fn typed<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
     let Some(v) = other else { return Ok(None) };
     let v: &dyn Any = v;
     match v.downcast_ref::<T>() {
@@ -361,8 +365,8 @@ impl<T: Walk> FieldValue for T {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        let other = same_type::<T>(other)?;
-        let (old, new) = if self_is_new { (other, Some(self)) } else { (Some(self), other) };
+        let this: &dyn FieldValue = self;
+        let (old, new) = if self_is_new { (other, Some(this)) } else { (Some(this), other) };
         T::__diff_field(old, new, field, patch, opts)
     }
 
@@ -376,6 +380,10 @@ impl<T: Walk> FieldValue for T {
 
     fn json(&self) -> Result<Value> {
         self.__json()
+    }
+
+    fn as_option(&self) -> Option<Option<&dyn FieldValue>> {
+        self.__as_option()
     }
 
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
@@ -477,6 +485,10 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
 
     fn json(&self) -> Result<Value> {
         fallback::to_value(&self.0)
+    }
+
+    fn as_option(&self) -> Option<Option<&dyn FieldValue>> {
+        None
     }
 
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
