@@ -57,7 +57,13 @@ pub fn implementation(c: &Container) -> TokenStream {
         _ => quote!(),
     };
     let methods = quote!(#shape #methods);
-    let methods = if c.foreign.is_some() { inline_methods(methods) } else { methods };
+    let methods = if c.foreign.is_some() {
+        // k8s-openapi's readers take JSON text and `Value`s alike.
+        let methods = inline_methods(methods);
+        quote!(const __JSON_TEXT: bool = false; #methods)
+    } else {
+        methods
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics #p::Walk for #self_ty #where_clause {

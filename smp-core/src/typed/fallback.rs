@@ -131,12 +131,28 @@ pub(crate) fn from_field<T: DeserializeOwned>(v: &Value, field: Option<&Field>) 
         });
         Ok(())
     };
-    read_json(v, &mut read)
-        .and_then(|()| out.ok_or_else(|| ErrorKind::Internal("a value read without a result").into()))
-        .map_err(|e| match field {
-            Some(f) => e.at_key(f.key),
-            None => e,
-        })
+    read_json(v, field, true, &mut read)?;
+    out.ok_or_else(nothing_read)
+}
+
+/// [`from_field`] for a type whose serde reads from JSON text nothing it
+/// refuses from a `Value` (the types of k8s-openapi): no text reader is
+/// compiled for it.
+pub(crate) fn from_field_value<T: DeserializeOwned>(v: &Value, field: Option<&Field>) -> Result<T> {
+    let mut out = None;
+    let mut read = |input: Input<'_>| {
+        if let Input::Value(v) = input {
+            out = Some(T::deserialize(v)?);
+        }
+        Ok(())
+    };
+    read_json(v, field, false, &mut read)?;
+    out.ok_or_else(nothing_read)
+}
+
+#[cold]
+fn nothing_read() -> crate::error::Error {
+    ErrorKind::Internal("a value read without a result").into()
 }
 
 /// What a typed value is read from.
@@ -146,8 +162,13 @@ enum Input<'a> {
 }
 
 /// Reads `v` with `read`: as it is, then with whole floats as the integers
-/// Go prints, then from its text.
-fn read_json(v: &Value, read: &mut dyn FnMut(Input<'_>) -> serde_json::Result<()>) -> Result<()> {
+/// Go prints, then (`text`) from its text; an error is at the field's key.
+fn read_json(
+    v: &Value,
+    field: Option<&Field>,
+    text: bool,
+    read: &mut dyn FnMut(Input<'_>) -> serde_json::Result<()>,
+) -> Result<()> {
     let first = match read(Input::Value(v)) {
         Ok(()) => return Ok(()),
         Err(e) => e,
@@ -163,10 +184,15 @@ fn read_json(v: &Value, read: &mut dyn FnMut(Input<'_>) -> serde_json::Result<()
     // serde_json reads a few forms from text that it refuses from a
     // `Value` (a struct variant written as a list): the value is read as
     // the JSON route reads its result, from its text.
-    match serde_json::to_string(v).map(|text| read(Input::Text(&text))) {
-        Ok(Ok(())) => Ok(()),
-        _ => Err(deserialize_error(e)),
+    let from_text = text && serde_json::to_string(v).is_ok_and(|text| read(Input::Text(&text)).is_ok());
+    if from_text {
+        return Ok(());
     }
+    let e = deserialize_error(e);
+    Err(match field {
+        Some(f) => e.at_key(f.key),
+        None => e,
+    })
 }
 
 /// The integer Go prints for a whole float64 ([`go_integer`](crate::value::go_integer)).

@@ -3,7 +3,7 @@
 //! (exact, JSON) path.
 
 use super::depth::elements_ok;
-use super::fallback::{self, FieldPatch, from_ref, take_new_value, to_value};
+use super::fallback::{self, FieldPatch, take_new_value, to_value};
 use super::walk::{FieldValue, typed};
 use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
 use crate::directive::PATCH;
@@ -181,6 +181,7 @@ where
 }
 
 impl<T: StrategicMerge> Walk for Option<T> {
+    const __JSON_TEXT: bool = T::__JSON_TEXT;
     const __POINTER: bool = true;
     const __SCALAR: bool = T::__SCALAR;
     const __KEY_EQ: bool = T::__KEY_EQ;
@@ -228,11 +229,7 @@ impl<T: StrategicMerge> Walk for Option<T> {
     }
 
     fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
-        match self {
-            _ if v.is_null() => *self = None,
-            Some(inner) => inner.__set_json(v, field)?,
-            None => *self = Some(fallback::from_field(v, field)?),
-        }
+        *self = if v.is_null() { None } else { Some((T::__READ)(v, field)?) };
         Ok(())
     }
 
@@ -296,6 +293,7 @@ fn apply_null(v: &mut dyn FieldValue, present: bool, patch: FieldPatch<'_>, fiel
 macro_rules! pointer_impl {
     ($ptr:ident, $mut:expr) => {
         impl<T: StrategicMerge> Walk for $ptr<T> {
+            const __JSON_TEXT: bool = T::__JSON_TEXT;
             const __SCALAR: bool = T::__SCALAR;
             const __KEY_EQ: bool = T::__KEY_EQ;
             const __MERGED_SET: bool = T::__MERGED_SET;
@@ -357,6 +355,8 @@ pointer_impl!(Rc, Rc::make_mut);
 pointer_impl!(Arc, Arc::make_mut);
 
 impl<T: StrategicMerge> Walk for Vec<T> {
+    const __JSON_TEXT: bool = T::__JSON_TEXT;
+
     fn __shape() -> Shape {
         Shape::List(T::shape)
     }
@@ -525,6 +525,8 @@ fn diff_scalar_maps<'m, T: StrategicMerge>(
 macro_rules! map_impl {
     ([$($generics:tt)*] $map:ty, $t:ty) => {
         impl<$($generics)*> Walk for $map {
+            const __JSON_TEXT: bool = <$t>::__JSON_TEXT;
+
             fn __shape() -> Shape {
                 Shape::Map(<$t>::shape)
             }
@@ -564,7 +566,7 @@ macro_rules! map_impl {
                             if v.is_null() {
                                 self.remove(k);
                             } else {
-                                self.insert(k.clone(), from_ref(v).map_err(|e| e.at_key(k).at_key(field.key))?);
+                                self.insert(k.clone(), (<$t>::__READ)(v, None).map_err(|e| e.at_key(k).at_key(field.key))?);
                             }
                         }
                         return Ok(true);

@@ -6,9 +6,9 @@
 //! own small steps (key, JSON, merge, diff). A merge moves the elements,
 //! boxed for the time of the merge; a diff borrows them.
 
-use super::fallback::{self, FieldPatch, from_field, from_ref, from_value, to_value};
+use super::fallback::{self, FieldPatch, to_value};
 use super::walk::FieldValue;
-use super::{Field, StrategicMerge};
+use super::{Field, StrategicMerge, Walk};
 use crate::directive::ListDirective;
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result, bad_arg};
@@ -114,7 +114,7 @@ impl<T: StrategicMerge> Element for T {
             // the reference merges them (a step in between may not fit `T`).
             several => {
                 let merged = merge_json(to_value(&*self)?, several, T::shape())?;
-                *self = from_value(merged)?;
+                *self = (T::__READ)(&merged, None)?;
                 Ok(())
             }
         }
@@ -135,14 +135,17 @@ type Build = fn(&Value, &[&Map<String, Value>]) -> Result<Boxed>;
 /// A new element of type `T` from a patch element, with more patch
 /// elements merged into it one after the other.
 fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Result<Boxed> {
-    let e: T =
-        if then.is_empty() { from_ref(patch)? } else { from_value(merge_json(patch.clone(), then, T::shape())?)? };
+    let e: T = if then.is_empty() {
+        (T::__READ)(patch, None)?
+    } else {
+        (T::__READ)(&merge_json(patch.clone(), then, T::shape())?, None)?
+    };
     Ok(Box::new(e))
 }
 
 /// A list of `T` read from a patch value, its elements boxed.
 fn list_from<T: StrategicMerge>(v: &Value, field: &Field) -> Result<Vec<Boxed>> {
-    let list: Vec<T> = from_field(v, Some(field))?;
+    let list = (<Vec<T> as Walk>::__READ)(v, Some(field))?;
     Ok(boxed(list))
 }
 

@@ -48,6 +48,16 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// A string, number, boolean or other scalar: a patch replaces it.
     const __SCALAR: bool = false;
 
+    /// serde may read values of this type from JSON text that it refuses
+    /// from their `Value` (a struct variant written as a list); false for
+    /// the types of k8s-openapi, whose readers take both alike.
+    const __JSON_TEXT: bool = true;
+
+    /// Reads a value of this type from JSON ([`Walk::__JSON_TEXT`] says
+    /// which reader; only the one chosen is compiled).
+    const __READ: Read<Self> =
+        if Self::__JSON_TEXT { fallback::from_field::<Self> } else { fallback::from_field_value::<Self> };
+
     /// A JSON object without a field table (its serde form is not its
     /// fields one by one): diffed and patched as a whole object.
     const __OBJECT: bool = false;
@@ -129,7 +139,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// Sets the value from its JSON form; an error is at the key of the
     /// field (if any) that holds it.
     fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
-        *self = fallback::from_field(v, field)?;
+        *self = (Self::__READ)(v, field)?;
         Ok(())
     }
 
@@ -230,6 +240,10 @@ pub mod by_table {
         }
     }
 }
+
+/// A reader of a type's values from JSON; an error is at the key of the
+/// field (if any) that holds the value.
+pub type Read<T> = fn(&Value, Option<&Field>) -> Result<T>;
 
 /// The fields of a struct: a constant table that generated code writes,
 /// walked by the one routine below for every struct.
