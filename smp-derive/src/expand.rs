@@ -206,7 +206,7 @@ fn struct_field_methods() -> TokenStream {
 /// small functions that reach it; one routine in smp-core walks every
 /// table.
 fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
-    let ops = fields.iter().enumerate().map(|(i, f)| field_ops(f, i, p));
+    let ops = fields.iter().map(|f| field_ops(f, p));
     // The JSON names a patch may set, sorted, each with its field's index,
     // for a binary search; the first field of a name wins.
     let mut sorted: Vec<(&String, usize)> =
@@ -214,88 +214,140 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     sorted.sort_by(|a, b| a.0.cmp(b.0));
     sorted.dedup_by(|b, a| a.0 == b.0);
     let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
-    let (get, get_mut): (Vec<_>, Vec<_>) = fields.iter().enumerate().map(|(i, f)| field_access(f, i, p)).unzip();
+    let access = table_access(fields, p);
     quote! {
-        fn __fields() -> ::core::option::Option<&'static #p::FieldTable<Self>> {
-            ::core::option::Option::Some(const {
-                &#p::FieldTable {
-                    fields: &[#(#ops),*],
-                    by_name: &[#(#names),*],
-                    get: |s, index| match index {
-                        #(#get,)*
-                        _ => ::core::option::Option::None,
-                    },
-                    get_mut: |s, index| match index {
-                        #(#get_mut,)*
-                        _ => ::core::option::Option::None,
-                    },
-                }
-            })
-        }
+        const __TABLE: ::core::option::Option<&'static #p::FieldTable> = ::core::option::Option::Some(&#p::FieldTable {
+            fields: &[#(#ops),*],
+            by_name: &[#(#names),*],
+            shape: <Self as #p::Walk>::__shape,
+            #access
+        });
         fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
-            #p::by_table::field_key(self, json_name)
+            #p::by_table::field_key(self, Self::__TABLE, json_name)
         }
         fn __by_field() -> bool {
             true
         }
         fn __quiet_if_equal(&self, _field: &#p::Field) -> bool {
-            #p::by_table::quiet_if_equal(self)
+            #p::by_table::quiet_if_equal(self, Self::__TABLE)
         }
         fn __depth_ok(&self, open: usize) -> bool {
-            #p::by_table::depth_ok(self, open)
+            #p::by_table::depth_ok(self, Self::__TABLE, open)
         }
         fn __diff_object(&self, desired: &Self, opts: #p::Opts) -> #p::Result<#p::Map<::std::string::String, #p::Value>> {
-            #p::by_table::diff_object(self, desired, opts)
+            #p::by_table::diff_object(self, desired, Self::__TABLE, opts)
         }
         fn __apply_object(&mut self, patch: &#p::Map<::std::string::String, #p::Value>) -> #p::Result<()> {
-            #p::by_table::apply_object(self, patch)
+            #p::by_table::apply_object(self, Self::__TABLE, patch)
         }
     }
 }
 
-/// The match arms that reach the field at index `i` of `s` behind its
-/// type's vtable, to read it and to change it (in one function per
-/// struct, not one per field).
-fn field_access(f: &Field, i: usize, p: &TokenStream) -> (TokenStream, TokenStream) {
-    let member = &f.member;
-    let ty = &f.ty;
-    match &f.with {
-        Some(_) => (
-            quote!(#i => ::core::option::Option::Some(#p::Json::<#ty>::wrap(&s.#member))),
-            quote!(#i => ::core::option::Option::Some(#p::Json::<#ty>::wrap_mut(&mut s.#member))),
-        ),
-        // Spanned at the type, so that a type without the walker is one
-        // error there (the schema's), not one more at the derive.
-        None => (
-            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(#p::field_value::<#ty>(&s.#member))),
-            quote_spanned!(ty.span()=> #i => ::core::option::Option::Some(#p::field_value_mut::<#ty>(&mut s.#member))),
-        ),
-    }
+/// The table's four functions that reach into the struct, each one `match`
+/// on a field's index (one function per struct, not one per field): its
+/// value behind its type's vtable, to read and to change it, its
+/// `skip_serializing_if`, and its serde default.
+fn table_access(fields: &[Field], p: &TokenStream) -> TokenStream {
+    let none = quote!(::core::option::Option::None);
+    let some = quote!(::core::option::Option::Some);
+    let (get, get_mut): (Vec<_>, Vec<_>) = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let member = &f.member;
+            let ty = &f.ty;
+            match &f.with {
+                Some(_) => (
+                    quote!(#i => #some(#p::Json::<#ty>::wrap(&s.#member))),
+                    quote!(#i => #some(#p::Json::<#ty>::wrap_mut(&mut s.#member))),
+                ),
+                // Spanned at the type, so that a type without the walker is
+                // one error there (the schema's), not one more at the derive.
+                None => (
+                    quote_spanned!(ty.span()=> #i => #some(#p::field_value::<#ty>(&s.#member))),
+                    quote_spanned!(ty.span()=> #i => #some(#p::field_value_mut::<#ty>(&mut s.#member))),
+                ),
+            }
+        })
+        .unzip();
+    let skips: Vec<_> = fields
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match &f.skip_if {
+            Some(path) if !skips_null(f, path) => {
+                let member = &f.member;
+                Some(quote!(#i => #path(&s.#member)))
+            }
+            _ => None,
+        })
+        .collect();
+    let defaults: Vec<_> = fields
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let member = &f.member;
+            missing_value(f).map(|value| quote!(#i => s.#member = #value))
+        })
+        .collect();
+    let get = if fields.is_empty() {
+        quote!(|_, _| #none)
+    } else {
+        quote!(|s, index| {
+            let s = #p::this::<Self>(s)?;
+            match index { #(#get,)* _ => #none }
+        })
+    };
+    let get_mut = if fields.is_empty() {
+        quote!(|_, _| #none)
+    } else {
+        quote!(|s, index| {
+            let s = #p::this_mut::<Self>(s)?;
+            match index { #(#get_mut,)* _ => #none }
+        })
+    };
+    let skip_if = if skips.is_empty() {
+        quote!(|_, _| false)
+    } else {
+        quote!(|s, index| match #p::this::<Self>(s) {
+            #some(s) => match index { #(#skips,)* _ => false },
+            #none => false,
+        })
+    };
+    let set_default = if defaults.is_empty() {
+        quote!(|_, _| {})
+    } else {
+        quote!(|s, index| {
+            if let #some(s) = #p::this_mut::<Self>(s) {
+                match index { #(#defaults,)* _ => {} }
+            }
+        })
+    };
+    quote!(get: #get, get_mut: #get_mut, skip_if: #skip_if, set_default: #set_default,)
 }
 
-/// One entry of the field table: its index, when serde leaves it out and
-/// what it is when missing; the steps themselves are compiled once per
-/// field type.
-fn field_ops(f: &Field, index: usize, p: &TokenStream) -> TokenStream {
-    let member = &f.member;
+/// Whether serde leaves the field out exactly when it is null.
+fn skips_null(f: &Field, path: &syn::ExprPath) -> bool {
+    f.with.is_none() && is_option_is_none(path)
+}
+
+/// One entry of the field table: when serde leaves the field out and what
+/// it is when missing; the steps themselves are compiled once per field
+/// type.
+fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
     let desc = field_desc(f, p);
     let skip = match &f.skip_if {
         None => quote!(#p::Skip::Never),
-        Some(path) if f.with.is_none() && is_option_is_none(path) => quote!(#p::Skip::Null),
-        Some(path) => quote!(#p::Skip::If(|s: &Self| #path(&s.#member))),
+        Some(path) if skips_null(f, path) => quote!(#p::Skip::Null),
+        Some(_) => quote!(#p::Skip::If),
     };
     let missing = match missing_value(f) {
         None => quote!(#p::Missing::Type),
-        Some(value) => quote!(#p::Missing::Set(|s: &mut Self| {
-            s.#member = #value;
-            ::core::result::Result::Ok(())
-        })),
+        Some(_) => quote!(#p::Missing::Set),
     };
     let applied = f.deserialized;
     quote! {
         #p::FieldOps {
             field: #desc,
-            index: #index,
             skip: #skip,
             missing: #missing,
             applied: #applied,

@@ -80,8 +80,8 @@ impl<T: StrategicMerge> Element for T {
     }
 
     fn key_at(&self, index: usize) -> FieldKey<'_> {
-        match T::__fields().and_then(|t| t.fields.get(index)) {
-            Some(ops) => ops.key(self),
+        match T::__TABLE {
+            Some(table) => super::walk::table_key(self, table, index),
             None => FieldKey::Absent,
         }
     }
@@ -201,7 +201,7 @@ impl KeyAt {
 
 /// The JSON names of a struct's fields, with their index in its table.
 fn names<T: StrategicMerge>() -> Option<&'static [(&'static str, usize)]> {
-    T::__fields().map(|t| t.by_name)
+    T::__TABLE.map(|t| t.by_name)
 }
 
 /// The elements of a list, behind their type's vtable.

@@ -210,13 +210,13 @@ pub trait StrategicMerge: Walk {
         check_depth(self)?;
         check_depth(desired)?;
         let opts = Opts::new(DiffOptions { set_element_order: true, ..Default::default() });
-        let Some(table) = Self::__fields() else { return self.__diff_object(desired, opts).map(Value::Object) };
+        let Some(table) = Self::__TABLE else { return self.__diff_object(desired, opts).map(Value::Object) };
         // Compared once here: the walk below does not compare its struct
         // fields whole, and skips every quiet field of equal values.
         let equal = self == desired;
         if let Some(sets) = facts::quiet(Self::shape())
             && equal
-            && (!sets || walk::fields_quiet_if_equal_of(self, table))
+            && (!sets || walk::table_quiet_if_equal(self, table))
         {
             return Ok(Value::Object(Map::new()));
         }
@@ -360,7 +360,7 @@ pub mod __private {
     pub use super::fallback::{Grouped, finish_diff, group_patch};
     pub use super::sets::ScalarMapKey;
     pub use super::walk::{
-        FieldOps, FieldTable, FieldValue, Json, Missing, Skip, by_table, field_value, field_value_mut,
+        FieldOps, FieldTable, FieldValue, Json, Missing, Skip, by_table, field_value, field_value_mut, this, this_mut,
     };
     pub use super::{Field, FieldKey, FieldPatch, ListField, RetainKeysField, StrategicMerge, StructFields, Walk};
     pub use crate::doc::member::KeyValue;

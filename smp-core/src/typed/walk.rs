@@ -38,9 +38,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     fn __shape() -> Shape;
 
     /// The fields of a struct walked field by field (`None`: any other type).
-    fn __fields() -> Option<&'static FieldTable<Self>> {
-        None
-    }
+    const __TABLE: Option<&'static FieldTable> = None;
 
     /// A Go pointer: the reference also accepts a list under such a field.
     const __POINTER: bool = false;
@@ -155,7 +153,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     ) -> Result<()> {
         if Self::__SCALAR {
             diff_scalar(old, new, field, patch, opts)
-        } else if Self::__OBJECT || Self::__fields().is_some() {
+        } else if Self::__OBJECT || Self::__TABLE.is_some() {
             diff_struct_field(old, new, field, patch, opts)
         } else {
             fallback::diff_field(old, new, field, patch, opts)
@@ -174,7 +172,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         if Self::__SCALAR {
             apply_scalar(self, present, patch, field)
-        } else if Self::__OBJECT || Self::__fields().is_some() {
+        } else if Self::__OBJECT || Self::__TABLE.is_some() {
             apply_struct_field(self, present, patch, field)
         } else {
             fallback::apply_field(self, present, patch, field)
@@ -188,75 +186,107 @@ fn missing_field(key: &str) -> crate::error::Error {
 }
 
 /// The [`Walk`] methods of a struct walked through its field table (for
-/// generated code: the derive implements them with these for a struct with
-/// a table, and no other type compiles them).
+/// generated code: the derive implements them with these, which are
+/// compiled once for every struct).
 pub mod by_table {
     use super::*;
 
     /// [`Walk::__field_key`].
-    pub fn field_key<'s, S: Walk>(s: &'s S, json_name: &str) -> FieldKey<'s> {
-        let Some(table) = S::__fields() else { return FieldKey::Opaque };
+    pub fn field_key<'s>(s: &'s dyn FieldValue, table: Table, json_name: &str) -> FieldKey<'s> {
+        let Some(table) = table else { return FieldKey::Opaque };
         let named = table.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok();
-        let ops = match named {
-            Some(at) => table.fields.get(table.by_name[at].1),
+        let at = match named {
+            Some(at) => Some(table.by_name[at].1),
             // A field serde writes but does not read.
-            None => table.fields.iter().find(|f| f.field.key == json_name),
+            None => table.fields.iter().position(|f| f.field.key == json_name),
         };
-        match ops {
-            Some(ops) => ops.key(s),
+        match at {
+            Some(i) => table_key(s, table, i),
             None => FieldKey::Absent,
         }
     }
 
     /// [`Walk::__quiet_if_equal`].
-    pub fn quiet_if_equal<S: Walk>(s: &S) -> bool {
-        match (S::__fields(), S::__shape()) {
-            (Some(table), Shape::Struct(schema)) => fields_quiet_if_equal(s, table, schema),
+    pub fn quiet_if_equal(s: &dyn FieldValue, table: Table) -> bool {
+        match table.map(|t| (t, (t.shape)())) {
+            Some((table, Shape::Struct(schema))) => fields_quiet_if_equal_in(&Struct { table, s }, schema),
             _ => false,
         }
     }
 
     /// [`Walk::__depth_ok`].
-    pub fn depth_ok<S: Walk>(s: &S, open: usize) -> bool {
-        match (S::__fields(), S::__shape()) {
-            (Some(table), Shape::Struct(schema)) => fields_depth_ok(s, table, schema, open),
-            _ => probe_ok(s, open),
+    pub fn depth_ok(s: &dyn FieldValue, table: Table, open: usize) -> bool {
+        match table.map(|t| (t, (t.shape)())) {
+            // A table that does not line up with its schema is refused:
+            // generated code always writes both alike.
+            Some((table, Shape::Struct(schema))) => {
+                fields_depth_ok_in(&Struct { table, s }, schema, open).unwrap_or(false)
+            }
+            _ => false,
         }
     }
 
     /// [`Walk::__diff_object`].
-    pub fn diff_object<S: Walk>(s: &S, desired: &S, opts: Opts) -> Result<Map<String, Value>> {
-        match S::__fields() {
-            Some(table) => diff_fields(s, desired, table, S::__shape(), opts, false),
-            None => fallback::diff_object(s, desired, S::__shape(), opts),
-        }
+    pub fn diff_object(
+        s: &dyn FieldValue,
+        desired: &dyn FieldValue,
+        table: Table,
+        opts: Opts,
+    ) -> Result<Map<String, Value>> {
+        let table = table.ok_or_else(no_table)?;
+        diff_fields_in(&Struct { table, s }, &Struct { table, s: desired }, (table.shape)(), opts, false)
     }
 
     /// [`Walk::__apply_object`].
-    pub fn apply_object<S: Walk>(s: &mut S, patch: &Map<String, Value>) -> Result<()> {
-        match S::__fields() {
-            Some(table) => apply_struct(&mut Struct { table, s }, patch),
-            None => fallback::apply_object(s, patch, S::__shape()),
-        }
+    pub fn apply_object(s: &mut dyn FieldValue, table: Table, patch: &Map<String, Value>) -> Result<()> {
+        apply_struct(&mut Struct { table: table.ok_or_else(no_table)?, s }, patch)
+    }
+
+    #[cold]
+    fn no_table() -> crate::error::Error {
+        ErrorKind::Internal("a struct walked by its table without one").into()
     }
 }
+
+/// A struct's field table, if it has one ([`Walk::__TABLE`]).
+pub type Table = Option<&'static FieldTable>;
 
 /// A reader of a type's values from JSON; an error is at the key of the
 /// field (if any) that holds the value.
 pub type Read<T> = fn(&Value, Option<&Field>) -> Result<T>;
 
 /// The fields of a struct: a constant table that generated code writes,
-/// walked by the one routine below for every struct.
-pub struct FieldTable<S: 'static> {
+/// walked by the one routine below for every struct. The struct is seen
+/// as `Any` by the few functions that reach into it, which the table
+/// holds (each a `match` on the field's index).
+pub struct FieldTable {
     /// Every JSON field, in declaration order.
-    pub fields: &'static [FieldOps<S>],
+    pub fields: &'static [FieldOps],
     /// The JSON names of the fields a patch may set, sorted, with their
     /// index in `fields` (the first field of a name wins).
     pub by_name: &'static [(&'static str, usize)],
-    /// The value of the field at an index, behind its type's vtable.
-    pub get: for<'s> fn(&'s S, usize) -> Option<&'s dyn FieldValue>,
+    /// The struct's schema.
+    pub shape: fn() -> Shape,
+    /// The value of the field at an index, behind its type's vtable
+    /// (`None`: the struct is not of the table's type).
+    pub get: for<'s> fn(&'s dyn Any, usize) -> Option<&'s dyn FieldValue>,
     /// The same, to change it.
-    pub get_mut: for<'s> fn(&'s mut S, usize) -> Option<&'s mut dyn FieldValue>,
+    pub get_mut: for<'s> fn(&'s mut dyn Any, usize) -> Option<&'s mut dyn FieldValue>,
+    /// Whether serde leaves out the field at an index ([`Skip::If`]).
+    pub skip_if: fn(&dyn Any, usize) -> bool,
+    /// Sets the field at an index to the value serde gives it when it is
+    /// missing ([`Missing::Set`]).
+    pub set_default: fn(&mut dyn Any, usize),
+}
+
+/// The struct behind `Any` as its own type, for generated code.
+pub fn this<S: 'static>(s: &dyn Any) -> Option<&S> {
+    s.downcast_ref()
+}
+
+/// [`this`], to change it.
+pub fn this_mut<S: 'static>(s: &mut dyn Any) -> Option<&mut S> {
+    s.downcast_mut()
 }
 
 /// Where a field's value is in the struct's JSON form.
@@ -522,86 +552,34 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
 }
 
 /// When serde leaves a field out of the JSON.
-pub enum Skip<S: 'static> {
+pub enum Skip {
     /// Never.
     Never,
     /// When it is null (`Option::is_none`).
     Null,
-    /// When this says so (`skip_serializing_if`).
-    If(fn(&S) -> bool),
+    /// When its `skip_serializing_if` says so ([`FieldTable::skip_if`]).
+    If,
 }
 
 /// The value a field takes when its key is absent from the JSON.
-pub enum Missing<S: 'static> {
+pub enum Missing {
     /// Its type's rule ([`FieldValue::set_missing`]).
     Type,
-    /// Set by this (a default value).
-    Set(fn(&mut S) -> Result<()>),
+    /// Its serde default ([`FieldTable::set_default`]).
+    Set,
 }
 
-/// One field of a struct: its patch metadata, where it is, and how serde
-/// writes and reads it.
-pub struct FieldOps<S: 'static> {
+/// One field of a struct: its patch metadata, and how serde writes and
+/// reads it.
+pub struct FieldOps {
     /// JSON name, strategy, merge key.
     pub field: Field,
-    /// Where the table's accessors find it.
-    pub index: usize,
     /// When serde leaves it out.
-    pub skip: Skip<S>,
+    pub skip: Skip,
     /// Its value when a patch removes it.
-    pub missing: Missing<S>,
+    pub missing: Missing,
     /// serde reads it (a patch may set it).
     pub applied: bool,
-}
-
-impl<S: Walk> FieldOps<S> {
-    /// The field's value as serde writes it (`None`: left out).
-    fn value<'s>(&self, s: &'s S) -> Option<&'s dyn FieldValue> {
-        let v = (S::__fields()?.get)(s, self.index)?;
-        let skipped = match &self.skip {
-            Skip::Never => false,
-            Skip::Null => v.is_null(),
-            Skip::If(f) => f(s),
-        };
-        if skipped { None } else { Some(v) }
-    }
-
-    /// The field's value as a merge key.
-    pub(crate) fn key<'s>(&self, s: &'s S) -> FieldKey<'s> {
-        match self.value(s) {
-            None => FieldKey::Absent,
-            Some(v) => v.key(),
-        }
-    }
-
-    /// Applies the field's patch entries (`removed`: the field's key is
-    /// gone from the JSON, whatever its value).
-    fn apply(&self, s: &mut S, patch: FieldPatch<'_>, removed: bool) -> Result<()> {
-        if !self.applied {
-            return Ok(());
-        }
-        let present = !removed && self.value(s).is_some();
-        let Some(v) = field_mut(s, self.index) else { return Ok(()) };
-        if v.apply_field(present, patch, &self.field)? {
-            return Ok(());
-        }
-        self.remove(s)
-    }
-
-    /// Removes the field's key from the JSON: the field takes its missing
-    /// value.
-    fn remove(&self, s: &mut S) -> Result<()> {
-        match (&self.missing, field_mut(s, self.index)) {
-            (Missing::Set(f), _) => f(s),
-            (Missing::Type, Some(v)) => v.set_missing(self.field.key),
-            (Missing::Type, None) => Ok(()),
-        }
-    }
-}
-
-/// The struct's field at this index of its table, to change it.
-fn field_mut<S: Walk>(s: &mut S, index: usize) -> Option<&mut dyn FieldValue> {
-    (S::__fields()?.get_mut)(s, index)
 }
 
 /// A struct value with its field table, seen without its type: the walk
@@ -638,14 +616,14 @@ pub(crate) trait FieldsMut: Fields {
     fn whole(&mut self) -> &mut dyn FieldValue;
 }
 
-/// A struct and its table; `R` is a reference to the struct, `&mut S`
-/// when it is being patched.
-struct Struct<S: 'static, R> {
-    table: &'static FieldTable<S>,
+/// A struct and its table; `R` is a reference to the struct behind its
+/// vtable, `&mut dyn FieldValue` when it is being patched.
+struct Struct<R> {
+    table: &'static FieldTable,
     s: R,
 }
 
-impl<S: Walk, R: Deref<Target = S>> Fields for Struct<S, R> {
+impl<R: Deref<Target = dyn FieldValue>> Fields for Struct<R> {
     fn count(&self) -> usize {
         self.table.fields.len()
     }
@@ -656,17 +634,51 @@ impl<S: Walk, R: Deref<Target = S>> Fields for Struct<S, R> {
     }
 
     fn value(&self, i: usize) -> Option<&dyn FieldValue> {
-        self.table.fields[i].value(&*self.s)
+        written(self.table, &*self.s, i)
     }
 }
 
-impl<S: Walk, R: DerefMut<Target = S>> FieldsMut for Struct<S, R> {
+/// The value of a struct's field at this index of its table, as serde
+/// writes it (`None`: left out).
+fn written<'s>(table: &'static FieldTable, s: &'s dyn FieldValue, i: usize) -> Option<&'s dyn FieldValue> {
+    let s: &dyn Any = s;
+    let v = (table.get)(s, i)?;
+    let skipped = match table.fields.get(i)?.skip {
+        Skip::Never => false,
+        Skip::Null => v.is_null(),
+        Skip::If => (table.skip_if)(s, i),
+    };
+    if skipped { None } else { Some(v) }
+}
+
+impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
     fn apply(&mut self, i: usize, patch: FieldPatch<'_>, removed: bool) -> Result<()> {
-        self.table.fields[i].apply(&mut *self.s, patch, removed)
+        let ops = &self.table.fields[i];
+        if !ops.applied {
+            return Ok(());
+        }
+        let present = !removed && self.value(i).is_some();
+        let s: &mut dyn Any = &mut *self.s;
+        let Some(v) = (self.table.get_mut)(s, i) else { return Ok(()) };
+        if v.apply_field(present, patch, &ops.field)? {
+            return Ok(());
+        }
+        self.remove(i)
     }
 
     fn remove(&mut self, i: usize) -> Result<()> {
-        self.table.fields[i].remove(&mut *self.s)
+        let ops = &self.table.fields[i];
+        let s: &mut dyn Any = &mut *self.s;
+        match ops.missing {
+            Missing::Set => {
+                (self.table.set_default)(s, i);
+                Ok(())
+            }
+            Missing::Type => match (self.table.get_mut)(s, i) {
+                Some(v) => v.set_missing(ops.field.key),
+                None => Ok(()),
+            },
+        }
     }
 
     fn by_name(&self) -> &'static [(&'static str, usize)] {
@@ -674,7 +686,7 @@ impl<S: Walk, R: DerefMut<Target = S>> FieldsMut for Struct<S, R> {
     }
 
     fn shape(&self) -> Shape {
-        S::__shape()
+        (self.table.shape)()
     }
 
     fn whole(&mut self) -> &mut dyn FieldValue {
@@ -765,12 +777,7 @@ fn table_facts(
     facts::table_fields(schema, facts, || (0..s.count()).map(|i| s.field(i).0.key).collect())
 }
 
-/// [`Walk::__depth_ok`] of a struct.
-fn fields_depth_ok<S: Walk>(s: &S, table: &'static FieldTable<S>, schema: &'static StructSchema, open: usize) -> bool {
-    fields_depth_ok_in(&Struct { table, s }, schema, open).unwrap_or_else(|| probe_ok(s, open))
-}
-
-/// [`fields_depth_ok`]: only fields whose type does not bound their depth
+/// A struct's depth check: only fields whose type does not bound their depth
 /// are looked into (`None`: the table and the schema do not line up, the
 /// value's JSON is measured).
 fn fields_depth_ok_in(s: &dyn Fields, schema: &'static StructSchema, open: usize) -> Option<bool> {
@@ -799,14 +806,6 @@ fn fields_depth_ok_in(s: &dyn Fields, schema: &'static StructSchema, open: usize
 
 /// [`Walk::__quiet_if_equal`] of a struct: only fields that may hold merged
 /// sets or maps are looked into.
-pub(crate) fn fields_quiet_if_equal<S: Walk>(
-    s: &S,
-    table: &'static FieldTable<S>,
-    schema: &'static StructSchema,
-) -> bool {
-    fields_quiet_if_equal_in(&Struct { table, s }, schema)
-}
-
 fn fields_quiet_if_equal_in(s: &dyn Fields, schema: &'static StructSchema) -> bool {
     let facts = facts::of(schema);
     if !facts.sets {
@@ -816,11 +815,16 @@ fn fields_quiet_if_equal_in(s: &dyn Fields, schema: &'static StructSchema) -> bo
     fields.iter().enumerate().all(|(i, f)| !f.sets || s.value(i).is_none_or(|v| v.quiet_if_equal(s.field(i).0)))
 }
 
-/// [`fields_quiet_if_equal`] of a struct type's value.
-pub(crate) fn fields_quiet_if_equal_of<S: Walk>(s: &S, table: &'static FieldTable<S>) -> bool {
-    match S::__shape() {
-        Shape::Struct(schema) => fields_quiet_if_equal(s, table, schema),
-        _ => false,
+/// [`Walk::__quiet_if_equal`] of a struct with a table.
+pub(crate) fn table_quiet_if_equal(s: &dyn FieldValue, table: &'static FieldTable) -> bool {
+    by_table::quiet_if_equal(s, Some(table))
+}
+
+/// The field at this index of a struct's table, as a merge key.
+pub(crate) fn table_key<'s>(s: &'s dyn FieldValue, table: &'static FieldTable, index: usize) -> FieldKey<'s> {
+    match written(table, s, index) {
+        None => FieldKey::Absent,
+        Some(v) => v.key(),
     }
 }
 
@@ -831,10 +835,10 @@ pub(crate) fn fields_quiet_if_equal_of<S: Walk>(s: &S, table: &'static FieldTabl
 /// walked, as its own fields are compared there: comparing it whole would
 /// compare what comes before a change once more for every level above it.
 /// `equal`: the two structs are known to be `==`.
-pub(crate) fn diff_fields<S: Walk>(
-    old: &S,
-    new: &S,
-    table: &'static FieldTable<S>,
+pub(crate) fn diff_fields(
+    old: &dyn FieldValue,
+    new: &dyn FieldValue,
+    table: &'static FieldTable,
     shape: Shape,
     opts: Opts,
     equal: bool,
