@@ -19,7 +19,7 @@ use crate::value::{fmt_s, fmt_v_map};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::ops::{Deref, DerefMut};
 
 /// How the typed layer walks a type: its schema, its fields and the
@@ -434,16 +434,24 @@ impl<T: Walk> FieldValue for T {
         self.__set_json(v, field)
     }
 
+    // Only a struct's field (one with a table, or an object of its own) is
+    // diffed or patched as an object: by the routines every struct shares.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
-        let new: &dyn Any = new;
-        match new.downcast_ref::<T>() {
-            Some(new) => self.__diff_object(new, opts),
-            None => Err(different_types()),
+        let same: &dyn Any = new;
+        if same.type_id() != TypeId::of::<T>() {
+            return Err(different_types());
+        }
+        match T::__TABLE {
+            Some(_) => by_table::diff_object(self, new, T::__TABLE, opts),
+            None => fallback::diff_object(self, new, T::__shape(), opts),
         }
     }
 
     fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        self.__apply_object(patch)
+        match T::__TABLE {
+            Some(_) => by_table::apply_object(self, T::__TABLE, patch),
+            None => fallback::apply_object(self, patch, T::__shape()),
+        }
     }
 }
 
