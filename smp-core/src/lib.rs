@@ -126,6 +126,8 @@ mod lists;
 pub mod merge_patch;
 mod nesting;
 pub mod schema;
+#[cfg(feature = "ssa")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ssa")))]
 pub mod ssa;
 pub mod text;
 #[doc(hidden)]

@@ -352,7 +352,8 @@ fn write_go_json(s: &mut String, v: &Value) {
 }
 
 /// Go's `encoding/json` text of a string: HTML characters escaped, as
-/// the reference's JSON writer does.
+/// the reference's JSON writer does (server-side apply's field sets).
+#[cfg_attr(not(feature = "ssa"), allow(dead_code))]
 pub(crate) fn go_json_string(x: &str) -> String {
     let mut s = String::with_capacity(x.len() + 2);
     write_go_string(&mut s, x);

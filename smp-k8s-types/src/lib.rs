@@ -99,6 +99,7 @@ pub mod patch;
 pub mod server;
 #[cfg(feature = "kube")]
 pub mod server_side;
+#[cfg(feature = "ssa")]
 pub mod ssa_schemas;
 
 pub use k8s_openapi;
