@@ -204,21 +204,25 @@ fn names<T: StrategicMerge>() -> Option<&'static [(&'static str, usize)]> {
     T::__TABLE.map(|t| t.by_name)
 }
 
-/// The elements of a list, behind their type's vtable.
-fn elements<T: StrategicMerge>(list: &[T]) -> Vec<&dyn Element> {
-    let mut out: Vec<&dyn Element> = Vec::with_capacity(list.len());
-    for e in list {
-        out.push(e);
+/// An element behind its type's vtable.
+fn as_element<T: StrategicMerge>(e: &T) -> &dyn Element {
+    e
+}
+
+/// The elements of a list, behind their type's vtable, one by one.
+type ElementIter<'a, 'e> = &'a mut dyn Iterator<Item = &'e dyn Element>;
+
+/// The value of an element's field with this JSON name, as a merge key:
+/// found at its index in the table when it is the field `at` names.
+fn element_key<'e, E: Element + ?Sized>(e: &'e E, name: &str, at: Option<KeyAt>) -> FieldKey<'e> {
+    match at {
+        Some(at) if std::ptr::eq(at.name, name) || at.name == name => e.key_at(at.index),
+        _ => e.key_field(name),
     }
-    out
 }
 
 fn key_of<'e, E: Element + ?Sized>(e: &'e E, name: &str, at: Option<KeyAt>) -> key::Field<KeyValue<'e>> {
-    let key = match at {
-        Some(at) if std::ptr::eq(at.name, name) || at.name == name => e.key_at(at.index),
-        _ => e.key_field(name),
-    };
-    match key {
+    match element_key(e, name, at) {
         FieldKey::Value(v) => key::Field::Value(v),
         // Lists with opaque keys are not given to the list code.
         FieldKey::Absent | FieldKey::Opaque => key::Field::Missing,
@@ -330,26 +334,23 @@ impl DiffElements for Borrowed<'_> {
 
 /// Whether every element exposes its key (or lacks it): no opaque key,
 /// which only the element's JSON would show.
-fn keys_readable(list: &[&dyn Element], fields: KeyFields<'_>, at: Option<KeyAt>) -> bool {
-    let readable = |e: &dyn Element, name: &str| {
-        let key = match at {
-            Some(at) if std::ptr::eq(at.name, name) || at.name == name => e.key_at(at.index),
-            _ => e.key_field(name),
-        };
-        !matches!(key, FieldKey::Opaque)
-    };
-    list.iter().all(|e| fields.names().iter().all(|n| readable(*e, n)))
+fn keys_readable(list: ElementIter<'_, '_>, fields: KeyFields<'_>, at: Option<KeyAt>) -> bool {
+    for e in list {
+        if fields.names().iter().any(|n| matches!(element_key(e, n, at), FieldKey::Opaque)) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The elements of a list with their primary key, read once; `None` when
 /// a key is opaque (only the element's JSON shows it).
-fn read_keys<'a>(list: &[&'a dyn Element], primary: Option<&str>, at: Option<KeyAt>) -> Option<Vec<Read<'a>>> {
-    let mut out = Vec::with_capacity(list.len());
-    for &e in list {
-        let key = match (primary, at) {
-            (None, _) => FieldKey::Absent,
-            (Some(_), Some(at)) => e.key_at(at.index),
-            (Some(name), None) => e.key_field(name),
+fn read_keys<'e>(list: ElementIter<'_, 'e>, primary: Option<&str>, at: Option<KeyAt>) -> Option<Vec<Read<'e>>> {
+    let mut out = Vec::with_capacity(list.size_hint().0);
+    for e in list {
+        let key = match primary {
+            None => FieldKey::Absent,
+            Some(name) => element_key(e, name, at),
         };
         if matches!(key, FieldKey::Opaque) {
             return None;
@@ -369,22 +370,23 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
     patch: &mut Map<String, Value>,
     opts: Opts,
 ) -> Result<()> {
-    let lists = Lists { old, new, old_elems: elements(old), new_elems: elements(new) };
+    let lists =
+        Lists { old, new, old_elems: &mut old.iter().map(as_element), new_elems: &mut new.iter().map(as_element) };
     diff_lists(lists, names::<T>(), T::shape(), mk, field, patch, opts)
 }
 
 /// Two keyed lists, whole and as their elements.
-struct Lists<'a> {
+struct Lists<'a, 'i> {
     old: &'a dyn FieldValue,
     new: &'a dyn FieldValue,
-    old_elems: Vec<&'a dyn Element>,
-    new_elems: Vec<&'a dyn Element>,
+    old_elems: ElementIter<'i, 'a>,
+    new_elems: ElementIter<'i, 'a>,
 }
 
 /// [`diff_keyed_list`] once the elements are behind their vtable; `names`
 /// and `shape` are the element type's.
 fn diff_lists(
-    lists: Lists<'_>,
+    lists: Lists<'_, '_>,
     names: Option<&'static [(&'static str, usize)]>,
     shape: Shape,
     mk: &MergeKey<'_>,
@@ -401,7 +403,7 @@ fn diff_lists(
     // The table's key field is the primary key when it has that name.
     let at = KeyAt::of(names, field).filter(|at| primary == Some(at.name));
     let (Some(old_read), Some(new_read)) =
-        (read_keys(&lists.old_elems, primary, at), read_keys(&lists.new_elems, primary, at))
+        (read_keys(lists.old_elems, primary, at), read_keys(lists.new_elems, primary, at))
     else {
         return fallback::diff_field(Some(lists.old), Some(lists.new), field, patch, opts);
     };
@@ -431,7 +433,7 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
 ) -> Result<bool> {
     let l = Owned { key: KeyAt::of(names::<T>(), field), build: build::<T>, list_from: list_from::<T> };
     let by_json = matches!(mk, MergeKey::Composite(_))
-        || (present && !keys_readable(&elements(list), KeyFields::primary(mk), l.key))
+        || (present && !keys_readable(&mut list.iter().map(as_element), KeyFields::primary(mk), l.key))
         || nulls_a_key(&patch, mk.primary())
         || merges_after_the_list(&patch);
     if by_json {
