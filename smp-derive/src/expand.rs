@@ -289,22 +289,18 @@ fn table_access(fields: &[Field], p: &TokenStream) -> TokenStream {
             missing_value(f).map(|value| quote!(#i => s.#member = #value))
         })
         .collect();
-    let get = if fields.is_empty() {
-        quote!(|_, _| #none)
-    } else {
+    // `this` or `this_mut`: the struct, seen as `Any`, as its own type.
+    let accessor = |this: TokenStream, arms: &[TokenStream]| {
+        if arms.is_empty() {
+            return quote!(|_, _| #none);
+        }
         quote!(|s, index| {
-            let s = #p::this::<Self>(s)?;
-            match index { #(#get,)* _ => #none }
+            let s = #p::#this::<Self>(s)?;
+            match index { #(#arms,)* _ => #none }
         })
     };
-    let get_mut = if fields.is_empty() {
-        quote!(|_, _| #none)
-    } else {
-        quote!(|s, index| {
-            let s = #p::this_mut::<Self>(s)?;
-            match index { #(#get_mut,)* _ => #none }
-        })
-    };
+    let get = accessor(quote!(this), &get);
+    let get_mut = accessor(quote!(this_mut), &get_mut);
     let skip_if = if skips.is_empty() {
         quote!(|_, _| false)
     } else {
