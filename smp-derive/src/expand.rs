@@ -46,7 +46,7 @@ pub fn implementation(c: &Container) -> TokenStream {
 
     let shape = shape_fn(c, &p);
     let methods = match &c.body {
-        Body::Fields(fields) => field_methods(fields, &p),
+        Body::Fields(fields) => field_methods(c, fields, &p),
         Body::JsonStruct(_) => struct_field_methods(),
         Body::Scalar => scalar_methods(),
         _ => quote!(),
@@ -94,7 +94,7 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
     let name = &c.name;
     let body = match &c.body {
         Body::Fields(fields) | Body::JsonStruct(fields) => {
-            let constants = c.constants.iter().map(|json| {
+            let constants = c.constants.iter().map(|(json, _)| {
                 quote!(#p::FieldSchema::new(#json, #p::Strategy::NONE, ::core::option::Option::None, || #p::Shape::Scalar))
             });
             let entries = constants.chain(fields.iter().map(|f| field_schema(f, p)));
@@ -205,7 +205,7 @@ fn struct_field_methods() -> TokenStream {
 /// A struct's walker: the constant table of its fields, each with the
 /// small functions that reach it; one routine in smp-core walks every
 /// table.
-fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
+fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
     let ops = fields.iter().map(|f| field_ops(f, p));
     // The JSON names a patch may set, sorted, each with its field's index,
     // for a binary search; the first field of a name wins.
@@ -215,13 +215,17 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
     sorted.dedup_by(|b, a| a.0 == b.0);
     let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
     let access = table_access(fields, p);
+    let constants = c.constants.iter().map(|(json, value)| quote!((#json, #value)));
+    let json_methods = if reads_like_k8s_openapi(c, fields) { json_by_table(p) } else { quote!() };
     quote! {
         const __TABLE: ::core::option::Option<&'static #p::FieldTable> = ::core::option::Option::Some(&#p::FieldTable {
             fields: &[#(#ops),*],
             by_name: &[#(#names),*],
             shape: <Self as #p::Walk>::__shape,
+            constants: &[#(#constants),*],
             #access
         });
+        #json_methods
         fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
             #p::by_table::field_key(self, Self::__TABLE, json_name)
         }
@@ -239,6 +243,27 @@ fn field_methods(fields: &[Field], p: &TokenStream) -> TokenStream {
         }
         fn __apply_object(&mut self, patch: &#p::Map<::std::string::String, #p::Value>) -> #p::Result<()> {
             #p::by_table::apply_object(self, Self::__TABLE, patch)
+        }
+    }
+}
+
+/// Whether serde reads and writes the struct as k8s-openapi's structs
+/// are: a foreign type with `Default` (no required field), whose reader
+/// ignores unknown keys and takes a null as a missing key.
+fn reads_like_k8s_openapi(c: &Container, fields: &[Field]) -> bool {
+    let required = |f: &Field| matches!(f.missing, Missing::Type) && f.skip_if.is_none();
+    c.foreign.is_some() && !fields.iter().any(required)
+}
+
+/// A struct's JSON written and read through its table, by code in
+/// smp-core, instead of by its serde code for `serde_json::Value`.
+fn json_by_table(p: &TokenStream) -> TokenStream {
+    quote! {
+        fn __json(&self) -> #p::Result<#p::Value> {
+            #p::by_table::to_json(self, Self::__TABLE)
+        }
+        fn __from_json(v: &#p::Value) -> #p::Result<Self> {
+            #p::by_table::from_json(v)
         }
     }
 }

@@ -9,14 +9,15 @@
 //!     host_ip: Option<String> = "hostIP" optional;
 //! }
 //! k8s_openapi::api::core::v1::Pod as "Pod" {
-//!     const "apiVersion";
-//!     const "kind";
+//!     const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+//!     const "kind" = <Self as k8s_openapi::Resource>::KIND;
 //!     spec: Option<k8s_openapi::api::core::v1::PodSpec> = "spec" optional;
 //! }
 //! k8s_openapi::apimachinery::pkg::api::resource::Quantity as "Quantity" = scalar;
 //! ```
 //!
-//! Field options: `optional` (absent when `None`; otherwise always
+//! A constant key holds the same string in every value (`Self` is the
+//! type). Field options: `optional` (absent when `None`; otherwise always
 //! written, and `Default::default()` when missing), `required` (always
 //! written, and an error when missing), `strategy = "..."`,
 //! `merge_key = "..."`, and `from 1.NN` / `until 1.NN`: the field exists
@@ -158,7 +159,9 @@ fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<(Contain
         while !content.is_empty() {
             if content.peek(Token![const]) {
                 content.parse::<Token![const]>()?;
-                constants.push(content.parse::<LitStr>()?.value());
+                let json = content.parse::<LitStr>()?.value();
+                content.parse::<Token![=]>()?;
+                constants.push((json, content.parse::<syn::Expr>()?));
                 content.parse::<Token![;]>()?;
             } else {
                 let (field, s) = parse_field(&content)?;

@@ -51,8 +51,8 @@ smp_derive::__foreign_impls! {
         timeout_seconds: Option<i32> = "timeoutSeconds" optional;
     }
     k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration as "MutatingWebhookConfiguration" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         webhooks: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1::MutatingWebhook>> = "webhooks" optional strategy = "merge" merge_key = "name";
     }
@@ -91,15 +91,15 @@ smp_derive::__foreign_impls! {
         expression_warnings: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1::ExpressionWarning>> = "expressionWarnings" optional;
     }
     k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as "ValidatingAdmissionPolicy" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec> = "spec" optional;
         status: Option<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyStatus> = "status" optional;
     }
     k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as "ValidatingAdmissionPolicyBinding" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec = "spec" from 1.36;
         spec: Option<k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec> = "spec" optional until 1.35;
@@ -140,8 +140,8 @@ smp_derive::__foreign_impls! {
         timeout_seconds: Option<i32> = "timeoutSeconds" optional;
     }
     k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration as "ValidatingWebhookConfiguration" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         webhooks: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1::ValidatingWebhook>> = "webhooks" optional strategy = "merge" merge_key = "name";
     }
@@ -178,14 +178,14 @@ smp_derive::__foreign_impls! {
         resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations>> = "resourceRules" optional;
     }
     k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy as "MutatingAdmissionPolicy" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySpec> = "spec" optional;
     }
     k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding as "MutatingAdmissionPolicyBinding" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingSpec> = "spec" optional;
     }
@@ -273,8 +273,8 @@ smp_derive::__foreign_impls! {
         served_versions: Option<std::vec::Vec<std::string::String>> = "servedVersions" optional;
     }
     k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as "StorageVersion" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec> = "spec" optional from 1.36;
         status: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus> = "status" optional from 1.36;
@@ -296,8 +296,8 @@ smp_derive::__foreign_impls! {
         storage_versions: Option<std::vec::Vec<k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion>> = "storageVersions" optional;
     }
     k8s_openapi::api::apps::v1::ControllerRevision as "ControllerRevision" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         data: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "data" from 1.37;
         data: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension> = "data" optional until 1.36;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
@@ -305,8 +305,8 @@ smp_derive::__foreign_impls! {
         revision: i64 = "revision" until 1.36;
     }
     k8s_openapi::api::apps::v1::DaemonSet as "DaemonSet" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::apps::v1::DaemonSetSpec = "spec" from 1.37;
         spec: Option<k8s_openapi::api::apps::v1::DaemonSetSpec> = "spec" optional until 1.36;
@@ -345,8 +345,8 @@ smp_derive::__foreign_impls! {
         type_: Option<std::string::String> = "type" optional;
     }
     k8s_openapi::api::apps::v1::Deployment as "Deployment" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::apps::v1::DeploymentSpec = "spec" from 1.37;
         spec: Option<k8s_openapi::api::apps::v1::DeploymentSpec> = "spec" optional until 1.36;
@@ -388,8 +388,8 @@ smp_derive::__foreign_impls! {
         type_: Option<std::string::String> = "type" optional;
     }
     k8s_openapi::api::apps::v1::ReplicaSet as "ReplicaSet" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::apps::v1::ReplicaSetSpec = "spec" from 1.37;
         spec: Option<k8s_openapi::api::apps::v1::ReplicaSetSpec> = "spec" optional until 1.36;
@@ -432,8 +432,8 @@ smp_derive::__foreign_impls! {
         partition: Option<i32> = "partition" optional;
     }
     k8s_openapi::api::apps::v1::StatefulSet as "StatefulSet" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::apps::v1::StatefulSetSpec = "spec" from 1.37;
         spec: Option<k8s_openapi::api::apps::v1::StatefulSetSpec> = "spec" optional until 1.36;
@@ -491,8 +491,8 @@ smp_derive::__foreign_impls! {
         uid: Option<std::string::String> = "uid" optional;
     }
     k8s_openapi::api::authentication::v1::SelfSubjectReview as "SelfSubjectReview" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         status: Option<k8s_openapi::api::authentication::v1::SelfSubjectReviewStatus> = "status" optional;
     }
@@ -500,8 +500,8 @@ smp_derive::__foreign_impls! {
         user_info: Option<k8s_openapi::api::authentication::v1::UserInfo> = "userInfo" optional;
     }
     k8s_openapi::api::authentication::v1::TokenRequest as "TokenRequest" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::authentication::v1::TokenRequestSpec> = "spec" optional from 1.36;
         spec: k8s_openapi::api::authentication::v1::TokenRequestSpec = "spec" until 1.35;
@@ -521,8 +521,8 @@ smp_derive::__foreign_impls! {
         token: std::string::String = "token" until 1.35;
     }
     k8s_openapi::api::authentication::v1::TokenReview as "TokenReview" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::authentication::v1::TokenReviewSpec = "spec";
         status: Option<k8s_openapi::api::authentication::v1::TokenReviewStatus> = "status" optional;
@@ -553,8 +553,8 @@ smp_derive::__foreign_impls! {
         requirements: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>> = "requirements" optional;
     }
     k8s_openapi::api::authorization::v1::LocalSubjectAccessReview as "LocalSubjectAccessReview" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::authorization::v1::SubjectAccessReviewSpec = "spec";
         status: Option<k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus> = "status" optional;
@@ -585,8 +585,8 @@ smp_derive::__foreign_impls! {
         verbs: std::vec::Vec<std::string::String> = "verbs";
     }
     k8s_openapi::api::authorization::v1::SelfSubjectAccessReview as "SelfSubjectAccessReview" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::authorization::v1::SelfSubjectAccessReviewSpec = "spec";
         status: Option<k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus> = "status" optional;
@@ -596,8 +596,8 @@ smp_derive::__foreign_impls! {
         resource_attributes: Option<k8s_openapi::api::authorization::v1::ResourceAttributes> = "resourceAttributes" optional;
     }
     k8s_openapi::api::authorization::v1::SelfSubjectRulesReview as "SelfSubjectRulesReview" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::authorization::v1::SelfSubjectRulesReviewSpec = "spec";
         status: Option<k8s_openapi::api::authorization::v1::SubjectRulesReviewStatus> = "status" optional;
@@ -606,8 +606,8 @@ smp_derive::__foreign_impls! {
         namespace: Option<std::string::String> = "namespace" optional;
     }
     k8s_openapi::api::authorization::v1::SubjectAccessReview as "SubjectAccessReview" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::authorization::v1::SubjectAccessReviewSpec = "spec";
         status: Option<k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus> = "status" optional;
@@ -638,8 +638,8 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
     }
     k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as "HorizontalPodAutoscaler" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec = "spec" from 1.36;
         spec: Option<k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec> = "spec" optional until 1.35;
@@ -659,8 +659,8 @@ smp_derive::__foreign_impls! {
         observed_generation: Option<i64> = "observedGeneration" optional;
     }
     k8s_openapi::api::autoscaling::v1::Scale as "Scale" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::autoscaling::v1::ScaleSpec> = "spec" optional;
         status: Option<k8s_openapi::api::autoscaling::v1::ScaleStatus> = "status" optional;
@@ -707,8 +707,8 @@ smp_derive::__foreign_impls! {
         tolerance: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "tolerance" optional;
     }
     k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as "HorizontalPodAutoscaler" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec = "spec" from 1.36;
         spec: Option<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec> = "spec" optional until 1.35;
@@ -799,8 +799,8 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
     }
     k8s_openapi::api::batch::v1::CronJob as "CronJob" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::batch::v1::CronJobSpec = "spec" from 1.36;
         spec: Option<k8s_openapi::api::batch::v1::CronJobSpec> = "spec" optional until 1.35;
@@ -822,8 +822,8 @@ smp_derive::__foreign_impls! {
         last_successful_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastSuccessfulTime" optional;
     }
     k8s_openapi::api::batch::v1::Job as "Job" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::batch::v1::JobSpec> = "spec" optional;
         status: Option<k8s_openapi::api::batch::v1::JobStatus> = "status" optional;
@@ -902,8 +902,8 @@ smp_derive::__foreign_impls! {
         succeeded: Option<std::vec::Vec<std::string::String>> = "succeeded" optional;
     }
     k8s_openapi::api::certificates::v1::CertificateSigningRequest as "CertificateSigningRequest" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::certificates::v1::CertificateSigningRequestSpec = "spec";
         status: Option<k8s_openapi::api::certificates::v1::CertificateSigningRequestStatus> = "status" optional;
@@ -931,8 +931,8 @@ smp_derive::__foreign_impls! {
         conditions: Option<std::vec::Vec<k8s_openapi::api::certificates::v1::CertificateSigningRequestCondition>> = "conditions" optional;
     }
     k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle as "ClusterTrustBundle" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec = "spec";
     }
@@ -941,8 +941,8 @@ smp_derive::__foreign_impls! {
         trust_bundle: std::string::String = "trustBundle";
     }
     k8s_openapi::api::coordination::v1::Lease as "Lease" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::coordination::v1::LeaseSpec> = "spec" optional;
     }
@@ -956,8 +956,8 @@ smp_derive::__foreign_impls! {
         strategy: Option<std::string::String> = "strategy" optional;
     }
     k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as "LeaseCandidate" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec = "spec" from 1.36;
         spec: Option<k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec> = "spec" optional until 1.35;
@@ -971,8 +971,8 @@ smp_derive::__foreign_impls! {
         strategy: std::string::String = "strategy";
     }
     k8s_openapi::api::coordination::v1beta1::LeaseCandidate as "LeaseCandidate" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec = "spec" from 1.36;
         spec: Option<k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec> = "spec" optional until 1.35;
@@ -1024,8 +1024,8 @@ smp_derive::__foreign_impls! {
         share_name: std::string::String = "shareName";
     }
     k8s_openapi::api::core::v1::Binding as "Binding" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         target: k8s_openapi::api::core::v1::ObjectReference = "target";
     }
@@ -1098,14 +1098,14 @@ smp_derive::__foreign_impls! {
         type_: std::string::String = "type";
     }
     k8s_openapi::api::core::v1::ComponentStatus as "ComponentStatus" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::ComponentCondition>> = "conditions" optional strategy = "merge" merge_key = "type";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
     }
     k8s_openapi::api::core::v1::ConfigMap as "ConfigMap" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         binary_data: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::ByteString>> = "binaryData" optional;
         data: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "data" optional;
         immutable: Option<bool> = "immutable" optional;
@@ -1263,8 +1263,8 @@ smp_derive::__foreign_impls! {
         ports: Option<std::vec::Vec<k8s_openapi::api::core::v1::EndpointPort>> = "ports" optional;
     }
     k8s_openapi::api::core::v1::Endpoints as "Endpoints" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         subsets: Option<std::vec::Vec<k8s_openapi::api::core::v1::EndpointSubset>> = "subsets" optional;
     }
@@ -1317,8 +1317,8 @@ smp_derive::__foreign_impls! {
         volume_claim_template: Option<k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate> = "volumeClaimTemplate" optional;
     }
     k8s_openapi::api::core::v1::Event as "Event" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         action: Option<std::string::String> = "action" optional;
         count: Option<i32> = "count" optional;
         event_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "eventTime" optional;
@@ -1469,8 +1469,8 @@ smp_derive::__foreign_impls! {
         tcp_socket: Option<k8s_openapi::api::core::v1::TCPSocketAction> = "tcpSocket" optional;
     }
     k8s_openapi::api::core::v1::LimitRange as "LimitRange" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::LimitRangeSpec> = "spec" optional;
     }
@@ -1516,8 +1516,8 @@ smp_derive::__foreign_impls! {
         server: std::string::String = "server";
     }
     k8s_openapi::api::core::v1::Namespace as "Namespace" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::NamespaceSpec> = "spec" optional;
         status: Option<k8s_openapi::api::core::v1::NamespaceStatus> = "status" optional;
@@ -1537,8 +1537,8 @@ smp_derive::__foreign_impls! {
         phase: Option<std::string::String> = "phase" optional;
     }
     k8s_openapi::api::core::v1::Node as "Node" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::NodeSpec> = "spec" optional;
         status: Option<k8s_openapi::api::core::v1::NodeStatus> = "status" optional;
@@ -1651,15 +1651,15 @@ smp_derive::__foreign_impls! {
         uid: Option<std::string::String> = "uid" optional;
     }
     k8s_openapi::api::core::v1::PersistentVolume as "PersistentVolume" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::PersistentVolumeSpec> = "spec" optional;
         status: Option<k8s_openapi::api::core::v1::PersistentVolumeStatus> = "status" optional;
     }
     k8s_openapi::api::core::v1::PersistentVolumeClaim as "PersistentVolumeClaim" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::PersistentVolumeClaimSpec> = "spec" optional;
         status: Option<k8s_openapi::api::core::v1::PersistentVolumeClaimStatus> = "status" optional;
@@ -1746,8 +1746,8 @@ smp_derive::__foreign_impls! {
         pd_id: std::string::String = "pdID";
     }
     k8s_openapi::api::core::v1::Pod as "Pod" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::PodSpec> = "spec" optional;
         status: Option<k8s_openapi::api::core::v1::PodStatus> = "status" optional;
@@ -1893,8 +1893,8 @@ smp_derive::__foreign_impls! {
         volume_health: Option<std::vec::Vec<k8s_openapi::api::core::v1::PodVolumeHealth>> = "volumeHealth" optional from 1.37;
     }
     k8s_openapi::api::core::v1::PodTemplate as "PodTemplate" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         template: Option<k8s_openapi::api::core::v1::PodTemplateSpec> = "template" optional;
     }
@@ -1962,8 +1962,8 @@ smp_derive::__foreign_impls! {
         user: Option<std::string::String> = "user" optional;
     }
     k8s_openapi::api::core::v1::ReplicationController as "ReplicationController" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::ReplicationControllerSpec> = "spec" optional;
         status: Option<k8s_openapi::api::core::v1::ReplicationControllerStatus> = "status" optional;
@@ -2004,8 +2004,8 @@ smp_derive::__foreign_impls! {
         resource_id: std::string::String = "resourceID";
     }
     k8s_openapi::api::core::v1::ResourceQuota as "ResourceQuota" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::ResourceQuotaSpec> = "spec" optional;
         status: Option<k8s_openapi::api::core::v1::ResourceQuotaStatus> = "status" optional;
@@ -2071,8 +2071,8 @@ smp_derive::__foreign_impls! {
         type_: std::string::String = "type";
     }
     k8s_openapi::api::core::v1::Secret as "Secret" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         data: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::ByteString>> = "data" optional;
         immutable: Option<bool> = "immutable" optional;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
@@ -2119,15 +2119,15 @@ smp_derive::__foreign_impls! {
         windows_options: Option<k8s_openapi::api::core::v1::WindowsSecurityContextOptions> = "windowsOptions" optional;
     }
     k8s_openapi::api::core::v1::Service as "Service" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::core::v1::ServiceSpec> = "spec" optional;
         status: Option<k8s_openapi::api::core::v1::ServiceStatus> = "status" optional;
     }
     k8s_openapi::api::core::v1::ServiceAccount as "ServiceAccount" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         automount_service_account_token: Option<bool> = "automountServiceAccountToken" optional;
         image_pull_secrets: Option<std::vec::Vec<k8s_openapi::api::core::v1::LocalObjectReference>> = "imagePullSecrets" optional;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
@@ -2353,8 +2353,8 @@ smp_derive::__foreign_impls! {
         protocol: Option<std::string::String> = "protocol" optional;
     }
     k8s_openapi::api::discovery::v1::EndpointSlice as "EndpointSlice" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         address_type: std::string::String = "addressType";
         endpoints: Option<std::vec::Vec<k8s_openapi::api::discovery::v1::Endpoint>> = "endpoints" optional from 1.36;
         endpoints: std::vec::Vec<k8s_openapi::api::discovery::v1::Endpoint> = "endpoints" until 1.35;
@@ -2368,8 +2368,8 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
     }
     k8s_openapi::api::events::v1::Event as "Event" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         action: Option<std::string::String> = "action" optional;
         deprecated_count: Option<i32> = "deprecatedCount" optional;
         deprecated_first_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "deprecatedFirstTimestamp" optional;
@@ -2398,8 +2398,8 @@ smp_derive::__foreign_impls! {
         type_: std::string::String = "type";
     }
     k8s_openapi::api::flowcontrol::v1::FlowSchema as "FlowSchema" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec = "spec" from 1.37;
         spec: Option<k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec> = "spec" optional until 1.36;
@@ -2446,8 +2446,8 @@ smp_derive::__foreign_impls! {
         subjects: std::vec::Vec<k8s_openapi::api::flowcontrol::v1::Subject> = "subjects";
     }
     k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as "PriorityLevelConfiguration" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec = "spec" from 1.37;
         spec: Option<k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec> = "spec" optional until 1.36;
@@ -2506,8 +2506,8 @@ smp_derive::__foreign_impls! {
         paths: std::vec::Vec<k8s_openapi::api::networking::v1::HTTPIngressPath> = "paths";
     }
     k8s_openapi::api::networking::v1::IPAddress as "IPAddress" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::networking::v1::IPAddressSpec = "spec" from 1.36;
         spec: Option<k8s_openapi::api::networking::v1::IPAddressSpec> = "spec" optional until 1.35;
@@ -2520,8 +2520,8 @@ smp_derive::__foreign_impls! {
         except: Option<std::vec::Vec<std::string::String>> = "except" optional;
     }
     k8s_openapi::api::networking::v1::Ingress as "Ingress" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::networking::v1::IngressSpec> = "spec" optional;
         status: Option<k8s_openapi::api::networking::v1::IngressStatus> = "status" optional;
@@ -2531,8 +2531,8 @@ smp_derive::__foreign_impls! {
         service: Option<k8s_openapi::api::networking::v1::IngressServiceBackend> = "service" optional;
     }
     k8s_openapi::api::networking::v1::IngressClass as "IngressClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::networking::v1::IngressClassSpec> = "spec" optional;
     }
@@ -2582,8 +2582,8 @@ smp_derive::__foreign_impls! {
         secret_name: Option<std::string::String> = "secretName" optional;
     }
     k8s_openapi::api::networking::v1::NetworkPolicy as "NetworkPolicy" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::networking::v1::NetworkPolicySpec> = "spec" optional;
     }
@@ -2622,8 +2622,8 @@ smp_derive::__foreign_impls! {
         number: Option<i32> = "number" optional;
     }
     k8s_openapi::api::networking::v1::ServiceCIDR as "ServiceCIDR" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::networking::v1::ServiceCIDRSpec> = "spec" optional;
         status: Option<k8s_openapi::api::networking::v1::ServiceCIDRStatus> = "status" optional;
@@ -2638,8 +2638,8 @@ smp_derive::__foreign_impls! {
         pod_fixed: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "podFixed" optional;
     }
     k8s_openapi::api::node::v1::RuntimeClass as "RuntimeClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         handler: std::string::String = "handler";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         overhead: Option<k8s_openapi::api::node::v1::Overhead> = "overhead" optional;
@@ -2650,14 +2650,14 @@ smp_derive::__foreign_impls! {
         tolerations: Option<std::vec::Vec<k8s_openapi::api::core::v1::Toleration>> = "tolerations" optional;
     }
     k8s_openapi::api::policy::v1::Eviction as "Eviction" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         delete_options: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions> = "deleteOptions" optional;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
     }
     k8s_openapi::api::policy::v1::PodDisruptionBudget as "PodDisruptionBudget" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec> = "spec" optional;
         status: Option<k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus> = "status" optional;
@@ -2685,15 +2685,15 @@ smp_derive::__foreign_impls! {
         cluster_role_selectors: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>> = "clusterRoleSelectors" optional;
     }
     k8s_openapi::api::rbac::v1::ClusterRole as "ClusterRole" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         aggregation_rule: Option<k8s_openapi::api::rbac::v1::AggregationRule> = "aggregationRule" optional;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         rules: Option<std::vec::Vec<k8s_openapi::api::rbac::v1::PolicyRule>> = "rules" optional;
     }
     k8s_openapi::api::rbac::v1::ClusterRoleBinding as "ClusterRoleBinding" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         role_ref: k8s_openapi::api::rbac::v1::RoleRef = "roleRef";
         subjects: Option<std::vec::Vec<k8s_openapi::api::rbac::v1::Subject>> = "subjects" optional;
@@ -2706,14 +2706,14 @@ smp_derive::__foreign_impls! {
         verbs: std::vec::Vec<std::string::String> = "verbs";
     }
     k8s_openapi::api::rbac::v1::Role as "Role" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         rules: Option<std::vec::Vec<k8s_openapi::api::rbac::v1::PolicyRule>> = "rules" optional;
     }
     k8s_openapi::api::rbac::v1::RoleBinding as "RoleBinding" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         role_ref: k8s_openapi::api::rbac::v1::RoleRef = "roleRef";
         subjects: Option<std::vec::Vec<k8s_openapi::api::rbac::v1::Subject>> = "subjects" optional;
@@ -2737,8 +2737,8 @@ smp_derive::__foreign_impls! {
         value: Option<std::string::String> = "value" optional;
     }
     k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as "DeviceTaintRule" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec = "spec";
         status: Option<k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStatus> = "status" optional from 1.35;
@@ -2830,8 +2830,8 @@ smp_derive::__foreign_impls! {
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
     k8s_openapi::api::resource::v1beta1::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1beta1::DeviceClassSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1beta1::DeviceClassSpec = "spec" until 1.36;
@@ -2915,8 +2915,8 @@ smp_derive::__foreign_impls! {
         parameters: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "parameters";
     }
     k8s_openapi::api::resource::v1beta1::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1beta1::ResourceClaimSpec = "spec" until 1.36;
@@ -2937,8 +2937,8 @@ smp_derive::__foreign_impls! {
         reserved_for: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta1::ResourceClaimConsumerReference>> = "reservedFor" optional strategy = "merge" merge_key = "uid";
     }
     k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec = "spec" until 1.36;
@@ -2954,8 +2954,8 @@ smp_derive::__foreign_impls! {
         resource_slice_count: i64 = "resourceSliceCount";
     }
     k8s_openapi::api::resource::v1beta1::ResourceSlice as "ResourceSlice" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1beta1::ResourceSliceSpec = "spec";
     }
@@ -3044,8 +3044,8 @@ smp_derive::__foreign_impls! {
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
     k8s_openapi::api::resource::v1beta2::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1beta2::DeviceClassSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1beta2::DeviceClassSpec = "spec" until 1.36;
@@ -3132,8 +3132,8 @@ smp_derive::__foreign_impls! {
         parameters: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "parameters";
     }
     k8s_openapi::api::resource::v1beta2::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1beta2::ResourceClaimSpec = "spec" until 1.36;
@@ -3154,8 +3154,8 @@ smp_derive::__foreign_impls! {
         reserved_for: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::ResourceClaimConsumerReference>> = "reservedFor" optional strategy = "merge" merge_key = "uid";
     }
     k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec = "spec" until 1.36;
@@ -3171,8 +3171,8 @@ smp_derive::__foreign_impls! {
         resource_slice_count: i64 = "resourceSliceCount";
     }
     k8s_openapi::api::resource::v1beta2::ResourceSlice as "ResourceSlice" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1beta2::ResourceSliceSpec = "spec";
     }
@@ -3189,8 +3189,8 @@ smp_derive::__foreign_impls! {
         skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
     }
     k8s_openapi::api::scheduling::v1::PriorityClass as "PriorityClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         description: Option<std::string::String> = "description" optional;
         global_default: Option<bool> = "globalDefault" optional;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
@@ -3199,8 +3199,8 @@ smp_derive::__foreign_impls! {
         value: i32 = "value" until 1.35;
     }
     k8s_openapi::api::storage::v1::CSIDriver as "CSIDriver" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::storage::v1::CSIDriverSpec = "spec";
     }
@@ -3218,8 +3218,8 @@ smp_derive::__foreign_impls! {
         volume_lifecycle_modes: Option<std::vec::Vec<std::string::String>> = "volumeLifecycleModes" optional;
     }
     k8s_openapi::api::storage::v1::CSINode as "CSINode" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::storage::v1::CSINodeSpec = "spec";
         status: Option<k8s_openapi::api::storage::v1::CSINodeStatus> = "status" optional from 1.37;
@@ -3234,8 +3234,8 @@ smp_derive::__foreign_impls! {
         drivers: std::vec::Vec<k8s_openapi::api::storage::v1::CSINodeDriver> = "drivers" strategy = "merge" merge_key = "name";
     }
     k8s_openapi::api::storage::v1::CSIStorageCapacity as "CSIStorageCapacity" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         capacity: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "capacity" optional;
         maximum_volume_size: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "maximumVolumeSize" optional;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
@@ -3243,8 +3243,8 @@ smp_derive::__foreign_impls! {
         storage_class_name: std::string::String = "storageClassName";
     }
     k8s_openapi::api::storage::v1::StorageClass as "StorageClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         allow_volume_expansion: Option<bool> = "allowVolumeExpansion" optional;
         allowed_topologies: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySelectorTerm>> = "allowedTopologies" optional;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
@@ -3259,8 +3259,8 @@ smp_derive::__foreign_impls! {
         expiration_seconds: Option<i64> = "expirationSeconds" optional;
     }
     k8s_openapi::api::storage::v1::VolumeAttachment as "VolumeAttachment" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::storage::v1::VolumeAttachmentSpec = "spec";
         status: Option<k8s_openapi::api::storage::v1::VolumeAttachmentStatus> = "status" optional;
@@ -3301,8 +3301,8 @@ smp_derive::__foreign_impls! {
         webhook: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion> = "webhook" optional;
     }
     k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition as "CustomResourceDefinition" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec = "spec";
         status: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus> = "status" optional;
@@ -3438,16 +3438,16 @@ smp_derive::__foreign_impls! {
         conversion_review_versions: std::vec::Vec<std::string::String> = "conversionReviewVersions";
     }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup as "APIGroup" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         name: std::string::String = "name";
         preferred_version: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery> = "preferredVersion" optional;
         server_address_by_client_cidrs: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR>> = "serverAddressByClientCIDRs" optional;
         versions: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery> = "versions";
     }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList as "APIGroupList" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         groups: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup> = "groups";
     }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource as "APIResource" {
@@ -3463,14 +3463,14 @@ smp_derive::__foreign_impls! {
         version: Option<std::string::String> = "version" optional;
     }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList as "APIResourceList" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         group_version: std::string::String = "groupVersion";
         resources: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource> = "resources";
     }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions as "APIVersions" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         server_address_by_client_cidrs: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR> = "serverAddressByClientCIDRs";
         versions: std::vec::Vec<std::string::String> = "versions";
     }
@@ -3561,8 +3561,8 @@ smp_derive::__foreign_impls! {
         server_address: std::string::String = "serverAddress";
     }
     k8s_openapi::apimachinery::pkg::apis::meta::v1::Status as "Status" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         code: Option<i32> = "code" optional;
         details: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails> = "details" optional;
         message: Option<std::string::String> = "message" optional;
@@ -3599,8 +3599,8 @@ smp_derive::__foreign_impls! {
         platform: std::string::String = "platform";
     }
     k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService as "APIService" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceSpec> = "spec" optional;
         status: Option<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceStatus> = "status" optional;
@@ -3647,15 +3647,15 @@ smp_derive::__foreign_impls! {
         expression_warnings: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::ExpressionWarning>> = "expressionWarnings" optional;
     }
     k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicy as "ValidatingAdmissionPolicy" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicySpec> = "spec" optional;
         status: Option<k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicyStatus> = "status" optional;
     }
     k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicyBinding as "ValidatingAdmissionPolicyBinding" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicyBindingSpec> = "spec" optional;
     }
@@ -3742,8 +3742,8 @@ smp_derive::__foreign_impls! {
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
     k8s_openapi::api::resource::v1alpha3::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1alpha3::DeviceClassSpec = "spec";
     }
@@ -3805,8 +3805,8 @@ smp_derive::__foreign_impls! {
         parameters: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "parameters";
     }
     k8s_openapi::api::resource::v1alpha3::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1alpha3::ResourceClaimSpec = "spec";
         status: Option<k8s_openapi::api::resource::v1alpha3::ResourceClaimStatus> = "status" optional;
@@ -3826,8 +3826,8 @@ smp_derive::__foreign_impls! {
         reserved_for: Option<std::vec::Vec<k8s_openapi::api::resource::v1alpha3::ResourceClaimConsumerReference>> = "reservedFor" optional;
     }
     k8s_openapi::api::resource::v1alpha3::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1alpha3::ResourceClaimTemplateSpec = "spec";
     }
@@ -3841,8 +3841,8 @@ smp_derive::__foreign_impls! {
         resource_slice_count: i64 = "resourceSliceCount";
     }
     k8s_openapi::api::resource::v1alpha3::ResourceSlice as "ResourceSlice" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1alpha3::ResourceSliceSpec = "spec";
     }
@@ -3870,8 +3870,8 @@ smp_derive::__foreign_impls! {
         cel: Option<k8s_openapi::api::resource::v1alpha3::CELDeviceSelector> = "cel" optional;
     }
     k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as "VolumeAttributesClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         driver_name: std::string::String = "driverName";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         parameters: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "parameters" optional;
@@ -3889,8 +3889,8 @@ smp_derive::__foreign_impls! {
         type_: std::string::String = "type";
     }
     k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigration as "StorageVersionMigration" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigrationSpec> = "spec" optional;
         status: Option<k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigrationStatus> = "status" optional;
@@ -3911,8 +3911,8 @@ smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
     k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as "ClusterTrustBundle" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpec = "spec";
     }
@@ -3921,8 +3921,8 @@ smp_derive::__foreign_impls! {
         trust_bundle: std::string::String = "trustBundle";
     }
     k8s_openapi::api::networking::v1beta1::IPAddress as "IPAddress" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::networking::v1beta1::IPAddressSpec = "spec" from 1.36;
         spec: Option<k8s_openapi::api::networking::v1beta1::IPAddressSpec> = "spec" optional until 1.35;
@@ -3937,8 +3937,8 @@ smp_derive::__foreign_impls! {
         resource: std::string::String = "resource";
     }
     k8s_openapi::api::networking::v1beta1::ServiceCIDR as "ServiceCIDR" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::networking::v1beta1::ServiceCIDRSpec> = "spec" optional;
         status: Option<k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus> = "status" optional;
@@ -3950,8 +3950,8 @@ smp_derive::__foreign_impls! {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
     }
     k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as "VolumeAttributesClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         driver_name: std::string::String = "driverName";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         parameters: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "parameters" optional;
@@ -3964,8 +3964,8 @@ smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
     k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as "PodCertificateRequest" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::certificates::v1alpha1::PodCertificateRequestSpec = "spec";
         status: Option<k8s_openapi::api::certificates::v1alpha1::PodCertificateRequestStatus> = "status" optional;
@@ -4003,14 +4003,14 @@ smp_derive::__foreign_impls! {
         expression: Option<std::string::String> = "expression" optional;
     }
     k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as "MutatingAdmissionPolicy" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpec> = "spec" optional;
     }
     k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as "MutatingAdmissionPolicyBinding" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingSpec> = "spec" optional;
     }
@@ -4152,8 +4152,8 @@ smp_derive::__foreign_impls! {
         requests: Option<std::vec::Vec<std::string::String>> = "requests" optional;
     }
     k8s_openapi::api::resource::v1::DeviceClass as "DeviceClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1::DeviceClassSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1::DeviceClassSpec = "spec" until 1.36;
@@ -4240,8 +4240,8 @@ smp_derive::__foreign_impls! {
         parameters: k8s_openapi::apimachinery::pkg::runtime::RawExtension = "parameters";
     }
     k8s_openapi::api::resource::v1::ResourceClaim as "ResourceClaim" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1::ResourceClaimSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1::ResourceClaimSpec = "spec" until 1.36;
@@ -4262,8 +4262,8 @@ smp_derive::__foreign_impls! {
         reserved_for: Option<std::vec::Vec<k8s_openapi::api::resource::v1::ResourceClaimConsumerReference>> = "reservedFor" optional strategy = "merge" merge_key = "uid";
     }
     k8s_openapi::api::resource::v1::ResourceClaimTemplate as "ResourceClaimTemplate" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec> = "spec" optional from 1.37;
         spec: k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec = "spec" until 1.36;
@@ -4279,8 +4279,8 @@ smp_derive::__foreign_impls! {
         resource_slice_count: i64 = "resourceSliceCount";
     }
     k8s_openapi::api::resource::v1::ResourceSlice as "ResourceSlice" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1::ResourceSliceSpec = "spec";
     }
@@ -4323,8 +4323,8 @@ smp_derive::__foreign_impls! {
         requests: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "requests" optional;
     }
     k8s_openapi::api::storage::v1::VolumeAttributesClass as "VolumeAttributesClass" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         driver_name: std::string::String = "driverName";
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         parameters: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "parameters" optional;
@@ -4359,8 +4359,8 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
     }
     k8s_openapi::api::scheduling::v1alpha1::Workload as "Workload" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1alpha1::WorkloadSpec = "spec";
     }
@@ -4376,8 +4376,8 @@ smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
     k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as "PodCertificateRequest" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec = "spec";
         status: Option<k8s_openapi::api::certificates::v1beta1::PodCertificateRequestStatus> = "status" optional;
@@ -4409,8 +4409,8 @@ smp_derive::__foreign_impls! {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
     }
     k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration as "StorageVersionMigration" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationSpec> = "spec" optional;
         status: Option<k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationStatus> = "status" optional;
@@ -4450,8 +4450,8 @@ smp_derive::__foreign_impls! {
         min_count: i32 = "minCount";
     }
     k8s_openapi::api::scheduling::v1alpha2::PodGroup as "PodGroup" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1alpha2::PodGroupSpec = "spec";
         status: Option<k8s_openapi::api::scheduling::v1alpha2::PodGroupStatus> = "status" optional;
@@ -4506,8 +4506,8 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
     }
     k8s_openapi::api::scheduling::v1alpha2::Workload as "Workload" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1alpha2::WorkloadSpec = "spec";
     }
@@ -4533,14 +4533,14 @@ smp_derive::__foreign_impls! {
         expression: Option<std::string::String> = "expression" optional;
     }
     k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy as "MutatingAdmissionPolicy" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicySpec> = "spec" optional;
     }
     k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding as "MutatingAdmissionPolicyBinding" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBindingSpec> = "spec" optional;
     }
@@ -4594,8 +4594,8 @@ smp_derive::__foreign_impls! {
         validation_error: Option<std::string::String> = "validationError" optional;
     }
     k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as "ResourcePoolStatusRequest" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec = "spec";
         status: Option<k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus> = "status" optional;
@@ -4612,8 +4612,8 @@ smp_derive::__foreign_impls! {
         pools: Option<std::vec::Vec<k8s_openapi::api::resource::v1alpha3::PoolStatus>> = "pools" optional;
     }
     k8s_openapi::api::resource::v1beta2::DeviceTaintRule as "DeviceTaintRule" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1beta2::DeviceTaintRuleSpec = "spec";
         status: Option<k8s_openapi::api::resource::v1beta2::DeviceTaintRuleStatus> = "status" optional;
@@ -4647,8 +4647,8 @@ smp_derive::__foreign_impls! {
         scheduling_policy: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy> = "schedulingPolicy" optional;
     }
     k8s_openapi::api::certificates::v1::ClusterTrustBundle as "ClusterTrustBundle" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::certificates::v1::ClusterTrustBundleSpec = "spec";
     }
@@ -4657,8 +4657,8 @@ smp_derive::__foreign_impls! {
         trust_bundle: std::string::String = "trustBundle";
     }
     k8s_openapi::api::certificates::v1::PodCertificateRequest as "PodCertificateRequest" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::certificates::v1::PodCertificateRequestSpec = "spec";
         status: Option<k8s_openapi::api::certificates::v1::PodCertificateRequestStatus> = "status" optional;
@@ -4713,8 +4713,8 @@ smp_derive::__foreign_impls! {
         last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
     }
     k8s_openapi::api::lifecycle::v1alpha1::Eviction as "Eviction" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::lifecycle::v1alpha1::EvictionSpec = "spec";
         status: Option<k8s_openapi::api::lifecycle::v1alpha1::EvictionStatus> = "status" optional;
@@ -4724,8 +4724,8 @@ smp_derive::__foreign_impls! {
         uid: std::string::String = "uid";
     }
     k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest as "EvictionRequest" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestSpec = "spec";
         status: Option<k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestStatus> = "status" optional;
@@ -4781,8 +4781,8 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
     }
     k8s_openapi::api::resource::v1::DeviceTaintRule as "DeviceTaintRule" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::resource::v1::DeviceTaintRuleSpec = "spec";
         status: Option<k8s_openapi::api::resource::v1::DeviceTaintRuleStatus> = "status" optional;
@@ -4875,8 +4875,8 @@ smp_derive::__foreign_impls! {
         min_group_count: i32 = "minGroupCount";
     }
     k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup as "CompositePodGroup" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSpec = "spec";
         status: Option<k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupStatus> = "status" optional;
@@ -4920,8 +4920,8 @@ smp_derive::__foreign_impls! {
         min_count: i32 = "minCount";
     }
     k8s_openapi::api::scheduling::v1alpha3::PodGroup as "PodGroup" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1alpha3::PodGroupSpec = "spec";
         status: Option<k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus> = "status" optional;
@@ -4978,8 +4978,8 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
     }
     k8s_openapi::api::scheduling::v1alpha3::Workload as "Workload" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1alpha3::WorkloadSpec = "spec";
     }
@@ -5051,8 +5051,8 @@ smp_derive::__foreign_impls! {
         min_count: i32 = "minCount";
     }
     k8s_openapi::api::scheduling::v1beta1::PodGroup as "PodGroup" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1beta1::PodGroupSpec = "spec";
         status: Option<k8s_openapi::api::scheduling::v1beta1::PodGroupStatus> = "status" optional;
@@ -5109,8 +5109,8 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
     }
     k8s_openapi::api::scheduling::v1beta1::Workload as "Workload" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1beta1::WorkloadSpec = "spec";
     }
@@ -5139,8 +5139,8 @@ smp_derive::__foreign_impls! {
         volume_mode: Option<std::string::String> = "volumeMode" optional;
     }
     k8s_openapi::api::storagemigration::v1::StorageVersionMigration as "StorageVersionMigration" {
-        const "apiVersion";
-        const "kind";
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: Option<k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec> = "spec" optional;
         status: Option<k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus> = "status" optional;

@@ -3,7 +3,7 @@
 //! for everything they do not handle themselves.
 
 use super::Field;
-use super::walk::FieldValue;
+use super::walk::{FieldValue, Walk};
 use crate::directive::{ListDirective, PATCH, RETAIN_KEYS};
 use crate::doc::copy_patch_value;
 use crate::engine::apply::{Merger, Mode};
@@ -126,8 +126,8 @@ pub(crate) fn from_field<T: DeserializeOwned>(v: &Value, field: Option<&Field>) 
     let mut out = None;
     let mut read = |input: Input<'_>| {
         out = Some(match input {
-            Input::Value(v) => T::deserialize(v)?,
-            Input::Text(text) => serde_json::from_str(text)?,
+            Input::Value(v) => deserialize(v)?,
+            Input::Text(text) => serde_json::from_str(text).map_err(deserialize_error)?,
         });
         Ok(())
     };
@@ -137,17 +137,59 @@ pub(crate) fn from_field<T: DeserializeOwned>(v: &Value, field: Option<&Field>) 
 
 /// [`from_field`] for a type whose serde reads from JSON text nothing it
 /// refuses from a `Value` (the types of k8s-openapi): no text reader is
-/// compiled for it.
-pub(crate) fn from_field_value<T: DeserializeOwned>(v: &Value, field: Option<&Field>) -> Result<T> {
+/// compiled for it, and the value is read by its walker
+/// ([`Walk::__from_json`]).
+pub(crate) fn from_field_value<T: Walk>(v: &Value, field: Option<&Field>) -> Result<T> {
     let mut out = None;
     let mut read = |input: Input<'_>| {
         if let Input::Value(v) = input {
-            out = Some(T::deserialize(v)?);
+            out = Some(T::__from_json(v)?);
         }
         Ok(())
     };
     read_json(v, field, false, &mut read)?;
     out.ok_or_else(nothing_read)
+}
+
+/// [`from_field_value`] into a value in place, compiled once for every
+/// type: the value is read by its vtable, and left as it was on error.
+pub(crate) fn set_from_json(slot: &mut dyn FieldValue, v: &Value, field: Option<&Field>) -> Result<()> {
+    let mut read = |input: Input<'_>| match input {
+        Input::Value(v) => slot.read_json(v),
+        Input::Text(_) => Ok(()),
+    };
+    read_json(v, field, false, &mut read)
+}
+
+/// The value serde reads from `v`, without retries.
+pub(crate) fn deserialize<T: DeserializeOwned>(v: &Value) -> Result<T> {
+    T::deserialize(v).map_err(deserialize_error)
+}
+
+/// serde's error for a JSON value of the wrong type, `expected` saying
+/// what the reader wanted (`"a sequence"`, `"struct Foo"`): the words
+/// serde_json's `Value` reader gives.
+pub(crate) fn invalid_type(v: &Value, expected: &str) -> crate::error::Error {
+    use serde::de::{Error as _, Unexpected};
+    let unexpected = match v {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Unexpected::Unsigned(u),
+            (None, Some(i)) => Unexpected::Signed(i),
+            (None, None) => Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    };
+    deserialize_error(serde_json::Error::invalid_type(unexpected, &expected))
+}
+
+/// serde's error for a string that is not the one expected.
+pub(crate) fn invalid_string(s: &str, expected: &str) -> crate::error::Error {
+    use serde::de::{Error as _, Unexpected};
+    deserialize_error(serde_json::Error::invalid_value(Unexpected::Str(s), &expected))
 }
 
 #[cold]
@@ -167,7 +209,7 @@ fn read_json(
     v: &Value,
     field: Option<&Field>,
     text: bool,
-    read: &mut dyn FnMut(Input<'_>) -> serde_json::Result<()>,
+    read: &mut dyn FnMut(Input<'_>) -> Result<()>,
 ) -> Result<()> {
     let first = match read(Input::Value(v)) {
         Ok(()) => return Ok(()),
@@ -188,7 +230,6 @@ fn read_json(
     if from_text {
         return Ok(());
     }
-    let e = deserialize_error(e);
     Err(match field {
         Some(f) => e.at_key(f.key),
         None => e,

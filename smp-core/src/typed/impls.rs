@@ -228,9 +228,8 @@ impl<T: StrategicMerge> Walk for Option<T> {
         }
     }
 
-    fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
-        *self = if v.is_null() { None } else { Some((T::__READ)(v, field)?) };
-        Ok(())
+    fn __from_json(v: &Value) -> Result<Self> {
+        if v.is_null() { Ok(None) } else { T::__from_json(v).map(Some) }
     }
 
     fn __as_option(&self) -> Option<Option<&dyn FieldValue>> {
@@ -333,6 +332,9 @@ macro_rules! pointer_impl {
             fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
                 $mut(self).__set_json(v, field)
             }
+            fn __from_json(v: &Value) -> Result<Self> {
+                T::__from_json(v).map($ptr::new)
+            }
             fn __diff_field(
                 old: Option<&dyn FieldValue>,
                 new: Option<&dyn FieldValue>,
@@ -363,6 +365,25 @@ impl<T: StrategicMerge> Walk for Vec<T> {
 
     fn __depth_ok(&self, open: usize) -> bool {
         elements_ok(self.iter(), open)
+    }
+
+    /// Each element's own JSON, so that no serde code is compiled for the
+    /// list besides its elements'.
+    fn __json(&self) -> Result<Value> {
+        let mut list = Vec::with_capacity(self.len());
+        for e in self {
+            list.push(e.__json()?);
+        }
+        Ok(Value::Array(list))
+    }
+
+    fn __from_json(v: &Value) -> Result<Self> {
+        let Value::Array(list) = v else { return Err(fallback::invalid_type(v, "a sequence")) };
+        let mut out = Vec::with_capacity(list.len());
+        for e in list {
+            out.push(T::__from_json(e)?);
+        }
+        Ok(out)
     }
 
     fn __quiet_if_equal(&self, field: &Field) -> bool {
@@ -533,6 +554,25 @@ macro_rules! map_impl {
 
             fn __depth_ok(&self, open: usize) -> bool {
                 elements_ok(self.values(), open)
+            }
+
+            /// Each value's own JSON, so that no serde code is compiled
+            /// for the map besides its values'.
+            fn __json(&self) -> Result<Value> {
+                let mut m = Map::new();
+                for (k, v) in self {
+                    m.insert(k.clone(), v.__json()?);
+                }
+                Ok(Value::Object(m))
+            }
+
+            fn __from_json(v: &Value) -> Result<Self> {
+                let Value::Object(m) = v else { return Err(fallback::invalid_type(v, "a map")) };
+                let mut out = Self::default();
+                for (k, v) in m {
+                    out.insert(k.clone(), <$t>::__from_json(v)?);
+                }
+                Ok(out)
             }
 
             /// A `$patch` key is a directive to the reference's diff, which

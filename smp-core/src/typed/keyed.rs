@@ -6,7 +6,7 @@
 //! own small steps (key, JSON, merge, diff). A merge moves the elements,
 //! boxed for the time of the merge; a diff borrows them.
 
-use super::fallback::{self, FieldPatch, to_value};
+use super::fallback::{self, FieldPatch};
 use super::walk::FieldValue;
 use super::{Field, StrategicMerge, Walk};
 use crate::directive::ListDirective;
@@ -87,7 +87,7 @@ impl<T: StrategicMerge> Element for T {
     }
 
     fn json(&self) -> Result<Value> {
-        to_value(self)
+        self.__json()
     }
 
     fn diff(&self, new: &dyn Element, opts: Opts) -> Result<Map<String, Value>> {
@@ -113,7 +113,7 @@ impl<T: StrategicMerge> Element for T {
             // Several patch elements for one element: merged on its JSON, as
             // the reference merges them (a step in between may not fit `T`).
             several => {
-                let merged = merge_json(to_value(&*self)?, several, T::shape())?;
+                let merged = merge_json(self.__json()?, several, T::shape())?;
                 *self = (T::__READ)(&merged, None)?;
                 Ok(())
             }

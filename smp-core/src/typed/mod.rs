@@ -280,7 +280,7 @@ pub trait StrategicMerge: Walk {
         if options.patch_merge_key {
             // The typed diff does not write `$patchMergeKey`: the engine's
             // three-way on the serialised values.
-            let json = fallback::to_value::<Self>;
+            let json = Self::__json;
             let schema = Schema::Static(Self::shape());
             return crate::three_way(&json(last_applied)?, &json(desired)?, &json(self)?, schema, options);
         }

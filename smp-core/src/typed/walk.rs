@@ -134,11 +134,21 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         fallback::to_value(self)
     }
 
+    /// The value serde reads from JSON, without the retries of
+    /// [`Walk::__READ`], which calls it.
+    fn __from_json(v: &Value) -> Result<Self> {
+        fallback::deserialize(v)
+    }
+
     /// Sets the value from its JSON form; an error is at the key of the
     /// field (if any) that holds it.
     fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
-        *self = (Self::__READ)(v, field)?;
-        Ok(())
+        if Self::__JSON_TEXT {
+            *self = fallback::from_field(v, field)?;
+            Ok(())
+        } else {
+            fallback::set_from_json(self, v, field)
+        }
     }
 
     /// Adds to `patch` what turns the field value `old` into `new`, values
@@ -242,6 +252,64 @@ pub mod by_table {
         apply_struct(&mut Struct { table: table.ok_or_else(no_table)?, s }, patch)
     }
 
+    /// [`Walk::__json`] of a struct that serde writes field by field (the
+    /// structs of k8s-openapi): its constant keys, then each field it
+    /// writes, in the table's order.
+    pub fn to_json(s: &dyn FieldValue, table: Table) -> Result<Value> {
+        let table = table.ok_or_else(no_table)?;
+        let mut m = Map::new();
+        for (key, value) in table.constants {
+            m.insert((*key).to_string(), Value::String((*value).to_string()));
+        }
+        for (i, ops) in table.fields.iter().enumerate() {
+            if let Some(v) = written(table, s, i) {
+                m.insert(ops.field.key.to_string(), v.json()?);
+            }
+        }
+        Ok(Value::Object(m))
+    }
+
+    /// [`Walk::__from_json`] of such a struct, from its default value:
+    /// as k8s-openapi reads it, a key that names no field is ignored, a
+    /// null is a missing key, and a constant key must hold its value.
+    pub fn from_json<S: Walk + Default>(v: &Value) -> Result<S> {
+        let mut s = S::default();
+        read_fields(&mut s, S::__TABLE.ok_or_else(no_table)?, v)?;
+        Ok(s)
+    }
+
+    fn read_fields(s: &mut dyn FieldValue, table: &'static FieldTable, v: &Value) -> Result<()> {
+        let Value::Object(m) = v else {
+            let name = match (table.shape)() {
+                Shape::Struct(schema) => schema.name,
+                _ => "",
+            };
+            return Err(fallback::invalid_type(v, name));
+        };
+        let mut read = vec![false; table.fields.len()];
+        for (key, v) in m {
+            if let Some((_, value)) = table.constants.iter().find(|(c, _)| c == key) {
+                match v {
+                    Value::String(s) if s == value => continue,
+                    Value::String(s) => return Err(fallback::invalid_string(s, value)),
+                    _ => return Err(fallback::invalid_type(v, "a string")),
+                }
+            }
+            let Ok(at) = table.by_name.binary_search_by(|(n, _)| (*n).cmp(key)) else { continue };
+            let i = table.by_name[at].1;
+            read[i] = !v.is_null();
+            if read[i] {
+                let s: &mut dyn Any = s;
+                (table.get_mut)(s, i).ok_or_else(no_table)?.read_json(v)?;
+            }
+        }
+        let mut s = Struct { table, s };
+        for (i, _) in read.iter().enumerate().filter(|(_, read)| !**read) {
+            s.remove(i)?;
+        }
+        Ok(())
+    }
+
     #[cold]
     fn no_table() -> crate::error::Error {
         ErrorKind::Internal("a struct walked by its table without one").into()
@@ -267,6 +335,9 @@ pub struct FieldTable {
     pub by_name: &'static [(&'static str, usize)],
     /// The struct's schema.
     pub shape: fn() -> Shape,
+    /// Keys serde writes with a constant string (`apiVersion` and `kind`
+    /// of a k8s-openapi resource), with their values.
+    pub constants: &'static [(&'static str, &'static str)],
     /// The value of the field at an index, behind its type's vtable
     /// (`None`: the struct is not of the table's type).
     pub get: for<'s> fn(&'s dyn Any, usize) -> Option<&'s dyn FieldValue>,
@@ -353,6 +424,9 @@ pub trait FieldValue: Any {
     /// field, if any, that holds it).
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()>;
 
+    /// [`Walk::__from_json`] into this value.
+    fn read_json(&mut self, v: &Value) -> Result<()>;
+
     /// The diff of two objects: this one and `new`, a value of the same type.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>>;
 
@@ -432,6 +506,11 @@ impl<T: Walk> FieldValue for T {
 
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
         self.__set_json(v, field)
+    }
+
+    fn read_json(&mut self, v: &Value) -> Result<()> {
+        *self = T::__from_json(v)?;
+        Ok(())
     }
 
     // Only a struct's field (one with a table, or an object of its own) is
@@ -545,6 +624,11 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
 
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
         self.0 = fallback::from_field(v, field)?;
+        Ok(())
+    }
+
+    fn read_json(&mut self, v: &Value) -> Result<()> {
+        self.0 = fallback::deserialize(v)?;
         Ok(())
     }
 

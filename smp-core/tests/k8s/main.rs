@@ -9,9 +9,12 @@
 //! - [`properties`]: round-trip properties on generated Deployments, Pods
 //!   and a custom resource embedding a pod template;
 //! - [`replaced_lists`]: the lists the reference replaces whole, merged
-//!   with `$patchMergeKey` on.
+//!   with `$patchMergeKey` on;
+//! - [`readers`]: the walker writes and reads k8s-openapi values as their
+//!   serde code does.
 
 mod metadata;
 mod properties;
+mod readers;
 mod replaced_lists;
 mod typed;

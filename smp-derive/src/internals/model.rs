@@ -15,9 +15,10 @@ pub struct Container {
     pub foreign: Option<Path>,
     /// The type's name in schemas and error messages.
     pub name: String,
-    /// JSON keys that always hold the same value (a resource's `apiVersion`
-    /// and `kind`): in the schema as scalars, never patched field by field.
-    pub constants: Vec<String>,
+    /// JSON keys that always hold the same string (a resource's
+    /// `apiVersion` and `kind`), with that string: in the schema as
+    /// scalars, never patched field by field.
+    pub constants: Vec<(String, syn::Expr)>,
     pub vis: Visibility,
     pub generics: Generics,
     /// Path of `smp_core` as the generated code names it.

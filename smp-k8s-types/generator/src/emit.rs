@@ -270,8 +270,8 @@ fn describe(t: &Described<'_>) -> (String, Vec<String>) {
         Kind::Json => line(&mut head, &format!("    {path} as {name:?} = any;")),
         Kind::Struct { constants, fields: defs } => {
             line(&mut head, &format!("    {path} as {name:?} {{"));
-            for c in constants {
-                line(&mut head, &format!("        const {c:?};"));
+            for (json, constant) in constants {
+                line(&mut head, &format!("        const {json:?} = <Self as k8s_openapi::Resource>::{constant};"));
             }
             for (f, (strategy, merge_key)) in defs.iter().zip(&t.meta) {
                 let mut text = format!("        {}: {} = {:?}", f.member, f.ty, f.json);

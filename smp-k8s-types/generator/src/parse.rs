@@ -38,8 +38,9 @@ pub struct TypeDef {
 pub enum Kind {
     /// A struct with named fields.
     Struct {
-        /// JSON keys written with a constant value (`apiVersion`, `kind`).
-        constants: Vec<String>,
+        /// JSON keys written with a constant value (`apiVersion`, `kind`),
+        /// each with the `Resource` constant it holds (`API_VERSION`, `KIND`).
+        constants: Vec<(String, String)>,
         /// In serialisation order.
         fields: Vec<FieldDef>,
     },
@@ -192,8 +193,8 @@ fn type_kind(ast: &syn::File, name: &str) -> Result<Kind> {
     let mut fields = Vec::new();
     for entry in written {
         let (member, json, optional) = match entry {
-            Written::Constant(json) => {
-                constants.push(json);
+            Written::Constant(json, constant) => {
+                constants.push((json, constant));
                 continue;
             }
             Written::Always { member, json } => (member, json, false),
@@ -230,7 +231,7 @@ fn trait_impl<'a>(ast: &'a syn::File, trait_name: &str, name: &str) -> Result<&'
 
 /// What one `serialize_field` call writes.
 enum Written {
-    Constant(String),
+    Constant(String, String),
     Always { member: String, json: String },
     WhenSome { member: String, json: String },
 }
@@ -252,10 +253,10 @@ fn serialized_fields(imp: &ItemImpl) -> Result<Vec<Written>> {
             Stmt::Local(_) => {}
             Stmt::Expr(Expr::Try(t), _) => {
                 let (json, value) = serialize_field_call(&t.expr)?;
-                out.push(match self_field(value) {
-                    Some(member) => Written::Always { member, json },
-                    None if is_resource_const(value) => Written::Constant(json),
-                    None => return Err(format!("unexpected value serialised as {json:?}").into()),
+                out.push(match (self_field(value), resource_const(value)) {
+                    (Some(member), _) => Written::Always { member, json },
+                    (None, Some(constant)) => Written::Constant(json, constant),
+                    (None, None) => return Err(format!("unexpected value serialised as {json:?}").into()),
                 });
             }
             Stmt::Expr(Expr::If(i), _) => {
@@ -309,14 +310,15 @@ fn self_field(expr: &Expr) -> Option<String> {
     }
 }
 
-/// `<Self as crate::Resource>::API_VERSION` or `::KIND`.
-fn is_resource_const(expr: &Expr) -> bool {
-    let Expr::Path(p) = expr else { return false };
-    let Some(qself) = &p.qself else { return false };
+/// `<Self as crate::Resource>::API_VERSION` or `::KIND`: the constant's
+/// name.
+fn resource_const(expr: &Expr) -> Option<String> {
+    let Expr::Path(p) = expr else { return None };
+    let qself = p.qself.as_ref()?;
     let last = p.path.segments.last().map(|s| s.ident.to_string());
-    matches!(&*qself.ty, Type::Path(t) if t.path.is_ident("Self"))
-        && p.path.segments.iter().any(|s| s.ident == "Resource")
-        && matches!(last.as_deref(), Some("API_VERSION" | "KIND"))
+    let resource = matches!(&*qself.ty, Type::Path(t) if t.path.is_ident("Self"))
+        && p.path.segments.iter().any(|s| s.ident == "Resource");
+    last.filter(|l| resource && matches!(l.as_str(), "API_VERSION" | "KIND"))
 }
 
 /// Each field's value when its key is missing, from the struct literal
@@ -420,7 +422,7 @@ mod tests {
             "pub struct T {{ pub a: std::vec::Vec<crate::x::Y>, pub b: Option<i32>, pub c: crate::Time }} {SERDE}"
         );
         let Kind::Struct { constants, fields } = kind(&src) else { panic!("a struct") };
-        assert_eq!(constants, ["apiVersion"]);
+        assert_eq!(constants, [("apiVersion".to_owned(), "API_VERSION".to_owned())]);
         let summary: Vec<_> =
             fields.iter().map(|f| (f.member.as_str(), f.ty.as_str(), f.json.as_str(), f.presence)).collect();
         assert_eq!(
