@@ -10,13 +10,14 @@ use syn::{DeriveInput, Ident};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let (container, result) = model::from_input(input);
-    let imp = implementation(&container);
     match result {
-        Ok(()) => imp,
+        Ok(()) => implementation(&container),
         // Report our attribute errors, and still implement the trait so that
-        // uses of the type do not add errors of their own.
+        // uses of the type do not add errors of their own (nor the check of
+        // the field types, which a packed struct fails again).
         Err(e) => {
             let errors = e.to_compile_error();
+            let imp = implementation_with(&container, false);
             quote!(#errors #imp)
         }
     }
@@ -35,6 +36,12 @@ pub fn self_ty(c: &Container) -> TokenStream {
 }
 
 pub fn implementation(c: &Container) -> TokenStream {
+    implementation_with(c, true)
+}
+
+/// [`implementation`]; `check_fields`: with the compile-time check of the
+/// field types that the table's offsets rely on.
+fn implementation_with(c: &Container, check_fields: bool) -> TokenStream {
     let krate = &c.krate;
     let p = quote!(#krate::typed::__private);
     let self_ty = self_ty(c);
@@ -46,7 +53,7 @@ pub fn implementation(c: &Container) -> TokenStream {
 
     let shape = shape_fn(c, &p);
     let methods = match &c.body {
-        Body::Fields(fields) => field_methods(c, fields, &p),
+        Body::Fields(fields) => field_methods(c, fields, check_fields, &p),
         Body::JsonStruct(_) => struct_field_methods(),
         Body::Scalar => scalar_methods(),
         _ => quote!(),
@@ -205,7 +212,7 @@ fn struct_field_methods() -> TokenStream {
 /// A struct's walker: the constant table of its fields, each with the
 /// small functions that reach it; one routine in smp-core walks every
 /// table.
-fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
+fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenStream) -> TokenStream {
     let ops = fields.iter().map(|f| field_ops(f, p));
     // The JSON names a patch may set, sorted, each with its field's index,
     // for a binary search; the first field of a name wins.
@@ -215,16 +222,21 @@ fn field_methods(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStrea
     sorted.dedup_by(|b, a| a.0 == b.0);
     let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
     let access = table_access(fields, p);
+    let field_types = if check_fields { field_types_check(fields) } else { quote!() };
     let constants = c.constants.iter().map(|(json, value)| quote!((#json, #value)));
     let json_methods = if reads_like_k8s_openapi(c, fields) { json_by_table(p) } else { quote!() };
     quote! {
-        const __TABLE: ::core::option::Option<&'static #p::FieldTable> = ::core::option::Option::Some(&#p::FieldTable {
-            fields: &[#(#ops),*],
-            by_name: &[#(#names),*],
-            shape: <Self as #p::Walk>::__shape,
-            constants: &[#(#constants),*],
-            #access
-        });
+        const __TABLE: ::core::option::Option<&'static #p::FieldTable> = {
+            #field_types
+            ::core::option::Option::Some(&#p::FieldTable {
+                fields: &[#(#ops),*],
+                by_name: &[#(#names),*],
+                shape: <Self as #p::Walk>::__shape,
+                constants: &[#(#constants),*],
+                type_id: ::core::any::TypeId::of::<Self>,
+                #access
+            })
+        };
         #json_methods
         fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
             #p::by_table::field_key(self, Self::__TABLE, json_name)
@@ -268,33 +280,23 @@ fn json_by_table(p: &TokenStream) -> TokenStream {
     }
 }
 
-/// The table's four functions that reach into the struct, each one `match`
-/// on a field's index (one function per struct, not one per field): its
-/// value behind its type's vtable, to read and to change it, its
-/// `skip_serializing_if`, and its serde default.
+/// The check that ties each field's offset in the table to its declared
+/// type: a closure, never called, that borrows each field as that type.
+/// (A packed struct, whose fields may be unaligned, fails it too.)
+fn field_types_check(fields: &[Field]) -> TokenStream {
+    let borrows = fields.iter().map(|f| {
+        let (member, ty) = (&f.member, &f.ty);
+        quote!(let _: &#ty = &s.#member;)
+    });
+    quote!(let _ = |s: &Self| { #(#borrows)* };)
+}
+
+/// The table's two functions of the struct, each one `match` on a
+/// field's index, when some field needs them: its
+/// `skip_serializing_if`, and its serde default of its own.
 fn table_access(fields: &[Field], p: &TokenStream) -> TokenStream {
     let none = quote!(::core::option::Option::None);
     let some = quote!(::core::option::Option::Some);
-    let (get, get_mut): (Vec<_>, Vec<_>) = fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let member = &f.member;
-            let ty = &f.ty;
-            match &f.with {
-                Some(_) => (
-                    quote!(#i => #some(#p::Json::<#ty>::wrap(&s.#member))),
-                    quote!(#i => #some(#p::Json::<#ty>::wrap_mut(&mut s.#member))),
-                ),
-                // Spanned at the type, so that a type without the walker is
-                // one error there (the schema's), not one more at the derive.
-                None => (
-                    quote_spanned!(ty.span()=> #i => #some(#p::field_value::<#ty>(&s.#member))),
-                    quote_spanned!(ty.span()=> #i => #some(#p::field_value_mut::<#ty>(&mut s.#member))),
-                ),
-            }
-        })
-        .unzip();
     let skips: Vec<_> = fields
         .iter()
         .enumerate()
@@ -311,23 +313,11 @@ fn table_access(fields: &[Field], p: &TokenStream) -> TokenStream {
         .enumerate()
         .filter_map(|(i, f)| {
             let member = &f.member;
-            missing_value(f).map(|value| quote!(#i => s.#member = #value))
+            own_missing_value(f).map(|value| quote!(#i => s.#member = #value))
         })
         .collect();
-    // `this` or `this_mut`: the struct, seen as `Any`, as its own type.
-    let accessor = |this: TokenStream, arms: &[TokenStream]| {
-        if arms.is_empty() {
-            return quote!(|_, _| #none);
-        }
-        quote!(|s, index| {
-            let s = #p::#this::<Self>(s)?;
-            match index { #(#arms,)* _ => #none }
-        })
-    };
-    let get = accessor(quote!(this), &get);
-    let get_mut = accessor(quote!(this_mut), &get_mut);
     let skip_if = if skips.is_empty() {
-        quote!(|_, _| false)
+        quote!(#p::no_skip_if)
     } else {
         quote!(|s, index| match #p::this::<Self>(s) {
             #some(s) => match index { #(#skips,)* _ => false },
@@ -335,7 +325,7 @@ fn table_access(fields: &[Field], p: &TokenStream) -> TokenStream {
         })
     };
     let set_default = if defaults.is_empty() {
-        quote!(|_, _| {})
+        quote!(#p::no_own_default)
     } else {
         quote!(|s, index| {
             if let #some(s) = #p::this_mut::<Self>(s) {
@@ -343,7 +333,7 @@ fn table_access(fields: &[Field], p: &TokenStream) -> TokenStream {
             }
         })
     };
-    quote!(get: #get, get_mut: #get_mut, skip_if: #skip_if, set_default: #set_default,)
+    quote!(skip_if: #skip_if, set_default: #set_default,)
 }
 
 /// Whether serde leaves the field out exactly when it is null.
@@ -361,17 +351,28 @@ fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
         Some(path) if skips_null(f, path) => quote!(#p::Skip::Null),
         Some(_) => quote!(#p::Skip::If),
     };
-    let missing = match missing_value(f) {
-        None => quote!(#p::Missing::Type),
-        Some(_) => quote!(#p::Missing::Set),
+    let ty = &f.ty;
+    let missing = match (&f.missing, own_missing_value(f)) {
+        (Missing::Default, None) => quote!(#p::Missing::Default(#p::default_of::<#ty>)),
+        (_, None) => quote!(#p::Missing::Type),
+        (_, Some(_)) => quote!(#p::Missing::Set),
     };
     let applied = f.deserialized;
+    let member = &f.member;
+    // Spanned at the type, so that a type without the walker is one error
+    // there (the schema's), not one more at the derive.
+    let access = match &f.with {
+        Some(_) => quote!(<#p::Json<#ty> as #p::Accessed>::ACCESS),
+        None => quote_spanned!(ty.span()=> <#ty as #p::Accessed>::ACCESS),
+    };
     quote! {
         #p::FieldOps {
             field: #desc,
             skip: #skip,
             missing: #missing,
             applied: #applied,
+            offset: ::core::mem::offset_of!(Self, #member),
+            access: #access,
         }
     }
 }
@@ -387,15 +388,17 @@ fn is_option_is_none(path: &syn::ExprPath) -> bool {
 }
 
 /// The value a field takes when a patch removes it, when serde's
-/// attributes give one (`None`: its type's rule).
-fn missing_value(f: &Field) -> Option<TokenStream> {
+/// attributes give one other than its type's default (`None`: its type's
+/// rule, or its `Default`, which a field read through its serde form
+/// takes here).
+fn own_missing_value(f: &Field) -> Option<TokenStream> {
     let member = &f.member;
     Some(match &f.missing {
-        Missing::Default => quote!(::core::default::Default::default()),
+        Missing::Default if f.with.is_some() => quote!(::core::default::Default::default()),
+        Missing::Default | Missing::Type => return None,
         Missing::Path(path) => quote!(#path()),
         Missing::ContainerDefault => quote!(<Self as ::core::default::Default>::default().#member),
         Missing::ContainerPath(path) => quote!(#path().#member),
-        Missing::Type => return None,
     })
 }
 

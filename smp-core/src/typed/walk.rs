@@ -299,8 +299,7 @@ pub mod by_table {
             let i = table.by_name[at].1;
             read[i] = !v.is_null();
             if read[i] {
-                let s: &mut dyn Any = s;
-                (table.get_mut)(s, i).ok_or_else(no_table)?.read_json(v)?;
+                table.get_mut(s, i).ok_or_else(no_table)?.read_json(v)?;
             }
         }
         let mut s = Struct { table, s };
@@ -324,9 +323,10 @@ pub type Table = Option<&'static FieldTable>;
 pub type Read<T> = fn(&Value, Option<&Field>) -> Result<T>;
 
 /// The fields of a struct: a constant table that generated code writes,
-/// walked by the one routine below for every struct. The struct is seen
-/// as `Any` by the few functions that reach into it, which the table
-/// holds (each a `match` on the field's index).
+/// walked by the one routine below for every struct. A field is reached at
+/// its offset in the struct, by functions compiled once per field type;
+/// only a field with a `skip_serializing_if` or a default of its own needs
+/// a function of the struct (a `match` on the field's index).
 pub struct FieldTable {
     /// Every JSON field, in declaration order.
     pub fields: &'static [FieldOps],
@@ -338,17 +338,98 @@ pub struct FieldTable {
     /// Keys serde writes with a constant string (`apiVersion` and `kind`
     /// of a k8s-openapi resource), with their values.
     pub constants: &'static [(&'static str, &'static str)],
-    /// The value of the field at an index, behind its type's vtable
-    /// (`None`: the struct is not of the table's type).
-    pub get: for<'s> fn(&'s dyn Any, usize) -> Option<&'s dyn FieldValue>,
-    /// The same, to change it.
-    pub get_mut: for<'s> fn(&'s mut dyn Any, usize) -> Option<&'s mut dyn FieldValue>,
+    /// The struct's type: the offsets of `fields` are into it.
+    pub type_id: fn() -> TypeId,
     /// Whether serde leaves out the field at an index ([`Skip::If`]).
     pub skip_if: fn(&dyn Any, usize) -> bool,
     /// Sets the field at an index to the value serde gives it when it is
     /// missing ([`Missing::Set`]).
     pub set_default: fn(&mut dyn Any, usize),
 }
+
+impl FieldTable {
+    /// The value of the field at an index, behind its type's vtable
+    /// (`None`: the struct is not of the table's type).
+    fn get<'s>(&self, s: &'s dyn FieldValue, i: usize) -> Option<&'s dyn FieldValue> {
+        let ops = self.fields.get(i)?;
+        let any: &dyn Any = s;
+        if any.type_id() != (self.type_id)() {
+            return None;
+        }
+        let at = (s as *const dyn FieldValue).cast::<u8>().wrapping_add(ops.offset);
+        // SAFETY: `s` is a value of the table's struct, whose field at
+        // `offset` has the type `access` is for: generated code writes the
+        // offset with `offset_of!` and the access of the field's declared
+        // type (or of `Json` around it, of the same layout), and checks
+        // that type against the field's at compile time (in a struct that
+        // is not packed, so the field is aligned).
+        Some(unsafe { &*(ops.access.get)(at) })
+    }
+
+    /// [`FieldTable::get`], to change the value.
+    fn get_mut<'s>(&self, s: &'s mut dyn FieldValue, i: usize) -> Option<&'s mut dyn FieldValue> {
+        let ops = self.fields.get(i)?;
+        let any: &dyn Any = s;
+        if any.type_id() != (self.type_id)() {
+            return None;
+        }
+        let at = (s as *mut dyn FieldValue).cast::<u8>().wrapping_add(ops.offset);
+        // SAFETY: as in `get`, and `s` is borrowed mutably for as long.
+        Some(unsafe { &mut *(ops.access.get_mut)(at) })
+    }
+}
+
+/// How a field of one type is reached at its place in a struct: compiled
+/// once per field type, for every struct that has such a field.
+pub struct FieldAccess {
+    get: unsafe fn(*const u8) -> *const dyn FieldValue,
+    get_mut: unsafe fn(*mut u8) -> *mut dyn FieldValue,
+}
+
+/// The [`FieldAccess`] of a field type (for generated code).
+pub trait Accessed {
+    /// The functions that reach a field of this type.
+    const ACCESS: &'static FieldAccess;
+}
+
+impl<T: FieldValue> Accessed for T {
+    const ACCESS: &'static FieldAccess = &FieldAccess { get: field_at::<T>, get_mut: field_at_mut::<T> };
+}
+
+/// The field of type `T` at `at`, behind its vtable.
+///
+/// # Safety
+///
+/// `at` points to a `T`.
+unsafe fn field_at<T: FieldValue>(at: *const u8) -> *const dyn FieldValue {
+    at.cast::<T>() as *const dyn FieldValue
+}
+
+/// [`field_at`], to change it.
+///
+/// # Safety
+///
+/// `at` points to a `T`.
+unsafe fn field_at_mut<T: FieldValue>(at: *mut u8) -> *mut dyn FieldValue {
+    at.cast::<T>() as *mut dyn FieldValue
+}
+
+/// Sets a field to its type's default (a [`Missing::Default`], for
+/// generated code).
+pub fn default_of<T: Default + 'static>(v: &mut dyn FieldValue) {
+    let v: &mut dyn Any = v;
+    if let Some(v) = v.downcast_mut::<T>() {
+        *v = T::default();
+    }
+}
+
+/// [`FieldTable::skip_if`] of a struct without [`Skip::If`] fields.
+pub fn no_skip_if(_: &dyn Any, _: usize) -> bool {
+    false
+}
+
+/// [`FieldTable::set_default`] of a struct without [`Missing::Set`] fields.
+pub fn no_own_default(_: &mut dyn Any, _: usize) {}
 
 /// The struct behind `Any` as its own type, for generated code.
 pub fn this<S: 'static>(s: &dyn Any) -> Option<&S> {
@@ -534,35 +615,10 @@ impl<T: Walk> FieldValue for T {
     }
 }
 
-/// A field's value behind its type's vtable (for generated code).
-pub fn field_value<T: Walk>(v: &T) -> &dyn FieldValue {
-    v
-}
-
-/// A field's value behind its type's vtable, to change it (for generated
-/// code).
-pub fn field_value_mut<T: Walk>(v: &mut T) -> &mut dyn FieldValue {
-    v
-}
-
 /// A field read and written only through its serde form
 /// (`#[patch(with = ...)]`: its type has no walker).
 #[repr(transparent)]
 pub struct Json<T>(T);
-
-impl<T> Json<T> {
-    /// The field as such.
-    pub fn wrap(v: &T) -> &Self {
-        // SAFETY: `Json<T>` is a `repr(transparent)` wrapper of `T`.
-        unsafe { &*(v as *const T as *const Self) }
-    }
-
-    /// The field as such, to change it.
-    pub fn wrap_mut(v: &mut T) -> &mut Self {
-        // SAFETY: `Json<T>` is a `repr(transparent)` wrapper of `T`.
-        unsafe { &mut *(v as *mut T as *mut Self) }
-    }
-}
 
 impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
     fn is_null(&self) -> bool {
@@ -657,7 +713,9 @@ pub enum Skip {
 pub enum Missing {
     /// Its type's rule ([`FieldValue::set_missing`]).
     Type,
-    /// Its serde default ([`FieldTable::set_default`]).
+    /// Its type's `Default` ([`default_of`]).
+    Default(fn(&mut dyn FieldValue)),
+    /// Its serde default of its own ([`FieldTable::set_default`]).
     Set,
 }
 
@@ -672,6 +730,10 @@ pub struct FieldOps {
     pub missing: Missing,
     /// serde reads it (a patch may set it).
     pub applied: bool,
+    /// Where it is in the struct (`offset_of!`).
+    pub offset: usize,
+    /// How a field of its type is reached there.
+    pub access: &'static FieldAccess,
 }
 
 /// A struct value with its field table, seen without its type: the walk
@@ -733,8 +795,7 @@ impl<R: Deref<Target = dyn FieldValue>> Fields for Struct<R> {
 /// The value of a struct's field at this index of its table, as serde
 /// writes it (`None`: left out).
 fn written<'s>(table: &'static FieldTable, s: &'s dyn FieldValue, i: usize) -> Option<&'s dyn FieldValue> {
-    let s: &dyn Any = s;
-    let v = (table.get)(s, i)?;
+    let v = table.get(s, i)?;
     let skipped = match table.fields.get(i)?.skip {
         Skip::Never => false,
         Skip::Null => v.is_null(),
@@ -750,8 +811,7 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
             return Ok(());
         }
         let present = !removed && self.value(i).is_some();
-        let s: &mut dyn Any = &mut *self.s;
-        let Some(v) = (self.table.get_mut)(s, i) else { return Ok(()) };
+        let Some(v) = self.table.get_mut(&mut *self.s, i) else { return Ok(()) };
         if v.apply_field(present, patch, &ops.field)? {
             return Ok(());
         }
@@ -760,13 +820,19 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
 
     fn remove(&mut self, i: usize) -> Result<()> {
         let ops = &self.table.fields[i];
-        let s: &mut dyn Any = &mut *self.s;
         match ops.missing {
             Missing::Set => {
+                let s: &mut dyn Any = &mut *self.s;
                 (self.table.set_default)(s, i);
                 Ok(())
             }
-            Missing::Type => match (self.table.get_mut)(s, i) {
+            Missing::Default(set) => {
+                if let Some(v) = self.table.get_mut(&mut *self.s, i) {
+                    set(v);
+                }
+                Ok(())
+            }
+            Missing::Type => match self.table.get_mut(&mut *self.s, i) {
                 Some(v) => v.set_missing(ops.field.key),
                 None => Ok(()),
             },

@@ -12,6 +12,27 @@ use super::model::{Body, Container, Field};
 use serde_derive_internals::ast;
 use syn::{Attribute, Data, DeriveInput, Fields, LitStr};
 
+/// A struct walked field by field is reached at its fields' places, which
+/// must be aligned: not a packed struct.
+fn fields_are_aligned(input: &DeriveInput, errors: &mut Errors) {
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("packed") {
+                errors.at(
+                    &meta.path,
+                    "`StrategicMerge` reaches the fields of a struct in place, so it cannot be derived for a packed \
+                     struct; remove `packed`, or mark the fields that hold this struct `#[patch(json)]`",
+                );
+            }
+            // `packed(N)`, `align(N)`: the value is not read.
+            if meta.input.peek(syn::token::Paren) {
+                let _ = meta.input.parse::<proc_macro2::Group>();
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Every check of the derive input, its serde reading (`None` where serde
 /// could not read it) and the model built from them.
 pub fn check(input: &DeriveInput, serde: Option<&ast::Container<'_>>, container: &Container, errors: &mut Errors) {
@@ -49,6 +70,9 @@ pub fn check(input: &DeriveInput, serde: Option<&ast::Container<'_>>, container:
         return;
     }
     unread_attributes(input, errors);
+    if matches!(container.body, Body::Fields(_)) {
+        fields_are_aligned(input, errors);
+    }
     let serde_fields = match serde.map(|s| &s.data) {
         Some(ast::Data::Struct(ast::Style::Struct, fields)) => &fields[..],
         _ => &[],
