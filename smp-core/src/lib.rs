@@ -151,6 +151,11 @@ pub use typed_options::WithOptions;
 #[cfg(feature = "derive")]
 #[doc = include_str!("derive.md")]
 pub use smp_derive::StrategicMerge;
+/// The derive as smp-k8s-types re-exports it (the generated code reaches
+/// smp-core through smp-k8s-types).
+#[cfg(feature = "derive")]
+#[doc(hidden)]
+pub use smp_derive::StrategicMergeViaK8sTypes as __StrategicMergeViaK8sTypes;
 pub use typed::StrategicMerge;
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Code generation from the model.
 
 use crate::assertions;
+use crate::engine_path::Engine;
 use crate::internals::model::{self, Body, Container, Field, Missing};
 use crate::internals::strategy::Strategy;
 use proc_macro2::{Span, TokenStream};
@@ -8,8 +9,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident};
 
-pub fn derive(input: &DeriveInput) -> TokenStream {
-    let (container, result) = model::from_input(input);
+pub fn derive(input: &DeriveInput, engine: Engine) -> TokenStream {
+    let (container, result) = model::from_input(input, engine);
     match result {
         Ok(()) => implementation(&container),
         // Report our attribute errors, and still implement the trait so that

@@ -82,7 +82,16 @@ use syn::{DeriveInput, parse_macro_input};
 #[proc_macro_derive(StrategicMerge, attributes(patch))]
 pub fn derive_strategic_merge(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input).into()
+    expand::derive(&input, engine_path::Engine::Core).into()
+}
+
+/// The same derive, as smp-k8s-types re-exports it: the generated code
+/// names the engine through `smp_k8s_types`. Not for direct use.
+#[doc(hidden)]
+#[proc_macro_derive(StrategicMergeViaK8sTypes, attributes(patch))]
+pub fn derive_strategic_merge_via_k8s_types(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input, engine_path::Engine::ViaK8sTypes).into()
 }
 
 /// Implementations for foreign types, from a field-by-field description

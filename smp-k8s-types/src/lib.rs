@@ -105,9 +105,11 @@ pub mod ssa_schemas;
 pub use k8s_openapi;
 pub use smp_core;
 pub use smp_core::k8s::{definitions, resources, shape_of_definition, shape_of_kind};
-pub use smp_core::{
-    Error, ErrorKind, OpenApi, Result, Schema, Shape, StrategicMerge, ThreeWayOptions, apply, diff, three_way,
-};
+// The trait, and the derive whose generated code names smp-core through
+// this crate.
+pub use smp_core::__StrategicMergeViaK8sTypes as StrategicMerge;
+pub use smp_core::typed::StrategicMerge;
+pub use smp_core::{Error, ErrorKind, OpenApi, Result, Schema, Shape, ThreeWayOptions, apply, diff, three_way};
 
 #[cfg(feature = "kube")]
 pub use api::PatchFrom;

@@ -121,10 +121,10 @@ impl Field {
 
 /// Builds the model, and checks it: the errors of our own attributes.
 /// serde's own attribute errors are left for serde's derive to report.
-pub fn from_input(input: &DeriveInput) -> (Container, Result<(), syn::Error>) {
+pub fn from_input(input: &DeriveInput, engine: crate::engine_path::Engine) -> (Container, Result<(), syn::Error>) {
     let mut errors = Errors::default();
     let cattrs = attr::container_attrs(&input.attrs, &mut errors);
-    let krate = cattrs.krate.unwrap_or_else(crate::engine_path::default_path);
+    let krate = cattrs.krate.unwrap_or_else(|| engine.default_path());
     let cx = Ctxt::new();
     let private = Ident::new("__private", proc_macro2::Span::call_site());
     let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
