@@ -70,9 +70,10 @@
 //!   `spec.containers[name=nginx].env`) and why; a failed apply leaves the
 //!   object as it was; [`Error::is_conflict`] tells a three-way conflict.
 //!
-//! Features: `derive` (default), `k8s-openapi` ([`StrategicMerge`] for every
-//! k8s-openapi type, in `k8s`; the final binary picks the Kubernetes
-//! version), `url`, `chrono`, `jiff` (those crates' scalar types).
+//! Features: `derive`, `ssa` and `json-patch` (default), `k8s-openapi`
+//! ([`StrategicMerge`] for every k8s-openapi type, in `k8s`; the final
+//! binary picks the Kubernetes version), `url`, `chrono`, `jiff` (those
+//! crates' scalar types).
 //!
 //! The guide (`docs/` in the repository) covers custom resources, the
 //! derive's attributes, exactness and performance.
@@ -119,6 +120,8 @@ pub mod directive;
 mod doc;
 mod engine;
 pub mod error;
+#[cfg(feature = "json-patch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json-patch")))]
 pub mod json_patch;
 #[cfg(feature = "k8s-openapi")]
 pub mod k8s;

@@ -48,7 +48,7 @@ impl<C, D: Document> Elements for Docs<C, D> {
     }
 }
 
-pub(crate) use crate::nesting::{MAX_DEPTH, check_depth, check_nesting, check_nesting_from, discard};
+pub(crate) use crate::nesting::{MAX_DEPTH, check_depth, check_nesting, discard};
 
 /// The document a patch operation works on: a JSON object (`null` counts
 /// as `{}`), nested no deeper than [`MAX_DEPTH`].

@@ -17,8 +17,9 @@ mod apply;
 
 pub use apply::{COPY_BUDGET, apply_ops};
 
-use crate::engine::{MAX_DEPTH, check_nesting, check_nesting_from};
+use crate::engine::{MAX_DEPTH, check_nesting};
 use crate::error::{ErrorKind, JsonPatchError, Result};
+use crate::nesting::check_nesting_from;
 use ::json_patch::jsonptr::PointerBuf;
 pub use ::json_patch::{AddOperation, Patch, PatchOperation, RemoveOperation, ReplaceOperation, TestOperation};
 use serde::Deserialize as _;
