@@ -104,6 +104,7 @@ pub mod ssa_schemas;
 
 pub use k8s_openapi;
 pub use smp_core;
+#[cfg(feature = "kinds")]
 pub use smp_core::k8s::{definitions, resources, shape_of_definition, shape_of_kind};
 // The trait, and the derive whose generated code names smp-core through
 // this crate.

@@ -5157,8 +5157,10 @@ smp_derive::__foreign_impls! {
 
 /// The schema of each type above by OpenAPI definition name: one table
 /// per run of versions, each sorted by name.
+#[cfg(feature = "k8s-kinds")]
 pub(super) static DEFINITIONS: &[&[super::Definition]] = &[DEFINITIONS_ALL, DEFINITIONS_UNTIL_1_33, DEFINITIONS_UNTIL_1_34, DEFINITIONS_UNTIL_1_36, DEFINITIONS_ONLY_1_34, DEFINITIONS_FROM_1_34, DEFINITIONS_ONLY_1_35, DEFINITIONS_FROM_1_35, DEFINITIONS_ONLY_1_36, DEFINITIONS_FROM_1_36, DEFINITIONS_FROM_1_37];
 
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_ALL: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1.AuditAnnotation", <k8s_openapi::api::admissionregistration::v1::AuditAnnotation as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.ExpressionWarning", <k8s_openapi::api::admissionregistration::v1::ExpressionWarning as crate::StrategicMerge>::shape),
@@ -5721,6 +5723,7 @@ const DEFINITIONS_ALL: &[super::Definition] = &[
 ];
 
 k8s_openapi::k8s_if_le_1_33! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_UNTIL_1_33: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1beta1.AuditAnnotation", <k8s_openapi::api::admissionregistration::v1beta1::AuditAnnotation as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1beta1.ExpressionWarning", <k8s_openapi::api::admissionregistration::v1beta1::ExpressionWarning as crate::StrategicMerge>::shape),
@@ -5764,9 +5767,10 @@ const DEFINITIONS_UNTIL_1_33: &[super::Definition] = &[
     ("io.k8s.api.resource.v1alpha3.ResourceSliceSpec", <k8s_openapi::api::resource::v1alpha3::ResourceSliceSpec as crate::StrategicMerge>::shape),
 ];
 }
-k8s_openapi::k8s_if_ge_1_34! { const DEFINITIONS_UNTIL_1_33: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_ge_1_34! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_UNTIL_1_33: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_le_1_34! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_UNTIL_1_34: &[super::Definition] = &[
     ("io.k8s.api.resource.v1alpha3.CELDeviceSelector", <k8s_openapi::api::resource::v1alpha3::CELDeviceSelector as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1alpha3.DeviceSelector", <k8s_openapi::api::resource::v1alpha3::DeviceSelector as crate::StrategicMerge>::shape),
@@ -5778,9 +5782,10 @@ const DEFINITIONS_UNTIL_1_34: &[super::Definition] = &[
     ("io.k8s.api.storagemigration.v1alpha1.StorageVersionMigrationStatus", <k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigrationStatus as crate::StrategicMerge>::shape),
 ];
 }
-k8s_openapi::k8s_if_ge_1_35! { const DEFINITIONS_UNTIL_1_34: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_ge_1_35! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_UNTIL_1_34: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_le_1_36! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_UNTIL_1_36: &[super::Definition] = &[
     ("io.k8s.api.certificates.v1alpha1.ClusterTrustBundle", <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1alpha1.ClusterTrustBundleSpec", <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpec as crate::StrategicMerge>::shape),
@@ -5793,19 +5798,21 @@ const DEFINITIONS_UNTIL_1_36: &[super::Definition] = &[
     ("io.k8s.api.storage.v1beta1.VolumeAttributesClass", <k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as crate::StrategicMerge>::shape),
 ];
 }
-k8s_openapi::k8s_if_ge_1_37! { const DEFINITIONS_UNTIL_1_36: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_ge_1_37! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_UNTIL_1_36: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_34! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_ONLY_1_34: &[super::Definition] = &[
     ("io.k8s.api.certificates.v1alpha1.PodCertificateRequest", <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1alpha1.PodCertificateRequestSpec", <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequestSpec as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1alpha1.PodCertificateRequestStatus", <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequestStatus as crate::StrategicMerge>::shape),
 ];
 }}
-k8s_openapi::k8s_if_le_1_33! { const DEFINITIONS_ONLY_1_34: &[super::Definition] = &[]; }
-k8s_openapi::k8s_if_ge_1_35! { const DEFINITIONS_ONLY_1_34: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_le_1_33! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_ONLY_1_34: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_ge_1_35! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_ONLY_1_34: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_34! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_FROM_1_34: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1beta1.ApplyConfiguration", <k8s_openapi::api::admissionregistration::v1beta1::ApplyConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1beta1.JSONPatch", <k8s_openapi::api::admissionregistration::v1beta1::JSONPatch as crate::StrategicMerge>::shape),
@@ -5867,9 +5874,10 @@ const DEFINITIONS_FROM_1_34: &[super::Definition] = &[
     ("io.k8s.api.storage.v1.VolumeAttributesClass", <k8s_openapi::api::storage::v1::VolumeAttributesClass as crate::StrategicMerge>::shape),
 ];
 }
-k8s_openapi::k8s_if_le_1_33! { const DEFINITIONS_FROM_1_34: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_le_1_33! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_FROM_1_34: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_35! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[
     ("io.k8s.api.core.v1.WorkloadReference", <k8s_openapi::api::core::v1::WorkloadReference as crate::StrategicMerge>::shape),
     ("io.k8s.api.scheduling.v1alpha1.BasicSchedulingPolicy", <k8s_openapi::api::scheduling::v1alpha1::BasicSchedulingPolicy as crate::StrategicMerge>::shape),
@@ -5881,10 +5889,11 @@ const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[
     ("io.k8s.api.scheduling.v1alpha1.WorkloadSpec", <k8s_openapi::api::scheduling::v1alpha1::WorkloadSpec as crate::StrategicMerge>::shape),
 ];
 }}
-k8s_openapi::k8s_if_le_1_34! { const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[]; }
-k8s_openapi::k8s_if_ge_1_36! { const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_le_1_34! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_ge_1_36! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_ONLY_1_35: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_35! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_FROM_1_35: &[super::Definition] = &[
     ("io.k8s.api.certificates.v1beta1.PodCertificateRequest", <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec", <k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSpec as crate::StrategicMerge>::shape),
@@ -5896,9 +5905,10 @@ const DEFINITIONS_FROM_1_35: &[super::Definition] = &[
     ("io.k8s.apimachinery.pkg.apis.meta.v1.GroupResource", <k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource as crate::StrategicMerge>::shape),
 ];
 }
-k8s_openapi::k8s_if_le_1_34! { const DEFINITIONS_FROM_1_35: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_le_1_34! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_FROM_1_35: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_36! { k8s_openapi::k8s_if_le_1_36! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_ONLY_1_36: &[super::Definition] = &[
     ("io.k8s.api.resource.v1.NodeAllocatableResourceMapping", <k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping as crate::StrategicMerge>::shape),
     ("io.k8s.api.resource.v1beta1.NodeAllocatableResourceMapping", <k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping as crate::StrategicMerge>::shape),
@@ -5921,10 +5931,11 @@ const DEFINITIONS_ONLY_1_36: &[super::Definition] = &[
     ("io.k8s.api.scheduling.v1alpha2.WorkloadSpec", <k8s_openapi::api::scheduling::v1alpha2::WorkloadSpec as crate::StrategicMerge>::shape),
 ];
 }}
-k8s_openapi::k8s_if_le_1_35! { const DEFINITIONS_ONLY_1_36: &[super::Definition] = &[]; }
-k8s_openapi::k8s_if_ge_1_37! { const DEFINITIONS_ONLY_1_36: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_le_1_35! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_ONLY_1_36: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_ge_1_37! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_ONLY_1_36: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_36! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_FROM_1_36: &[super::Definition] = &[
     ("io.k8s.api.admissionregistration.v1.ApplyConfiguration", <k8s_openapi::api::admissionregistration::v1::ApplyConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.admissionregistration.v1.JSONPatch", <k8s_openapi::api::admissionregistration::v1::JSONPatch as crate::StrategicMerge>::shape),
@@ -5948,9 +5959,10 @@ const DEFINITIONS_FROM_1_36: &[super::Definition] = &[
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo", <k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo as crate::StrategicMerge>::shape),
 ];
 }
-k8s_openapi::k8s_if_le_1_35! { const DEFINITIONS_FROM_1_36: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_le_1_35! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_FROM_1_36: &[super::Definition] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_37! {
+#[cfg(feature = "k8s-kinds")]
 const DEFINITIONS_FROM_1_37: &[super::Definition] = &[
     ("io.k8s.api.batch.v1.JobSchedulingConfiguration", <k8s_openapi::api::batch::v1::JobSchedulingConfiguration as crate::StrategicMerge>::shape),
     ("io.k8s.api.certificates.v1.ClusterTrustBundle", <k8s_openapi::api::certificates::v1::ClusterTrustBundle as crate::StrategicMerge>::shape),
@@ -6068,12 +6080,14 @@ const DEFINITIONS_FROM_1_37: &[super::Definition] = &[
     ("io.k8s.api.storagemigration.v1.StorageVersionMigrationStatus", <k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus as crate::StrategicMerge>::shape),
 ];
 }
-k8s_openapi::k8s_if_le_1_36! { const DEFINITIONS_FROM_1_37: &[super::Definition] = &[]; }
+k8s_openapi::k8s_if_le_1_36! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_FROM_1_37: &[super::Definition] = &[]; }
 
 /// The schema of each resource type above (one with a constant
 /// `apiVersion` and `kind`): one table per run of versions.
+#[cfg(feature = "k8s-kinds")]
 pub(super) static RESOURCES: &[&[super::Resource]] = &[RESOURCES_ALL, RESOURCES_UNTIL_1_33, RESOURCES_UNTIL_1_34, RESOURCES_UNTIL_1_36, RESOURCES_ONLY_1_34, RESOURCES_FROM_1_34, RESOURCES_ONLY_1_35, RESOURCES_FROM_1_35, RESOURCES_ONLY_1_36, RESOURCES_FROM_1_36, RESOURCES_FROM_1_37];
 
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_ALL: &[super::Resource] = &[
     (
         <k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration as k8s_openapi::Resource>::API_VERSION,
@@ -6498,6 +6512,7 @@ const RESOURCES_ALL: &[super::Resource] = &[
 ];
 
 k8s_openapi::k8s_if_le_1_33! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_UNTIL_1_33: &[super::Resource] = &[
     (
         <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
@@ -6531,9 +6546,10 @@ const RESOURCES_UNTIL_1_33: &[super::Resource] = &[
     ),
 ];
 }
-k8s_openapi::k8s_if_ge_1_34! { const RESOURCES_UNTIL_1_33: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_ge_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCES_UNTIL_1_33: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_le_1_34! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_UNTIL_1_34: &[super::Resource] = &[
     (
         <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as k8s_openapi::Resource>::API_VERSION,
@@ -6547,9 +6563,10 @@ const RESOURCES_UNTIL_1_34: &[super::Resource] = &[
     ),
 ];
 }
-k8s_openapi::k8s_if_ge_1_35! { const RESOURCES_UNTIL_1_34: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_ge_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCES_UNTIL_1_34: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_le_1_36! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_UNTIL_1_36: &[super::Resource] = &[
     (
         <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as k8s_openapi::Resource>::API_VERSION,
@@ -6573,9 +6590,10 @@ const RESOURCES_UNTIL_1_36: &[super::Resource] = &[
     ),
 ];
 }
-k8s_openapi::k8s_if_ge_1_37! { const RESOURCES_UNTIL_1_36: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_ge_1_37! { #[cfg(feature = "k8s-kinds")] const RESOURCES_UNTIL_1_36: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_34! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_ONLY_1_34: &[super::Resource] = &[
     (
         <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as k8s_openapi::Resource>::API_VERSION,
@@ -6584,10 +6602,11 @@ const RESOURCES_ONLY_1_34: &[super::Resource] = &[
     ),
 ];
 }}
-k8s_openapi::k8s_if_le_1_33! { const RESOURCES_ONLY_1_34: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_35! { const RESOURCES_ONLY_1_34: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_le_1_33! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_34: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_ge_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_34: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_34! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_FROM_1_34: &[super::Resource] = &[
     (
         <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
@@ -6626,9 +6645,10 @@ const RESOURCES_FROM_1_34: &[super::Resource] = &[
     ),
 ];
 }
-k8s_openapi::k8s_if_le_1_33! { const RESOURCES_FROM_1_34: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_le_1_33! { #[cfg(feature = "k8s-kinds")] const RESOURCES_FROM_1_34: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_35! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_ONLY_1_35: &[super::Resource] = &[
     (
         <k8s_openapi::api::scheduling::v1alpha1::Workload as k8s_openapi::Resource>::API_VERSION,
@@ -6637,10 +6657,11 @@ const RESOURCES_ONLY_1_35: &[super::Resource] = &[
     ),
 ];
 }}
-k8s_openapi::k8s_if_le_1_34! { const RESOURCES_ONLY_1_35: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_36! { const RESOURCES_ONLY_1_35: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_le_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_35: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_ge_1_36! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_35: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_35! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_FROM_1_35: &[super::Resource] = &[
     (
         <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as k8s_openapi::Resource>::API_VERSION,
@@ -6654,9 +6675,10 @@ const RESOURCES_FROM_1_35: &[super::Resource] = &[
     ),
 ];
 }
-k8s_openapi::k8s_if_le_1_34! { const RESOURCES_FROM_1_35: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_le_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCES_FROM_1_35: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_36! { k8s_openapi::k8s_if_le_1_36! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_ONLY_1_36: &[super::Resource] = &[
     (
         <k8s_openapi::api::scheduling::v1alpha2::PodGroup as k8s_openapi::Resource>::API_VERSION,
@@ -6670,10 +6692,11 @@ const RESOURCES_ONLY_1_36: &[super::Resource] = &[
     ),
 ];
 }}
-k8s_openapi::k8s_if_le_1_35! { const RESOURCES_ONLY_1_36: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_37! { const RESOURCES_ONLY_1_36: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_le_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_36: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_ge_1_37! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_36: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_36! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_FROM_1_36: &[super::Resource] = &[
     (
         <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
@@ -6697,9 +6720,10 @@ const RESOURCES_FROM_1_36: &[super::Resource] = &[
     ),
 ];
 }
-k8s_openapi::k8s_if_le_1_35! { const RESOURCES_FROM_1_36: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_le_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCES_FROM_1_36: &[super::Resource] = &[]; }
 
 k8s_openapi::k8s_if_ge_1_37! {
+#[cfg(feature = "k8s-kinds")]
 const RESOURCES_FROM_1_37: &[super::Resource] = &[
     (
         <k8s_openapi::api::certificates::v1::ClusterTrustBundle as k8s_openapi::Resource>::API_VERSION,
@@ -6758,4 +6782,4 @@ const RESOURCES_FROM_1_37: &[super::Resource] = &[
     ),
 ];
 }
-k8s_openapi::k8s_if_le_1_36! { const RESOURCES_FROM_1_37: &[super::Resource] = &[]; }
+k8s_openapi::k8s_if_le_1_36! { #[cfg(feature = "k8s-kinds")] const RESOURCES_FROM_1_37: &[super::Resource] = &[]; }

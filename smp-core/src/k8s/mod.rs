@@ -100,12 +100,15 @@ mod arbitrary_json {
     }
 }
 
+#[cfg(feature = "k8s-kinds")]
 /// An OpenAPI definition name and the schema of its type.
 type Definition = (&'static str, fn() -> Shape);
 
+#[cfg(feature = "k8s-kinds")]
 /// A resource type's `apiVersion`, `kind` and schema.
 type Resource = (&'static str, &'static str, fn() -> Shape);
 
+#[cfg(feature = "k8s-kinds")]
 /// The definitions of the hand-written types, sorted by name.
 static HAND_WRITTEN: &[Definition] = &[
     (
@@ -173,6 +176,8 @@ const fn constant_field(name: &'static str) -> FieldSchema {
     FieldSchema::new(name, Strategy::NONE, None, || Shape::Scalar)
 }
 
+#[cfg(feature = "k8s-kinds")]
+#[cfg_attr(docsrs, doc(cfg(feature = "k8s-kinds")))]
 /// The schema of the type generated from an OpenAPI definition, e.g.
 /// `io.k8s.api.core.v1.PodSpec`, in the Kubernetes version k8s-openapi is
 /// built for.
@@ -184,6 +189,8 @@ pub fn shape_of_definition(name: &str) -> Option<Shape> {
         .find_map(|table| table.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| (table[i].1)()))
 }
 
+#[cfg(feature = "k8s-kinds")]
+#[cfg_attr(docsrs, doc(cfg(feature = "k8s-kinds")))]
 /// The schema of a built-in resource type by `apiVersion` and `kind`
 /// (e.g. `apps/v1`, `Deployment`), in the Kubernetes version k8s-openapi is
 /// built for.
@@ -196,12 +203,16 @@ pub fn shape_of_kind(api_version: &str, kind: &str) -> Option<Shape> {
         .map(|(_, _, shape)| shape())
 }
 
+#[cfg(feature = "k8s-kinds")]
+#[cfg_attr(docsrs, doc(cfg(feature = "k8s-kinds")))]
 /// Every built-in resource type, as `(apiVersion, kind, schema)`, in the
 /// Kubernetes version k8s-openapi is built for.
 pub fn resources() -> impl Iterator<Item = (&'static str, &'static str, Shape)> {
     generated::RESOURCES.iter().copied().flatten().map(|(api_version, kind, shape)| (*api_version, *kind, shape()))
 }
 
+#[cfg(feature = "k8s-kinds")]
+#[cfg_attr(docsrs, doc(cfg(feature = "k8s-kinds")))]
 /// Every type with an OpenAPI definition, by definition name, in the
 /// Kubernetes version k8s-openapi is built for.
 pub fn definitions() -> impl Iterator<Item = (&'static str, Shape)> {

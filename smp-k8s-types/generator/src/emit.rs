@@ -201,6 +201,7 @@ impl File {
     ) {
         let everywhere = Versions { first: self.versions[0], last: *self.versions.last().expect("a version") };
         let names: Vec<String> = runs.iter().map(|r| table_name(table, *r, everywhere)).collect();
+        line(w, KINDS_GATE);
         line(w, &format!("pub(super) static {table}: &[&[{entry_type}]] = &[{}];", names.join(", ")));
         for (run, name) in runs.iter().zip(&names) {
             let mut forms = by_run[run].clone();
@@ -208,6 +209,7 @@ impl File {
             line(w, "");
             let (open, close) = gates(*run, everywhere);
             optional_line(w, &open);
+            line(w, KINDS_GATE);
             line(w, &format!("const {name}: &[{entry_type}] = &["));
             for form in forms {
                 if let Some(text) = entry(form) {
@@ -218,11 +220,16 @@ impl File {
             optional_line(w, &close);
             // The same table, empty, in the other versions.
             for gate in complement(*run, everywhere) {
-                line(w, &format!("{gate} {{ const {name}: &[{entry_type}] = &[]; }}"));
+                line(w, &format!("{gate} {{ {KINDS_GATE} const {name}: &[{entry_type}] = &[]; }}"));
             }
         }
     }
 }
+
+/// The feature of smp-core that compiles the tables of types by name:
+/// each table names every type's schema function, so that building them
+/// compiles a schema for each of k8s-openapi's types.
+const KINDS_GATE: &str = "#[cfg(feature = \"k8s-kinds\")]";
 
 /// The gates that keep a run of versions (opening and closing text, empty
 /// when the run is every version).
