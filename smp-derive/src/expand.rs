@@ -239,24 +239,6 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
             })
         };
         #json_methods
-        fn __field_key(&self, json_name: &str) -> #p::FieldKey<'_> {
-            #p::by_table::field_key(self, Self::__TABLE, json_name)
-        }
-        fn __by_field() -> bool {
-            true
-        }
-        fn __quiet_if_equal(&self, _field: &#p::Field) -> bool {
-            #p::by_table::quiet_if_equal(self, Self::__TABLE)
-        }
-        fn __depth_ok(&self, open: usize) -> bool {
-            #p::by_table::depth_ok(self, Self::__TABLE, open)
-        }
-        fn __diff_object(&self, desired: &Self, opts: #p::Opts) -> #p::Result<#p::Map<::std::string::String, #p::Value>> {
-            #p::by_table::diff_object(self, desired, Self::__TABLE, opts)
-        }
-        fn __apply_object(&mut self, patch: &#p::Map<::std::string::String, #p::Value>) -> #p::Result<()> {
-            #p::by_table::apply_object(self, Self::__TABLE, patch)
-        }
     }
 }
 

@@ -40,6 +40,11 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The fields of a struct walked field by field (`None`: any other type).
     const __TABLE: Option<&'static FieldTable> = None;
 
+    /// [`Walk::__TABLE`] is set: the methods below walk the struct by it.
+    /// (A constant, so that only the steps of the type's kind are compiled
+    /// for it: the other branch is left out when the type is known.)
+    const __BY_TABLE: bool = Self::__TABLE.is_some();
+
     /// A Go pointer: the reference also accepts a list under such a field.
     const __POINTER: bool = false;
 
@@ -76,11 +81,15 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     }
 
     /// The value of the field with this JSON name, as a merge key.
-    fn __field_key(&self, _json_name: &str) -> FieldKey<'_> {
-        // A struct the walk does not see field by field (`flatten`,
-        // `from`/`into`, an enum, a transparent wrapper): only its JSON
-        // shows the key.
-        FieldKey::Opaque
+    fn __field_key(&self, json_name: &str) -> FieldKey<'_> {
+        if Self::__BY_TABLE {
+            by_table::field_key(self, Self::__TABLE, json_name)
+        } else {
+            // A struct the walk does not see field by field (`flatten`,
+            // `from`/`into`, an enum, a transparent wrapper): only its JSON
+            // shows the key.
+            FieldKey::Opaque
+        }
     }
 
     /// Serialises to JSON `null` (an `Option` that is `None`).
@@ -92,7 +101,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// compares each of its fields, so comparing the whole value first
     /// would compare them twice.
     fn __by_field() -> bool {
-        false
+        Self::__BY_TABLE
     }
 
     /// Whether the merged sets of scalars the value holds are sorted as the
@@ -101,16 +110,24 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// (`typed/facts.rs`) diff to `{}`; false when unsure. `field` is the
     /// field holding the value.
     fn __quiet_if_equal(&self, _field: &Field) -> bool {
-        // A scalar; anything else whose sets and maps are seen in its JSON
-        // only (a struct with `flatten` or `from`/`into`, an enum, a
-        // transparent wrapper) is diffed, not skipped.
-        matches!(Self::__shape(), Shape::Scalar)
+        if Self::__BY_TABLE {
+            by_table::quiet_if_equal(self, Self::__TABLE)
+        } else {
+            // A scalar; anything else whose sets and maps are seen in its
+            // JSON only (a struct with `flatten` or `from`/`into`, an enum,
+            // a transparent wrapper) is diffed, not skipped.
+            matches!(Self::__shape(), Shape::Scalar)
+        }
     }
 
     /// Whether the value's JSON form, written inside `open` levels of
     /// objects and lists, nests no deeper than the engine accepts.
     fn __depth_ok(&self, open: usize) -> bool {
-        Self::__SCALAR || probe_ok(self, open)
+        if Self::__BY_TABLE {
+            by_table::depth_ok(self, Self::__TABLE, open)
+        } else {
+            Self::__SCALAR || probe_ok(self, open)
+        }
     }
 
     /// Sets the value a field of this type takes when its key is absent
@@ -121,12 +138,20 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
 
     /// The diff of a whole object (the document root, or a struct field).
     fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
-        fallback::diff_object(self, desired, Self::__shape(), opts)
+        if Self::__BY_TABLE {
+            by_table::diff_object(self, desired, Self::__TABLE, opts)
+        } else {
+            fallback::diff_object(self, desired, Self::__shape(), opts)
+        }
     }
 
     /// Applies a patch map to a whole object.
     fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        fallback::apply_object(self, patch, Self::__shape())
+        if Self::__BY_TABLE {
+            by_table::apply_object(self, Self::__TABLE, patch)
+        } else {
+            fallback::apply_object(self, patch, Self::__shape())
+        }
     }
 
     /// The value's JSON form.
@@ -163,7 +188,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     ) -> Result<()> {
         if Self::__SCALAR {
             diff_scalar(old, new, field, patch, opts)
-        } else if Self::__OBJECT || Self::__TABLE.is_some() {
+        } else if Self::__OBJECT || Self::__BY_TABLE {
             diff_struct_field(old, new, field, patch, opts)
         } else {
             fallback::diff_field(old, new, field, patch, opts)
@@ -182,7 +207,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         if Self::__SCALAR {
             apply_scalar(self, present, patch, field)
-        } else if Self::__OBJECT || Self::__TABLE.is_some() {
+        } else if Self::__OBJECT || Self::__BY_TABLE {
             apply_struct_field(self, present, patch, field)
         } else {
             fallback::apply_field(self, present, patch, field)
@@ -601,16 +626,18 @@ impl<T: Walk> FieldValue for T {
         if same.type_id() != TypeId::of::<T>() {
             return Err(different_types());
         }
-        match T::__TABLE {
-            Some(_) => by_table::diff_object(self, new, T::__TABLE, opts),
-            None => fallback::diff_object(self, new, T::__shape(), opts),
+        if T::__BY_TABLE {
+            by_table::diff_object(self, new, T::__TABLE, opts)
+        } else {
+            fallback::diff_object(self, new, T::__shape(), opts)
         }
     }
 
     fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        match T::__TABLE {
-            Some(_) => by_table::apply_object(self, T::__TABLE, patch),
-            None => fallback::apply_object(self, patch, T::__shape()),
+        if T::__BY_TABLE {
+            by_table::apply_object(self, T::__TABLE, patch)
+        } else {
+            fallback::apply_object(self, patch, T::__shape())
         }
     }
 }
