@@ -31,15 +31,22 @@ pub(crate) fn probe_ok<T: Serialize + ?Sized>(value: &T, open: usize) -> bool {
 
 /// Whether the elements of a list (or the values of a map) of `T`, inside
 /// `open` levels, stay within [`MAX_DEPTH`]: the list opens one more.
-pub(crate) fn elements_ok<'a, T: StrategicMerge>(mut elements: impl Iterator<Item = &'a T>, open: usize) -> bool {
+pub(crate) fn elements_ok<'a, T: StrategicMerge>(elements: impl Iterator<Item = &'a T>, open: usize) -> bool {
     let inner = open + 1;
     if inner > MAX_DEPTH {
         return false;
     }
-    if super::facts::depth(T::shape()).is_some_and(|d| inner + d <= MAX_DEPTH) {
+    if let Some(d) = super::facts::depth(T::shape())
+        && inner + d <= MAX_DEPTH
+    {
         return true;
     }
-    elements.all(|e| e.__depth_ok(inner))
+    for e in elements {
+        if !e.__depth_ok(inner) {
+            return false;
+        }
+    }
+    true
 }
 
 #[derive(Debug)]

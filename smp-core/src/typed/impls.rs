@@ -207,11 +207,17 @@ impl<T: StrategicMerge> Walk for Option<T> {
     }
 
     fn __depth_ok(&self, open: usize) -> bool {
-        self.as_ref().is_none_or(|v| v.__depth_ok(open))
+        match self {
+            Some(v) => v.__depth_ok(open),
+            None => true,
+        }
     }
 
     fn __quiet_if_equal(&self, field: &Field) -> bool {
-        self.as_ref().is_none_or(|v| v.__quiet_if_equal(field))
+        match self {
+            Some(v) => v.__quiet_if_equal(field),
+            None => true,
+        }
     }
 
     fn __set_missing(&mut self, _key: &str) -> Result<()> {
@@ -229,11 +235,14 @@ impl<T: StrategicMerge> Walk for Option<T> {
     }
 
     fn __from_json(v: &Value) -> Result<Self> {
-        if v.is_null() { Ok(None) } else { T::__from_json(v).map(Some) }
+        if v.is_null() { Ok(None) } else { Ok(Some(T::__from_json(v)?)) }
     }
 
     fn __as_option(&self) -> Option<Option<&dyn FieldValue>> {
-        Some(self.as_ref().map(|v| v as &dyn FieldValue))
+        Some(match self {
+            Some(v) => Some(v),
+            None => None,
+        })
     }
 
     fn __diff_field(
@@ -333,7 +342,7 @@ macro_rules! pointer_impl {
                 $mut(self).__set_json(v, field)
             }
             fn __from_json(v: &Value) -> Result<Self> {
-                T::__from_json(v).map($ptr::new)
+                Ok($ptr::new(T::__from_json(v)?))
             }
             fn __diff_field(
                 old: Option<&dyn FieldValue>,
@@ -392,7 +401,12 @@ impl<T: StrategicMerge> Walk for Vec<T> {
             return true;
         }
         if keyed::<T>(field).is_some() {
-            return self.iter().all(|e| e.__quiet_if_equal(field));
+            for e in self {
+                if !e.__quiet_if_equal(field) {
+                    return false;
+                }
+            }
+            return true;
         }
         // What the diff of an unchanged set checks.
         sorted_strings(self)
@@ -487,13 +501,13 @@ fn keyed<T: StrategicMerge>(field: &Field) -> Option<&MergeKey<'static>> {
 /// order (as the reference sorts a set of scalars: by their `%v` text).
 fn sorted_strings<T: StrategicMerge>(list: &[T]) -> bool {
     let mut prev = "";
-    list.iter().all(|e| match e.__as_key() {
-        Some(KeyValue::Str(s)) if prev <= s => {
-            prev = s;
-            true
+    for e in list {
+        match e.__as_key() {
+            Some(KeyValue::Str(s)) if prev <= s => prev = s,
+            _ => return false,
         }
-        _ => false,
-    })
+    }
+    true
 }
 
 /// The diff of a map field whose values are scalars, on both sides, key by

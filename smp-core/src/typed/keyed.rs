@@ -100,7 +100,10 @@ impl<T: StrategicMerge> Element for T {
 
     fn same(&self, other: &dyn Element) -> bool {
         let other: &dyn Any = other;
-        other.downcast_ref::<T>().is_some_and(|o| self == o)
+        match other.downcast_ref::<T>() {
+            Some(o) => self == o,
+            None => false,
+        }
     }
 
     fn quiet_if_equal(&self, field: &Field) -> bool {
@@ -201,7 +204,10 @@ impl KeyAt {
 
 /// The JSON names of a struct's fields, with their index in its table.
 fn names<T: StrategicMerge>() -> Option<&'static [(&'static str, usize)]> {
-    T::__TABLE.map(|t| t.by_name)
+    match T::__TABLE {
+        Some(t) => Some(t.by_name),
+        None => None,
+    }
 }
 
 /// An element behind its type's vtable.

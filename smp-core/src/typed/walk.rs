@@ -298,8 +298,9 @@ pub mod by_table {
     /// as k8s-openapi reads it, a key that names no field is ignored, a
     /// null is a missing key, and a constant key must hold its value.
     pub fn from_json<S: Walk + Default>(v: &Value) -> Result<S> {
+        let Some(table) = S::__TABLE else { return Err(no_table()) };
         let mut s = S::default();
-        read_fields(&mut s, S::__TABLE.ok_or_else(no_table)?, v)?;
+        read_fields(&mut s, table, v)?;
         Ok(s)
     }
 
@@ -566,7 +567,10 @@ impl<T: Walk> FieldValue for T {
 
     fn same(&self, other: &dyn FieldValue) -> bool {
         let other: &dyn Any = other;
-        other.downcast_ref::<T>().is_some_and(|o| self == o)
+        match other.downcast_ref::<T>() {
+            Some(o) => self == o,
+            None => false,
+        }
     }
 
     fn by_field(&self) -> bool {
