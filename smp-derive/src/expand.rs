@@ -250,13 +250,11 @@ fn reads_like_k8s_openapi(c: &Container, fields: &[Field]) -> bool {
     c.foreign.is_some() && !fields.iter().any(required)
 }
 
-/// A struct's JSON written and read through its table, by code in
-/// smp-core, instead of by its serde code for `serde_json::Value`.
+/// A struct's JSON read through its table, by code in smp-core, instead
+/// of by its serde code for `serde_json::Value` (every struct with a table
+/// is written so).
 fn json_by_table(p: &TokenStream) -> TokenStream {
     quote! {
-        fn __json(&self) -> #p::Result<#p::Value> {
-            #p::by_table::to_json(self, Self::__TABLE)
-        }
         fn __from_json(v: &#p::Value) -> #p::Result<Self> {
             #p::by_table::from_json(v)
         }

@@ -104,6 +104,8 @@ pub fn show(r: &smp_core::Result<Value>) -> String {
 }
 
 pub fn check_diff<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
+    check_written(a)?;
+    check_written(b)?;
     let typed = a.diff(b);
     let engine = smp_core::diff(&to_json(a), &to_json(b), schema::<T>());
     if !same_patch(&typed, &engine) {
@@ -116,6 +118,17 @@ pub fn check_diff<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The walker writes a value's JSON as serde does (a struct through its
+/// field table, not through serde).
+pub fn check_written<T: Zoo>(v: &T) -> Result<(), String> {
+    let (walker, serde) = (v.__json(), serde_json::to_value(v));
+    match (&walker, &serde) {
+        (Ok(a), Ok(b)) if strict_eq(a, b) => Ok(()),
+        (Err(_), Err(_)) => Ok(()),
+        _ => Err(format!("written differently\n  walker: {}\n  serde:  {serde:?}", show(&walker))),
+    }
 }
 
 /// The engine's apply read back: as serde reads the engine's JSON, and as

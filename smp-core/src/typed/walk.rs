@@ -154,9 +154,12 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         }
     }
 
-    /// The value's JSON form.
+    /// The value's JSON form: a struct's fields one by one through its
+    /// table, as serde writes them (in order, each left out as serde
+    /// leaves it out), so that no serde code for `Value` is compiled for
+    /// the struct.
     fn __json(&self) -> Result<Value> {
-        fallback::to_value(self)
+        if Self::__BY_TABLE { by_table::to_json(self, Self::__TABLE) } else { fallback::to_value(self) }
     }
 
     /// The value serde reads from JSON, without the retries of
@@ -277,8 +280,8 @@ pub mod by_table {
         apply_struct(&mut Struct { table: table.ok_or_else(no_table)?, s }, patch)
     }
 
-    /// [`Walk::__json`] of a struct that serde writes field by field (the
-    /// structs of k8s-openapi): its constant keys, then each field it
+    /// [`Walk::__json`] of a struct that serde writes field by field: its
+    /// constant keys (a k8s-openapi resource's), then each field it
     /// writes, in the table's order.
     pub fn to_json(s: &dyn FieldValue, table: Table) -> Result<Value> {
         let table = table.ok_or_else(no_table)?;
