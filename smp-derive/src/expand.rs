@@ -225,7 +225,11 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
     let access = table_access(fields, p);
     let field_types = if check_fields { field_types_check(fields) } else { quote!() };
     let constants = c.constants.iter().map(|(json, value)| quote!((#json, #value)));
-    let json_methods = if reads_like_k8s_openapi(c, fields) { json_by_table(p) } else { quote!() };
+    let json_methods = match &c.read_by_table {
+        _ if reads_like_k8s_openapi(c, fields) => json_by_table(p),
+        Some(expecting) => serde_reader(fields, expecting, p),
+        None => quote!(),
+    };
     quote! {
         const __TABLE: ::core::option::Option<&'static #p::FieldTable> = {
             #field_types
@@ -270,6 +274,62 @@ fn field_types_check(fields: &[Field]) -> TokenStream {
         quote!(let _: &#ty = &s.#member;)
     });
     quote!(let _ = |s: &Self| { #(#borrows)* };)
+}
+
+/// A derived struct's reader from JSON, as serde_derive's reads it from a
+/// `serde_json::Value` (object or list, the same errors), with each field
+/// read by its type's walker: no serde code for `Value` is compiled for
+/// the struct or what it holds.
+fn serde_reader(fields: &[Field], expecting: &str, p: &TokenStream) -> TokenStream {
+    let n = fields.len();
+    let in_list = if n == 1 { format!("{expecting} with 1 element") } else { format!("{expecting} with {n} elements") };
+    let vars: Vec<Ident> = (0..n).map(|i| format_ident!("__field{}", i)).collect();
+    let none = quote!(::core::option::Option::None);
+    let some = quote!(::core::option::Option::Some);
+    let slots = fields.iter().zip(&vars).map(|(f, var)| {
+        let ty = &f.ty;
+        quote!(let mut #var: ::core::option::Option<#ty> = #none;)
+    });
+    let reads = fields.iter().zip(&vars).enumerate().map(|(i, (f, var))| {
+        let ty = &f.ty;
+        quote!(#i => #var = #some(<#ty as #p::Walk>::__from_json(value)?),)
+    });
+    // serde's container default, made before the fields are read.
+    let default = fields.iter().find_map(|f| match &f.missing {
+        Missing::ContainerDefault => Some(quote!(let __default: Self = ::core::default::Default::default();)),
+        Missing::ContainerPath(path) => Some(quote!(let __default: Self = #path();)),
+        _ => None,
+    });
+    let values = fields.iter().zip(&vars).enumerate().map(|(i, (f, var))| {
+        let (member, ty, key) = (&f.member, &f.ty, &f.json);
+        let missing = match &f.missing {
+            Missing::Default => quote!(::core::default::Default::default()),
+            Missing::Path(path) => quote!(#path()),
+            Missing::ContainerDefault | Missing::ContainerPath(_) => quote!(__default.#member),
+            Missing::Type => quote!(if __read.is_list() {
+                return ::core::result::Result::Err(__read.too_short(#i, #in_list));
+            } else {
+                <#ty as #p::Walk>::__missing(#key)?
+            }),
+        };
+        quote!(#member: match #var { #some(v) => v, #none => #missing },)
+    });
+    quote! {
+        fn __from_json(v: &#p::Value) -> #p::Result<Self> {
+            let __read = #p::by_table::serde_fields(Self::__TABLE, v, #expecting)?;
+            #default
+            #(#slots)*
+            for &(index, value) in __read.values() {
+                match index {
+                    #(#reads)*
+                    _ => {}
+                }
+            }
+            let __value = Self { #(#values)* };
+            __read.finish()?;
+            ::core::result::Result::Ok(__value)
+        }
+    }
 }
 
 /// The table's two functions of the struct, each one `match` on a

@@ -181,6 +181,7 @@ fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<(Contain
         krate: krate.clone(),
         body,
         skipped: Vec::new(),
+        read_by_table: None,
     };
     Ok((container, since))
 }

@@ -106,6 +106,7 @@ pub fn show(r: &smp_core::Result<Value>) -> String {
 pub fn check_diff<T: Zoo>(a: &T, b: &T) -> Result<(), String> {
     check_written(a)?;
     check_written(b)?;
+    check_read::<T>(&to_json(a))?;
     let typed = a.diff(b);
     let engine = smp_core::diff(&to_json(a), &to_json(b), schema::<T>());
     if !same_patch(&typed, &engine) {
@@ -131,12 +132,29 @@ pub fn check_written<T: Zoo>(v: &T) -> Result<(), String> {
     }
 }
 
+/// The walker reads JSON as serde does: the same value, or the same
+/// error (a struct through its field table, not through serde).
+pub fn check_read<T: Zoo>(v: &Value) -> Result<(), String> {
+    let (walker, serde) = (T::__from_json(v), T::deserialize(v));
+    match (&walker, &serde) {
+        (Ok(a), Ok(b)) if a == b => Ok(()),
+        (Err(a), Err(b)) if matches!(&a.kind, smp_core::ErrorKind::Deserialize(m) if *m == b.to_string()) => Ok(()),
+        _ => Err(format!(
+            "read differently\n  json:   {v}\n  walker: {:?}\n  serde:  {:?}",
+            walker.map(|_| "a value"),
+            serde.map(|_| "a value")
+        )),
+    }
+}
+
 /// The engine's apply read back: as serde reads the engine's JSON, and as
 /// it reads the JSON the reference prints (where an integer field takes a
 /// whole float, and a number beyond `int64` is a float). The typed result
 /// must be one of the two.
 pub fn engine_apply<T: Zoo>(a: &T, patch: &Value) -> Result<(Value, [Option<T>; 4]), String> {
     let out = smp_core::apply(&to_json(a), patch, schema::<T>()).map_err(|e| e.to_string())?;
+    check_read::<T>(&out)?;
+    check_read::<T>(&whole_floats_as_integers(out.clone(), false))?;
     let direct = serde_json::from_value(out.clone()).ok();
     let printed = serde_json::from_str(&smp_core::unstable::to_go_json(&out)).ok();
     let whole = serde_json::from_value(whole_floats_as_integers(out.clone(), false)).ok();

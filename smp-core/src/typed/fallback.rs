@@ -135,6 +135,21 @@ pub(crate) fn from_field<T: DeserializeOwned>(v: &Value, field: Option<&Field>) 
     out.ok_or_else(nothing_read)
 }
 
+/// [`from_field`] for a type with a walker: read from a `Value` by it
+/// ([`Walk::__from_json`]), and from text by serde.
+pub(crate) fn from_field_or_text<T: Walk>(v: &Value, field: Option<&Field>) -> Result<T> {
+    let mut out = None;
+    let mut read = |input: Input<'_>| {
+        out = Some(match input {
+            Input::Value(v) => T::__from_json(v)?,
+            Input::Text(text) => serde_json::from_str(text).map_err(deserialize_error)?,
+        });
+        Ok(())
+    };
+    read_json(v, field, true, &mut read)?;
+    out.ok_or_else(nothing_read)
+}
+
 /// [`from_field`] for a type whose serde reads from JSON text nothing it
 /// refuses from a `Value` (the types of k8s-openapi): no text reader is
 /// compiled for it, and the value is read by its walker
@@ -184,6 +199,12 @@ pub(crate) fn invalid_type(v: &Value, expected: &str) -> crate::error::Error {
         Value::Object(_) => Unexpected::Map,
     };
     deserialize_error(serde_json::Error::invalid_type(unexpected, &expected))
+}
+
+/// serde's error for a list of the wrong length.
+pub(crate) fn invalid_length(len: usize, expected: &str) -> crate::error::Error {
+    use serde::de::Error as _;
+    deserialize_error(serde_json::Error::invalid_length(len, &expected))
 }
 
 /// serde's error for a string that is not the one expected.

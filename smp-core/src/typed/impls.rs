@@ -225,6 +225,10 @@ impl<T: StrategicMerge> Walk for Option<T> {
         Ok(())
     }
 
+    fn __missing(_key: &str) -> Result<Self> {
+        Ok(None)
+    }
+
     /// `T`'s own JSON, so that no serde code is compiled for `Option<T>`
     /// besides `T`'s.
     fn __json(&self) -> Result<Value> {
@@ -328,6 +332,9 @@ macro_rules! pointer_impl {
             }
             fn __set_missing(&mut self, key: &str) -> Result<()> {
                 $mut(self).__set_missing(key)
+            }
+            fn __missing(key: &str) -> Result<Self> {
+                Ok($ptr::new(T::__missing(key)?))
             }
             fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
                 (**self).__diff_object(desired, opts)

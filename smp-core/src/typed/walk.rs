@@ -59,7 +59,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// Reads a value of this type from JSON ([`Walk::__JSON_TEXT`] says
     /// which reader; only the one chosen is compiled).
     const __READ: Read<Self> =
-        if Self::__JSON_TEXT { fallback::from_field::<Self> } else { fallback::from_field_value::<Self> };
+        if Self::__JSON_TEXT { fallback::from_field_or_text::<Self> } else { fallback::from_field_value::<Self> };
 
     /// A JSON object without a field table (its serde form is not its
     /// fields one by one): diffed and patched as a whole object.
@@ -136,6 +136,12 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         Err(missing_field(key))
     }
 
+    /// The value a field of this type takes when its key is absent from
+    /// the JSON (serde's missing-field rule: `None` for an `Option`).
+    fn __missing(key: &str) -> Result<Self> {
+        Err(missing_field(key))
+    }
+
     /// The diff of a whole object (the document root, or a struct field).
     fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
         if Self::__BY_TABLE {
@@ -172,7 +178,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// field (if any) that holds it.
     fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
         if Self::__JSON_TEXT {
-            *self = fallback::from_field(v, field)?;
+            *self = fallback::from_field_or_text(v, field)?;
             Ok(())
         } else {
             fallback::set_from_json(self, v, field)
@@ -336,6 +342,61 @@ pub mod by_table {
             s.remove(i)?;
         }
         Ok(())
+    }
+
+    /// The values of a struct's fields as serde_derive's reader takes them
+    /// from JSON, by their index in the table (for generated code): from an
+    /// object, the keys that name a field, in the object's order (the
+    /// others are ignored); from a list, its elements in the fields' order.
+    /// Anything else is serde's error, saying what it `expecting`.
+    pub fn serde_fields<'v>(table: Table, v: &'v Value, expecting: &str) -> Result<SerdeFields<'v>> {
+        let table = table.ok_or_else(no_table)?;
+        let fields = table.fields.len();
+        let (values, list) = match v {
+            Value::Object(m) => {
+                let named = |(key, v): (&String, &'v Value)| {
+                    let at = table.by_name.binary_search_by(|(n, _)| (*n).cmp(key)).ok()?;
+                    Some((table.by_name[at].1, v))
+                };
+                (m.iter().filter_map(named).collect(), None)
+            }
+            Value::Array(a) => (a.iter().take(fields).enumerate().collect(), Some(a.len())),
+            _ => return Err(fallback::invalid_type(v, expecting)),
+        };
+        Ok(SerdeFields { values, list, fields })
+    }
+
+    /// [`serde_fields`]: the fields' values, and the list they came from.
+    pub struct SerdeFields<'v> {
+        values: Vec<(usize, &'v Value)>,
+        list: Option<usize>,
+        fields: usize,
+    }
+
+    impl<'v> SerdeFields<'v> {
+        /// The values, by field index, in the order serde reads them.
+        pub fn values(&self) -> &[(usize, &'v Value)] {
+            &self.values
+        }
+
+        /// The values came from a list (where a field without a default
+        /// must have its element).
+        pub fn is_list(&self) -> bool {
+            self.list.is_some()
+        }
+
+        /// serde's error for a list that ends before the field at `index`.
+        pub fn too_short(&self, index: usize, expecting: &str) -> crate::error::Error {
+            fallback::invalid_length(index, expecting)
+        }
+
+        /// serde_json's error for a list longer than the struct's fields.
+        pub fn finish(&self) -> Result<()> {
+            match self.list {
+                Some(len) if len > self.fields => Err(fallback::invalid_length(len, "fewer elements in array")),
+                _ => Ok(()),
+            }
+        }
     }
 
     #[cold]

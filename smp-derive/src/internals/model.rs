@@ -27,6 +27,10 @@ pub struct Container {
     /// JSON names of the struct fields that serde skips when serialising:
     /// they can never be a merge key.
     pub skipped: Vec<String>,
+    /// serde_derive reads the struct as the walker's table reader does
+    /// (`by_table::serde_fields`): with what it expects in its errors
+    /// (`struct Name`). `None`: serde's own reader reads it.
+    pub read_by_table: Option<String>,
 }
 
 /// How values of the type are diffed and patched.
@@ -130,6 +134,7 @@ pub fn from_input(input: &DeriveInput, engine: crate::engine_path::Engine) -> (C
     let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
     let mut skipped = Vec::new();
     let body = parsed.as_ref().map_or(Body::Any, |parsed| body(parsed, &krate, &mut skipped, &mut errors));
+    let read_by_table = parsed.as_ref().and_then(|parsed| read_by_table(parsed, &body, &skipped));
     let container = Container {
         ident: input.ident.clone(),
         foreign: None,
@@ -140,6 +145,7 @@ pub fn from_input(input: &DeriveInput, engine: crate::engine_path::Engine) -> (C
         krate,
         body,
         skipped,
+        read_by_table,
     };
     check::check(input, parsed.as_ref(), &container, &mut errors);
     // serde reports its own attribute errors; ours are independent.
@@ -232,6 +238,20 @@ fn struct_body(
         });
     }
     if json_mode { Body::JsonStruct(out) } else { Body::Fields(out) }
+}
+
+/// Whether the table's reader reads the struct exactly as serde_derive's
+/// does: every field read under its one name, none skipped, unknown keys
+/// ignored, no field of a serde form of its own, and serde's own words
+/// in its errors (`struct Name`).
+fn read_by_table(parsed: &ast::Container<'_>, body: &Body, skipped: &[String]) -> Option<String> {
+    let (Body::Fields(fields), ast::Data::Struct(_, serde_fields)) = (body, &parsed.data) else { return None };
+    let plain = skipped.is_empty()
+        && !parsed.attrs.deny_unknown_fields()
+        && parsed.attrs.expecting().is_none()
+        && fields.iter().all(|f| f.deserialized && f.with.is_none())
+        && serde_fields.iter().all(|f| f.attrs.aliases().len() == 1);
+    plain.then(|| format!("struct {}", parsed.ident))
 }
 
 fn enum_body(parsed: &ast::Container<'_>, variants: &[ast::Variant<'_>]) -> Body {
