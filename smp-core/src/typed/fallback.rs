@@ -123,25 +123,26 @@ pub(crate) fn from_ref<T: DeserializeOwned>(v: &Value) -> Result<T> {
 /// the field's key. The one deserializer of each type: the retries are
 /// the same code for every type.
 pub(crate) fn from_field<T: DeserializeOwned>(v: &Value, field: Option<&Field>) -> Result<T> {
-    let mut out = None;
-    let mut read = |input: Input<'_>| {
-        out = Some(match input {
-            Input::Value(v) => deserialize(v)?,
-            Input::Text(text) => serde_json::from_str(text).map_err(deserialize_error)?,
-        });
-        Ok(())
-    };
-    read_json(v, field, true, &mut read)?;
-    out.ok_or_else(nothing_read)
+    from_value_or_text(v, field, deserialize::<T>)
 }
 
 /// [`from_field`] for a type with a walker: read from a `Value` by it
 /// ([`Walk::__from_json`]), and from text by serde.
 pub(crate) fn from_field_or_text<T: Walk>(v: &Value, field: Option<&Field>) -> Result<T> {
+    from_value_or_text(v, field, T::__from_json)
+}
+
+/// Reads a value with the retries of [`read_json`]: from a `Value` with
+/// `from_value`, from text with serde.
+fn from_value_or_text<T: DeserializeOwned>(
+    v: &Value,
+    field: Option<&Field>,
+    from_value: fn(&Value) -> Result<T>,
+) -> Result<T> {
     let mut out = None;
     let mut read = |input: Input<'_>| {
         out = Some(match input {
-            Input::Value(v) => T::__from_json(v)?,
+            Input::Value(v) => from_value(v)?,
             Input::Text(text) => serde_json::from_str(text).map_err(deserialize_error)?,
         });
         Ok(())
