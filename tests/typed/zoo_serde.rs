@@ -1079,6 +1079,8 @@ impl Zoo for Node {
             json!({"next": {"next": {"$patch": "delete"}}}),
             json!({"next": {"children": [{"name": "q"}], "name": null}}),
             json!({"replaced": [{"name": "z", "children": [{"name": "y"}]}]}),
+            // A list no element type holds, set right by the deletion after it.
+            json!({"$deleteFromPrimitiveList/children": ["a"], "children": ["a"], "name": "a"}),
         ]
     }
 

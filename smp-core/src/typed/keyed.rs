@@ -468,15 +468,13 @@ fn nulls_a_key(patch: &FieldPatch<'_>, key: &str) -> bool {
         .any(|e| e.get(key).is_some_and(Value::is_null))
 }
 
-/// Whether a patch holds both the list and a `$deleteFromPrimitiveList`
-/// that acts after it: a list of objects, which the reference merges into
-/// the list, or `null`, which removes the field. The list's step may leave
-/// a value a typed field cannot hold (`{}` for a list, a number for the
-/// list) that the later step sets right, so such a patch takes the JSON
-/// route.
+/// Whether a patch holds both the list and a `$deleteFromPrimitiveList`,
+/// which acts after it. The list's step may leave a value a typed field
+/// cannot hold (`{}` for a list, a number, a list of strings) that the
+/// later step sets right (removes the strings, or the field), so such a
+/// patch takes the JSON route.
 fn merges_after_the_list(patch: &FieldPatch<'_>) -> bool {
-    patch.value.is_some()
-        && patch.delete.is_some_and(|d| d.is_null() || d.as_array().is_some_and(|d| d.iter().any(Value::is_object)))
+    patch.value.is_some() && patch.delete.is_some()
 }
 
 /// [`apply_keyed_list`] on the taken list: the new list, `None` when the
