@@ -7,7 +7,7 @@
 //! boxed for the time of the merge; a diff borrows them.
 
 use super::fallback::{self, FieldPatch};
-use super::walk::FieldValue;
+use super::walk::{FieldValue, Table};
 use super::{Field, StrategicMerge, Walk};
 use crate::directive::ListDirective;
 use crate::engine::diff::Opts;
@@ -192,21 +192,10 @@ struct KeyAt {
 }
 
 impl KeyAt {
-    /// `by_name`: the JSON names of the element type's fields, with their
-    /// index in its table.
-    fn of(by_name: Option<&'static [(&'static str, usize)]>, field: &Field) -> Option<KeyAt> {
+    /// `table`: the element type's field table.
+    fn of(table: Table, field: &Field) -> Option<KeyAt> {
         let name = field.merge_key?.primary();
-        let by_name = by_name?;
-        let at = by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-        Some(KeyAt { name, index: by_name[at].1 })
-    }
-}
-
-/// The JSON names of a struct's fields, with their index in its table.
-fn names<T: StrategicMerge>() -> Option<&'static [(&'static str, usize)]> {
-    match T::__TABLE {
-        Some(t) => Some(t.by_name),
-        None => None,
+        Some(KeyAt { name, index: table?.index_of(name)? })
     }
 }
 
@@ -378,7 +367,7 @@ pub(crate) fn diff_keyed_list<T: StrategicMerge>(
 ) -> Result<()> {
     let lists =
         Lists { old, new, old_elems: &mut old.iter().map(as_element), new_elems: &mut new.iter().map(as_element) };
-    diff_lists(lists, names::<T>(), T::shape(), mk, field, patch, opts)
+    diff_lists(lists, T::__TABLE, T::shape(), mk, field, patch, opts)
 }
 
 /// Two keyed lists, whole and as their elements.
@@ -389,11 +378,11 @@ struct Lists<'a, 'i> {
     new_elems: ElementIter<'i, 'a>,
 }
 
-/// [`diff_keyed_list`] once the elements are behind their vtable; `names`
+/// [`diff_keyed_list`] once the elements are behind their vtable; `table`
 /// and `shape` are the element type's.
 fn diff_lists(
     lists: Lists<'_, '_>,
-    names: Option<&'static [(&'static str, usize)]>,
+    table: Table,
     shape: Shape,
     mk: &MergeKey<'_>,
     field: &Field,
@@ -407,7 +396,7 @@ fn diff_lists(
     let fields = KeyFields::primary(mk);
     let primary = fields.names().first().copied();
     // The table's key field is the primary key when it has that name.
-    let at = KeyAt::of(names, field).filter(|at| primary == Some(at.name));
+    let at = KeyAt::of(table, field).filter(|at| primary == Some(at.name));
     let (Some(old_read), Some(new_read)) =
         (read_keys(lists.old_elems, primary, at), read_keys(lists.new_elems, primary, at))
     else {
@@ -437,7 +426,7 @@ pub(crate) fn apply_keyed_list<T: StrategicMerge>(
     mk: &MergeKey<'_>,
     field: &Field,
 ) -> Result<bool> {
-    let l = Owned { key: KeyAt::of(names::<T>(), field), build: build::<T>, list_from: list_from::<T> };
+    let l = Owned { key: KeyAt::of(T::__TABLE, field), build: build::<T>, list_from: list_from::<T> };
     let by_json = matches!(mk, MergeKey::Composite(_))
         || (present && !keys_readable(&mut list.iter().map(as_element), KeyFields::primary(mk), l.key))
         || nulls_a_key(&patch, mk.primary())

@@ -238,12 +238,8 @@ pub mod by_table {
     /// [`Walk::__field_key`].
     pub fn field_key<'s>(s: &'s dyn FieldValue, table: Table, json_name: &str) -> FieldKey<'s> {
         let Some(table) = table else { return FieldKey::Opaque };
-        let named = table.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok();
-        let at = match named {
-            Some(at) => Some(table.by_name[at].1),
-            // A field serde writes but does not read.
-            None => table.fields.iter().position(|f| f.field.key == json_name),
-        };
+        // Else a field serde writes but does not read.
+        let at = table.index_of(json_name).or_else(|| table.fields.iter().position(|f| f.field.key == json_name));
         match at {
             Some(i) => table_key(s, table, i),
             None => FieldKey::Absent,
@@ -330,8 +326,7 @@ pub mod by_table {
                     _ => return Err(fallback::invalid_type(v, "a string")),
                 }
             }
-            let Ok(at) = table.by_name.binary_search_by(|(n, _)| (*n).cmp(key)) else { continue };
-            let i = table.by_name[at].1;
+            let Some(i) = table.index_of(key) else { continue };
             read[i] = !v.is_null();
             if read[i] {
                 table.get_mut(s, i).ok_or_else(no_table)?.read_json(v)?;
@@ -354,10 +349,7 @@ pub mod by_table {
         let fields = table.fields.len();
         let (values, list) = match v {
             Value::Object(m) => {
-                let named = |(key, v): (&String, &'v Value)| {
-                    let at = table.by_name.binary_search_by(|(n, _)| (*n).cmp(key)).ok()?;
-                    Some((table.by_name[at].1, v))
-                };
+                let named = |(key, v): (&String, &'v Value)| Some((table.index_of(key)?, v));
                 (m.iter().filter_map(named).collect(), None)
             }
             Value::Array(a) => (a.iter().take(fields).enumerate().collect(), Some(a.len())),
@@ -438,6 +430,12 @@ pub struct FieldTable {
 }
 
 impl FieldTable {
+    /// The index of the field a patch or serde reads under this JSON name.
+    pub(crate) fn index_of(&self, json_name: &str) -> Option<usize> {
+        let at = self.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok()?;
+        Some(self.by_name[at].1)
+    }
+
     /// The value of the field at an index, behind its type's vtable
     /// (`None`: the struct is not of the table's type).
     fn get<'s>(&self, s: &'s dyn FieldValue, i: usize) -> Option<&'s dyn FieldValue> {
@@ -688,25 +686,16 @@ impl<T: Walk> FieldValue for T {
     }
 
     // Only a struct's field (one with a table, or an object of its own) is
-    // diffed or patched as an object: by the routines every struct shares.
+    // diffed or patched as an object, by the type's own steps.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
-        let same: &dyn Any = new;
-        if same.type_id() != TypeId::of::<T>() {
-            return Err(different_types());
-        }
-        if T::__BY_TABLE {
-            by_table::diff_object(self, new, T::__TABLE, opts)
-        } else {
-            fallback::diff_object(self, new, T::__shape(), opts)
+        match typed::<T>(Some(new))? {
+            Some(new) => self.__diff_object(new, opts),
+            None => Err(different_types()),
         }
     }
 
     fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        if T::__BY_TABLE {
-            by_table::apply_object(self, T::__TABLE, patch)
-        } else {
-            fallback::apply_object(self, patch, T::__shape())
-        }
+        self.__apply_object(patch)
     }
 }
 
