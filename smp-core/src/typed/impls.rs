@@ -220,11 +220,6 @@ impl<T: StrategicMerge> Walk for Option<T> {
         }
     }
 
-    fn __set_missing(&mut self, _key: &str) -> Result<()> {
-        *self = None;
-        Ok(())
-    }
-
     fn __missing(_key: &str) -> Result<Self> {
         Ok(None)
     }
@@ -329,9 +324,6 @@ macro_rules! pointer_impl {
             }
             fn __quiet_if_equal(&self, field: &Field) -> bool {
                 (**self).__quiet_if_equal(field)
-            }
-            fn __set_missing(&mut self, key: &str) -> Result<()> {
-                $mut(self).__set_missing(key)
             }
             fn __missing(key: &str) -> Result<Self> {
                 Ok($ptr::new(T::__missing(key)?))

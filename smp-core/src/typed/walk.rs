@@ -130,12 +130,6 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         }
     }
 
-    /// Sets the value a field of this type takes when its key is absent
-    /// from the JSON (serde's missing-field rule).
-    fn __set_missing(&mut self, key: &str) -> Result<()> {
-        Err(missing_field(key))
-    }
-
     /// The value a field of this type takes when its key is absent from
     /// the JSON (serde's missing-field rule: `None` for an `Option`).
     fn __missing(key: &str) -> Result<Self> {
@@ -665,7 +659,8 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn set_missing(&mut self, key: &str) -> Result<()> {
-        self.__set_missing(key)
+        *self = T::__missing(key)?;
+        Ok(())
     }
 
     fn json(&self) -> Result<Value> {
