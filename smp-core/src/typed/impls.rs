@@ -4,8 +4,9 @@
 
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value, to_value};
+use super::keyed::{self, ElementType};
 use super::walk::{FieldValue, typed};
-use super::{Field, FieldKey, StrategicMerge, Walk, keyed};
+use super::{Field, FieldKey, StrategicMerge, Walk};
 use crate::directive::PATCH;
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -422,14 +423,14 @@ impl<T: StrategicMerge> Walk for Vec<T> {
         if let (false, Some(mk)) = (nested, keyed::<T>(field))
             && let (Some(a), Some(b)) = (typed::<Self>(old)?, typed::<Self>(new)?)
         {
-            return keyed::diff_keyed_list(a, b, mk, field, patch, opts);
+            return keyed::diff_keyed_list(a, b, ElementType::of::<T>(), mk, field, patch, opts);
         }
         diff_list(old, new, nested, field, patch, opts)
     }
 
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         match keyed::<T>(field) {
-            Some(mk) => keyed::apply_keyed_list(self, present, patch, mk, field),
+            Some(mk) => keyed::apply_keyed_list(self, present, patch, ElementType::of::<T>(), mk, field),
             None => apply_list(self, present, matches!(T::shape(), Shape::List(_)), patch, field),
         }
     }

@@ -1,24 +1,24 @@
 //! Lists of structs merged by key, on typed elements: the list algorithms
 //! of `lists/` (the same code the JSON engine runs) run on the typed
-//! elements, seen through their type's vtable ([`Element`]), so that the
-//! algorithms are compiled once for every element type and not once per
-//! type in each program that uses them; each element type adds only its
-//! own small steps (key, JSON, merge, diff). A merge moves the elements,
-//! boxed for the time of the merge; a diff borrows them.
+//! elements, seen through their type's vtable ([`FieldValue`]), so that
+//! the algorithms are compiled once for every element type and not once
+//! per type in each program that uses them. A diff borrows the elements; a
+//! merge leaves them where they lie and moves handles to them
+//! (`typed/slots.rs`).
 
 use super::fallback::{self, FieldPatch};
-use super::walk::{FieldValue, Table};
-use super::{Field, StrategicMerge, Walk};
+use super::slots::{Handle, Slots, Store};
+use super::walk::{FieldTable, FieldValue, Table, table_key};
+use super::{Field, StrategicMerge};
 use crate::directive::ListDirective;
 use crate::engine::diff::Opts;
-use crate::error::{ErrorKind, Result, bad_arg};
+use crate::error::{Result, bad_arg};
 use crate::lists::element::{DiffElements, Elements, MergeElements};
 use crate::lists::key::{self, KeyFields, KeyValue};
 use crate::lists::{keyed_diff, keyed_merge};
 use crate::schema::{MergeKey, Shape};
 use crate::value::GoKind;
 use serde_json::{Map, Value};
-use std::any::Any;
 
 /// A typed element's merge-key field, as its JSON has it.
 #[derive(Clone, Copy, Debug)]
@@ -44,143 +44,27 @@ impl<'a> FieldKey<'a> {
     }
 }
 
-/// A typed element seen through its type's vtable: the keyed diff runs on
-/// these, so that it is compiled once for every element type instead of
-/// once per type (the element's own steps stay typed).
-pub(crate) trait Element: Any {
-    /// The value of the field with this JSON name, as a merge key.
-    fn key_field(&self, name: &str) -> FieldKey<'_>;
-
-    /// The value of the field at this index of the type's field table, as
-    /// a merge key.
-    fn key_at(&self, index: usize) -> FieldKey<'_>;
-
-    /// The element's JSON.
-    fn json(&self) -> Result<Value>;
-
-    /// The patch from this element to `new`, an element of the same list.
-    fn diff(&self, new: &dyn Element, opts: Opts) -> Result<Map<String, Value>>;
-
-    /// `other` is an element of the same type and `==` to this one.
-    fn same(&self, other: &dyn Element) -> bool;
-
-    /// [`Walk::__quiet_if_equal`](super::Walk::__quiet_if_equal).
-    fn quiet_if_equal(&self, field: &Field) -> bool;
-
-    /// Merges patch elements into the element, one after the other.
-    fn merge(&mut self, patches: &[&Map<String, Value>]) -> Result<()>;
-
-    /// The element as `Any`, to take it out of its box.
-    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+/// What the keyed list steps know of the element type.
+#[derive(Clone, Copy)]
+pub(crate) struct ElementType {
+    table: Table,
+    shape: Shape,
 }
 
-impl<T: StrategicMerge> Element for T {
-    fn key_field(&self, name: &str) -> FieldKey<'_> {
-        self.__field_key(name)
-    }
-
-    fn key_at(&self, index: usize) -> FieldKey<'_> {
-        match T::__TABLE {
-            Some(table) => super::walk::table_key(self, table, index),
-            None => FieldKey::Absent,
-        }
-    }
-
-    fn json(&self) -> Result<Value> {
-        self.__json()
-    }
-
-    fn diff(&self, new: &dyn Element, opts: Opts) -> Result<Map<String, Value>> {
-        let new: &dyn Any = new;
-        match new.downcast_ref::<T>() {
-            Some(new) => self.__diff_object(new, opts),
-            None => Err(ErrorKind::Internal("elements of one list of different types").into()),
-        }
-    }
-
-    fn same(&self, other: &dyn Element) -> bool {
-        let other: &dyn Any = other;
-        match other.downcast_ref::<T>() {
-            Some(o) => self == o,
-            None => false,
-        }
-    }
-
-    fn quiet_if_equal(&self, field: &Field) -> bool {
-        self.__quiet_if_equal(field)
-    }
-
-    fn merge(&mut self, patches: &[&Map<String, Value>]) -> Result<()> {
-        match patches {
-            [one] => self.__apply_object(one),
-            // Several patch elements for one element: merged on its JSON, as
-            // the reference merges them (a step in between may not fit `T`).
-            several => {
-                let merged = merge_json(self.__json()?, several, T::shape())?;
-                *self = (T::__READ)(&merged, None)?;
-                Ok(())
-            }
-        }
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
+impl ElementType {
+    pub(crate) fn of<T: StrategicMerge>() -> Self {
+        ElementType { table: T::__TABLE, shape: T::shape() }
     }
 }
 
-/// An element of a keyed list being merged.
-type Boxed = Box<dyn Element>;
-
-/// A new element from a patch element and the patch elements merged into
-/// it after it.
-type Build = fn(&Value, &[&Map<String, Value>]) -> Result<Boxed>;
-
-/// A new element of type `T` from a patch element, with more patch
-/// elements merged into it one after the other.
-fn build<T: StrategicMerge>(patch: &Value, then: &[&Map<String, Value>]) -> Result<Boxed> {
-    let e: T = if then.is_empty() {
-        (T::__READ)(patch, None)?
-    } else {
-        (T::__READ)(&merge_json(patch.clone(), then, T::shape())?, None)?
-    };
-    Ok(Box::new(e))
-}
-
-/// A list of `T` read from a patch value, its elements boxed.
-fn list_from<T: StrategicMerge>(v: &Value, field: &Field) -> Result<Vec<Boxed>> {
-    let list = (<Vec<T> as Walk>::__READ)(v, Some(field))?;
-    Ok(boxed(list))
-}
-
-fn boxed<T: StrategicMerge>(list: Vec<T>) -> Vec<Boxed> {
-    let mut out: Vec<Boxed> = Vec::with_capacity(list.len());
-    for e in list {
-        out.push(Box::new(e));
-    }
-    out
-}
-
-/// The merged elements, out of their boxes.
-fn unboxed<T: StrategicMerge>(list: Vec<Boxed>) -> Result<Vec<T>> {
-    let mut out = Vec::with_capacity(list.len());
-    for e in list {
-        match e.into_any().downcast::<T>() {
-            Ok(e) => out.push(*e),
-            Err(_) => return Err(ErrorKind::Internal("elements of one list of different types").into()),
-        }
-    }
-    Ok(out)
-}
-
-/// The elements of a keyed list being merged, owned and boxed: the list
-/// code runs once for all element types.
-struct Owned {
+/// The elements of a keyed list being merged, where the [`Store`] holds
+/// them: the list code runs once for all element types.
+struct Owned<'s, 'a> {
+    store: &'s Store<'a>,
     /// Where the elements' merge key is.
     key: Option<KeyAt>,
-    /// A new element from patch elements.
-    build: Build,
-    /// A list replaced by a patch value.
-    list_from: fn(&Value, &Field) -> Result<Vec<Boxed>>,
+    /// The element type's schema.
+    shape: Shape,
 }
 
 /// The primary merge-key field of a list's element type, found once per
@@ -188,6 +72,7 @@ struct Owned {
 #[derive(Clone, Copy)]
 struct KeyAt {
     name: &'static str,
+    table: &'static FieldTable,
     index: usize,
 }
 
@@ -195,28 +80,21 @@ impl KeyAt {
     /// `table`: the element type's field table.
     fn of(table: Table, field: &Field) -> Option<KeyAt> {
         let name = field.merge_key?.primary();
-        Some(KeyAt { name, index: table?.index_of(name)? })
+        let table = table?;
+        Some(KeyAt { name, table, index: table.index_of(name)? })
     }
 }
-
-/// An element behind its type's vtable.
-fn as_element<T: StrategicMerge>(e: &T) -> &dyn Element {
-    e
-}
-
-/// The elements of a list, behind their type's vtable, one by one.
-type ElementIter<'a, 'e> = &'a mut dyn Iterator<Item = &'e dyn Element>;
 
 /// The value of an element's field with this JSON name, as a merge key:
 /// found at its index in the table when it is the field `at` names.
-fn element_key<'e, E: Element + ?Sized>(e: &'e E, name: &str, at: Option<KeyAt>) -> FieldKey<'e> {
+fn element_key<'e>(e: &'e dyn FieldValue, name: &str, at: Option<KeyAt>) -> FieldKey<'e> {
     match at {
-        Some(at) if std::ptr::eq(at.name, name) || at.name == name => e.key_at(at.index),
-        _ => e.key_field(name),
+        Some(at) if std::ptr::eq(at.name, name) || at.name == name => table_key(e, at.table, at.index),
+        _ => e.field_key(name),
     }
 }
 
-fn key_of<'e, E: Element + ?Sized>(e: &'e E, name: &str, at: Option<KeyAt>) -> key::Field<KeyValue<'e>> {
+fn key_of<'e>(e: &'e dyn FieldValue, name: &str, at: Option<KeyAt>) -> key::Field<KeyValue<'e>> {
     match element_key(e, name, at) {
         FieldKey::Value(v) => key::Field::Value(v),
         // Lists with opaque keys are not given to the list code.
@@ -224,36 +102,47 @@ fn key_of<'e, E: Element + ?Sized>(e: &'e E, name: &str, at: Option<KeyAt>) -> k
     }
 }
 
-impl Elements for Owned {
-    type Elem = Boxed;
+impl<'s> Elements for Owned<'s, '_> {
+    type Elem = Handle<'s>;
 
-    fn field<'e>(&self, e: &'e Boxed, name: &str) -> key::Field<KeyValue<'e>> {
-        key_of(&**e, name, self.key)
+    fn field<'e>(&self, e: &'e Handle<'s>, name: &str) -> key::Field<KeyValue<'e>> {
+        key_of(e.get(), name, self.key)
     }
 
-    fn kind(&self, _: &Boxed) -> GoKind {
+    fn kind(&self, _: &Handle<'s>) -> GoKind {
         // Elements of keyed lists are structs deriving field by field.
         GoKind::Object
     }
 
-    fn to_json(&self, e: &Boxed) -> Result<Value> {
-        e.json()
+    fn to_json(&self, e: &Handle<'s>) -> Result<Value> {
+        e.get().json()
     }
 }
 
-impl MergeElements for Owned {
+impl<'s> MergeElements for Owned<'s, '_> {
     type Patch = Value;
 
-    fn as_member<'e>(&self, _: &'e Boxed) -> Option<KeyValue<'e>> {
+    fn as_member<'e>(&self, _: &'e Handle<'s>) -> Option<KeyValue<'e>> {
         None
     }
 
-    fn merge(&self, e: &mut Boxed, patches: &[&Map<String, Value>]) -> Result<()> {
-        e.merge(patches)
+    fn merge(&self, e: &mut Handle<'s>, patches: &[&Map<String, Value>]) -> Result<()> {
+        let e = e.get_mut();
+        match patches {
+            [one] => e.apply_object(one),
+            // Several patch elements for one element: merged on its JSON, as
+            // the reference merges them (a step in between may not fit the
+            // element's type).
+            several => e.set_json(&merge_json(e.json()?, several, self.shape)?, None),
+        }
     }
 
-    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Boxed> {
-        (self.build)(patch, then)
+    fn build(&self, patch: &Value, then: &[&Map<String, Value>]) -> Result<Handle<'s>> {
+        if then.is_empty() {
+            self.store.read(patch)
+        } else {
+            self.store.read(&merge_json(patch.clone(), then, self.shape)?)
+        }
     }
 }
 
@@ -279,7 +168,7 @@ struct Borrowed<'a> {
 /// An element of a keyed list being diffed, with its primary key as read
 /// once before the list algorithm runs.
 struct Read<'a> {
-    elem: &'a dyn Element,
+    elem: &'a dyn FieldValue,
     key: FieldKey<'a>,
 }
 
@@ -289,7 +178,7 @@ impl<'a> Elements for Borrowed<'a> {
     fn field<'e>(&self, e: &'e Read<'a>, name: &str) -> key::Field<KeyValue<'e>> {
         let key = match self.primary {
             Some(p) if std::ptr::eq(p, name) || p == name => e.key,
-            _ => e.elem.key_field(name),
+            _ => e.elem.field_key(name),
         };
         match key {
             FieldKey::Value(v) => key::Field::Value(v),
@@ -311,7 +200,7 @@ impl DiffElements for Borrowed<'_> {
     type Patch = Value;
 
     fn diff(&self, old: &Read<'_>, new: &Read<'_>, opts: Opts) -> Result<Map<String, Value>> {
-        old.elem.diff(new.elem, opts)
+        old.elem.diff_object(new.elem, opts)
     }
 
     fn to_patch(&self, e: &Read<'_>) -> Result<Value> {
@@ -327,10 +216,15 @@ impl DiffElements for Borrowed<'_> {
     }
 }
 
+/// The elements of a list, behind their type's vtable.
+fn elements(list: &dyn Slots) -> impl Iterator<Item = &dyn FieldValue> {
+    (0..list.len()).filter_map(|i| list.value_at(i))
+}
+
 /// Whether every element exposes its key (or lacks it): no opaque key,
 /// which only the element's JSON would show.
-fn keys_readable(list: ElementIter<'_, '_>, fields: KeyFields<'_>, at: Option<KeyAt>) -> bool {
-    for e in list {
+fn keys_readable(list: &dyn Slots, fields: KeyFields<'_>, at: Option<KeyAt>) -> bool {
+    for e in elements(list) {
         if fields.names().iter().any(|n| matches!(element_key(e, n, at), FieldKey::Opaque)) {
             return false;
         }
@@ -340,9 +234,9 @@ fn keys_readable(list: ElementIter<'_, '_>, fields: KeyFields<'_>, at: Option<Ke
 
 /// The elements of a list with their primary key, read once; `None` when
 /// a key is opaque (only the element's JSON shows it).
-fn read_keys<'e>(list: ElementIter<'_, 'e>, primary: Option<&str>, at: Option<KeyAt>) -> Option<Vec<Read<'e>>> {
-    let mut out = Vec::with_capacity(list.size_hint().0);
-    for e in list {
+fn read_keys<'e>(list: &'e dyn Slots, primary: Option<&str>, at: Option<KeyAt>) -> Option<Vec<Read<'e>>> {
+    let mut out = Vec::with_capacity(list.len());
+    for e in elements(list) {
         let key = match primary {
             None => FieldKey::Absent,
             Some(name) => element_key(e, name, at),
@@ -356,34 +250,11 @@ fn read_keys<'e>(list: ElementIter<'_, 'e>, primary: Option<&str>, at: Option<Ke
 }
 
 /// The two-way diff of a keyed list field (`diffListsOfMaps` with the
-/// ordering of `diffLists`).
-pub(crate) fn diff_keyed_list<T: StrategicMerge>(
-    old: &Vec<T>,
-    new: &Vec<T>,
-    mk: &MergeKey<'_>,
-    field: &Field,
-    patch: &mut Map<String, Value>,
-    opts: Opts,
-) -> Result<()> {
-    let lists =
-        Lists { old, new, old_elems: &mut old.iter().map(as_element), new_elems: &mut new.iter().map(as_element) };
-    diff_lists(lists, T::__TABLE, T::shape(), mk, field, patch, opts)
-}
-
-/// Two keyed lists, whole and as their elements.
-struct Lists<'a, 'i> {
-    old: &'a dyn FieldValue,
-    new: &'a dyn FieldValue,
-    old_elems: ElementIter<'i, 'a>,
-    new_elems: ElementIter<'i, 'a>,
-}
-
-/// [`diff_keyed_list`] once the elements are behind their vtable; `table`
-/// and `shape` are the element type's.
-fn diff_lists(
-    lists: Lists<'_, '_>,
-    table: Table,
-    shape: Shape,
+/// ordering of `diffLists`), on two lists of elements of type `elem`.
+pub(crate) fn diff_keyed_list(
+    old: &dyn Slots,
+    new: &dyn Slots,
+    elem: ElementType,
     mk: &MergeKey<'_>,
     field: &Field,
     patch: &mut Map<String, Value>,
@@ -391,19 +262,17 @@ fn diff_lists(
 ) -> Result<()> {
     if matches!(mk, MergeKey::Composite(_)) {
         // Elements named by several fields: the engine's diff of the field.
-        return fallback::diff_field(Some(lists.old), Some(lists.new), field, patch, opts);
+        return fallback::diff_field(Some(old.as_field()), Some(new.as_field()), field, patch, opts);
     }
     let fields = KeyFields::primary(mk);
     let primary = fields.names().first().copied();
     // The table's key field is the primary key when it has that name.
-    let at = KeyAt::of(table, field).filter(|at| primary == Some(at.name));
-    let (Some(old_read), Some(new_read)) =
-        (read_keys(lists.old_elems, primary, at), read_keys(lists.new_elems, primary, at))
-    else {
-        return fallback::diff_field(Some(lists.old), Some(lists.new), field, patch, opts);
+    let at = KeyAt::of(elem.table, field).filter(|at| primary == Some(at.name));
+    let (Some(old_read), Some(new_read)) = (read_keys(old, primary, at), read_keys(new, primary, at)) else {
+        return fallback::diff_field(Some(old.as_field()), Some(new.as_field()), field, patch, opts);
     };
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
-    let l = Borrowed { quiet: super::facts::quiet(shape), primary, field };
+    let l = Borrowed { quiet: super::facts::quiet(elem.shape), primary, field };
     let list = keyed_diff::diff(&l, fields, &old_read, &new_read, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));
@@ -414,34 +283,34 @@ fn diff_lists(
     Ok(())
 }
 
-/// Applies a field's patch entries to a keyed list, as the engine's
-/// `mergeMap` does them: `$setElementOrder/f` (with `f`) first, then `f`,
-/// then `$deleteFromPrimitiveList/f`. The live list (`present`: the JSON
-/// has it) is taken out while it is merged: on error the caller drops the
-/// half-merged value. False: the field's key is gone.
-pub(crate) fn apply_keyed_list<T: StrategicMerge>(
-    list: &mut Vec<T>,
+/// Applies a field's patch entries to a keyed list of elements of type
+/// `elem`, as the engine's `mergeMap` does them: `$setElementOrder/f`
+/// (with `f`) first, then `f`, then `$deleteFromPrimitiveList/f`. The live
+/// list (`present`: the JSON has it) is merged where it lies: on error the
+/// caller drops the half-merged value. False: the field's key is gone.
+pub(crate) fn apply_keyed_list(
+    list: &mut dyn Slots,
     present: bool,
     patch: FieldPatch<'_>,
+    elem: ElementType,
     mk: &MergeKey<'_>,
     field: &Field,
 ) -> Result<bool> {
-    let l = Owned { key: KeyAt::of(T::__TABLE, field), build: build::<T>, list_from: list_from::<T> };
+    let key = KeyAt::of(elem.table, field);
     let by_json = matches!(mk, MergeKey::Composite(_))
-        || (present && !keys_readable(&mut list.iter().map(as_element), KeyFields::primary(mk), l.key))
+        || (present && !keys_readable(list, KeyFields::primary(mk), key))
         || nulls_a_key(&patch, mk.primary())
         || merges_after_the_list(&patch);
     if by_json {
-        return fallback::apply_field(list, present, patch, field);
+        return fallback::apply_field(list.as_value(), present, patch, field);
     }
-    let live = present.then(|| boxed(std::mem::take(list)));
-    match apply_entries(&l, KeyFields::primary(mk), live, patch, field)? {
-        Some(new) => {
-            *list = unboxed(new)?;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
+    let store = Store::new(list);
+    let l = Owned { store: &store, key, shape: elem.shape };
+    let live = present.then(|| store.live());
+    let merged = apply_entries(&l, KeyFields::primary(mk), live, patch, field)?;
+    let order: Option<Vec<usize>> = merged.map(|list| list.iter().map(Handle::at).collect());
+    store.finish(order.as_deref().unwrap_or_default())?;
+    Ok(order.is_some())
 }
 
 /// Whether a patch element sets its merge key to `null`. The reference
@@ -468,13 +337,13 @@ fn merges_after_the_list(patch: &FieldPatch<'_>) -> bool {
 
 /// [`apply_keyed_list`] on the taken list: the new list, `None` when the
 /// field is gone.
-fn apply_entries(
-    l: &Owned,
+fn apply_entries<'s>(
+    l: &Owned<'s, '_>,
     fields: KeyFields<'_>,
-    mut list: Option<Vec<Boxed>>,
+    mut list: Option<Vec<Handle<'s>>>,
     patch: FieldPatch<'_>,
     field: &Field,
-) -> Result<Option<Vec<Boxed>>> {
+) -> Result<Option<Vec<Handle<'s>>>> {
     let mut value = patch.value;
     if let Some(order) = patch.order {
         let key = ListDirective::SetElementOrder.key(field.key);
@@ -494,7 +363,7 @@ fn apply_entries(
             let merged = if field.strategy.merge {
                 keyed_merge::merge(l, fields, orig, p, false)
             } else {
-                (l.list_from)(v, field)
+                l.store.read_list(v, field)
             };
             list = Some(merged.map_err(|e| e.at_key(field.key))?);
         }
@@ -502,7 +371,7 @@ fn apply_entries(
         // stored without nulls and directives.
         (Some(v), _) => {
             if let Some(v) = fallback::new_value(v) {
-                list = Some((l.list_from)(&v, field)?);
+                list = Some(l.store.read_list(&v, field)?);
             }
         }
     }

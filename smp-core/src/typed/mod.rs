@@ -97,6 +97,7 @@ mod foreign;
 mod impls;
 mod keyed;
 mod sets;
+mod slots;
 mod walk;
 
 pub use depth::check_depth;

@@ -545,6 +545,9 @@ pub trait FieldValue: Any {
     /// The value as a merge key.
     fn key(&self) -> FieldKey<'_>;
 
+    /// [`Walk::__field_key`].
+    fn field_key(&self, json_name: &str) -> FieldKey<'_>;
+
     /// `other` is a value of the same type and `==` to this one.
     fn same(&self, other: &dyn FieldValue) -> bool;
 
@@ -619,6 +622,10 @@ impl<T: Walk> FieldValue for T {
 
     fn key(&self) -> FieldKey<'_> {
         FieldKey::of(Some(self.__as_key()))
+    }
+
+    fn field_key(&self, json_name: &str) -> FieldKey<'_> {
+        self.__field_key(json_name)
     }
 
     fn same(&self, other: &dyn FieldValue) -> bool {
@@ -706,6 +713,10 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
 
     fn key(&self) -> FieldKey<'_> {
         // Only the serialised form shows its value.
+        FieldKey::Opaque
+    }
+
+    fn field_key(&self, _: &str) -> FieldKey<'_> {
         FieldKey::Opaque
     }
 

@@ -1,0 +1,353 @@
+//! The elements of a keyed list while the list algorithm merges it: they
+//! stay where they are (the live ones in the list, the new ones in chunks
+//! beside it) and the algorithm moves [`Handle`]s to them, which act as
+//! boxes that do not own. The merge is compiled once for every element
+//! type; an element type adds only the few steps of [`Slots`], and the
+//! merged order is made at the end by swaps.
+
+use super::walk::FieldValue;
+use super::{Field, StrategicMerge};
+use crate::error::{ErrorKind, Result};
+use serde_json::Value;
+use std::any::Any;
+use std::cell::RefCell;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+/// A `Vec` of typed values, seen without its element type.
+pub(crate) trait Slots: Any {
+    /// How many elements it holds.
+    fn len(&self) -> usize;
+
+    /// The element at `i`.
+    fn value_at(&self, i: usize) -> Option<&dyn FieldValue>;
+
+    /// Whether an element can be added without moving the others.
+    fn has_room(&self) -> bool;
+
+    /// A new, empty list of the same element type, with room for `n`.
+    fn with_room(&self, n: usize) -> Box<dyn Slots>;
+
+    /// Reads an element from JSON (with the element type's reader and its
+    /// retries) and adds it at the end, where there is room.
+    fn push_read(&mut self, v: &Value) -> Result<()>;
+
+    /// A pointer to the element at `i`, made without a reference to the
+    /// list, so that pointers to its other elements stay valid.
+    fn element(&mut self, i: usize) -> Option<NonNull<dyn FieldValue>>;
+
+    /// Moves the elements of `other`, a list of the same type, to the end.
+    fn append(&mut self, other: &mut dyn Slots) -> Result<()>;
+
+    /// Swaps two elements.
+    fn swap_at(&mut self, i: usize, j: usize);
+
+    /// Drops the elements from `len` on.
+    fn truncate(&mut self, len: usize);
+
+    /// The whole list as a field value.
+    fn as_field(&self) -> &dyn FieldValue;
+
+    /// [`Slots::as_field`], to change it.
+    fn as_value(&mut self) -> &mut dyn FieldValue;
+}
+
+impl<T: StrategicMerge> Slots for Vec<T> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    fn value_at(&self, i: usize) -> Option<&dyn FieldValue> {
+        match self.as_slice().get(i) {
+            Some(e) => Some(e),
+            None => None,
+        }
+    }
+
+    fn has_room(&self) -> bool {
+        Vec::len(self) < self.capacity()
+    }
+
+    fn with_room(&self, n: usize) -> Box<dyn Slots> {
+        Box::new(Vec::<T>::with_capacity(n))
+    }
+
+    fn push_read(&mut self, v: &Value) -> Result<()> {
+        if !self.has_room() {
+            return Err(no_room());
+        }
+        let e = (T::__READ)(v, None)?;
+        self.push(e);
+        Ok(())
+    }
+
+    fn element(&mut self, i: usize) -> Option<NonNull<dyn FieldValue>> {
+        if i >= Vec::len(self) {
+            return None;
+        }
+        let at: *mut dyn FieldValue = self.as_mut_ptr().wrapping_add(i);
+        NonNull::new(at)
+    }
+
+    fn append(&mut self, other: &mut dyn Slots) -> Result<()> {
+        let other: &mut dyn Any = other;
+        match other.downcast_mut::<Vec<T>>() {
+            Some(other) => {
+                Vec::append(self, other);
+                Ok(())
+            }
+            None => Err(ErrorKind::Internal("elements of one list of different types").into()),
+        }
+    }
+
+    fn swap_at(&mut self, i: usize, j: usize) {
+        if i < Vec::len(self) && j < Vec::len(self) {
+            self.as_mut_slice().swap(i, j);
+        }
+    }
+
+    fn truncate(&mut self, len: usize) {
+        Vec::truncate(self, len)
+    }
+
+    fn as_field(&self) -> &dyn FieldValue {
+        self
+    }
+
+    fn as_value(&mut self) -> &mut dyn FieldValue {
+        self
+    }
+}
+
+/// One element of a list being merged, where it lies in the [`Store`]:
+/// like a `Box` that does not own it. There is one handle per element,
+/// never copied, so that `&Handle` and `&mut Handle` lend the element as
+/// `&` and `&mut` borrows of the handle would.
+pub(crate) struct Handle<'s> {
+    /// The element's index in the list [`Store::finish`] makes before it
+    /// orders the elements.
+    at: usize,
+    ptr: NonNull<dyn FieldValue>,
+    store: PhantomData<&'s ()>,
+}
+
+impl Handle<'_> {
+    pub(crate) fn get(&self) -> &dyn FieldValue {
+        // SAFETY: the element lives in the store, which outlives the handle
+        // ('s) and does not move, read or drop its elements until
+        // `finish`, which takes the store when no handle is left. No other
+        // handle points to this element, so it is borrowed as the handle is.
+        unsafe { self.ptr.as_ref() }
+    }
+
+    pub(crate) fn get_mut(&mut self) -> &mut dyn FieldValue {
+        // SAFETY: as in `get`; the handle is borrowed mutably for as long.
+        unsafe { self.ptr.as_mut() }
+    }
+}
+
+/// Where the elements of one list lie while it is merged: the list itself
+/// (its live elements, not moved) and chunks of new elements, each added
+/// where there is room, so that no element moves.
+pub(crate) struct Store<'a> {
+    inner: RefCell<Inner<'a>>,
+}
+
+struct Inner<'a> {
+    list: &'a mut dyn Slots,
+    /// Handles to the list's elements were made (once: one per element).
+    lent: bool,
+    chunks: Vec<Box<dyn Slots>>,
+    /// The elements of the list and the chunks.
+    count: usize,
+}
+
+impl<'a> Store<'a> {
+    pub(crate) fn new(list: &'a mut dyn Slots) -> Self {
+        let count = list.len();
+        Store { inner: RefCell::new(Inner { list, lent: false, chunks: Vec::new(), count }) }
+    }
+
+    /// Handles to the list's elements (the first time; none after).
+    pub(crate) fn live(&self) -> Vec<Handle<'_>> {
+        let mut inner = self.inner.borrow_mut();
+        if std::mem::replace(&mut inner.lent, true) {
+            return Vec::new();
+        }
+        let len = inner.list.len();
+        (0..len).filter_map(|i| Some(Handle { at: i, ptr: inner.list.element(i)?, store: PhantomData })).collect()
+    }
+
+    /// A new element read from JSON.
+    pub(crate) fn read(&self, v: &Value) -> Result<Handle<'_>> {
+        let mut inner = self.inner.borrow_mut();
+        let inner = &mut *inner;
+        let full = inner.chunks.last().is_none_or(|c| !c.has_room());
+        if full {
+            let room = inner.chunks.last().map_or(0, |c| c.len()).max(2) * 2;
+            inner.chunks.push(inner.list.with_room(room));
+        }
+        let Some(chunk) = inner.chunks.last_mut() else { return Err(no_chunk()) };
+        chunk.push_read(v)?;
+        let ptr = chunk.element(chunk.len() - 1).ok_or_else(no_chunk)?;
+        let at = inner.count;
+        inner.count += 1;
+        Ok(Handle { at, ptr, store: PhantomData })
+    }
+
+    /// A list read whole from JSON, as its field reads it (an error is at
+    /// the field's key).
+    pub(crate) fn read_list(&self, v: &Value, field: &Field) -> Result<Vec<Handle<'_>>> {
+        let mut inner = self.inner.borrow_mut();
+        let inner = &mut *inner;
+        let mut chunk = inner.list.with_room(0);
+        chunk.as_value().set_json(v, Some(field))?;
+        let base = inner.count;
+        let len = chunk.len();
+        let handles = (0..len)
+            .filter_map(|i| Some(Handle { at: base + i, ptr: chunk.element(i)?, store: PhantomData }))
+            .collect();
+        inner.count += len;
+        // New elements go after these (in this chunk while it has room).
+        inner.chunks.push(chunk);
+        Ok(handles)
+    }
+
+    /// Makes the list the elements of `order` (their [`Handle::at`]), in
+    /// that order; the others are dropped.
+    pub(crate) fn finish(self, order: &[usize]) -> Result<()> {
+        let Inner { list, mut chunks, count, .. } = self.inner.into_inner();
+        for chunk in &mut chunks {
+            list.append(&mut **chunk)?;
+        }
+        if list.len() != count {
+            return Err(no_chunk());
+        }
+        // `at[k]`: where the element first at `k` is now; `first[p]`: which
+        // element is at `p` now.
+        let mut at: Vec<usize> = (0..count).collect();
+        let mut first: Vec<usize> = (0..count).collect();
+        for (p, &k) in order.iter().enumerate() {
+            let q = *at.get(k).ok_or_else(no_chunk)?;
+            if q < p {
+                // An element in the order twice.
+                return Err(no_chunk());
+            }
+            if q != p {
+                list.swap_at(p, q);
+                let moved = first[p];
+                first.swap(p, q);
+                at[k] = p;
+                at[moved] = q;
+            }
+        }
+        list.truncate(order.len());
+        Ok(())
+    }
+}
+
+impl Handle<'_> {
+    /// The element's index in the list [`Store::finish`] makes.
+    pub(crate) fn at(&self) -> usize {
+        self.at
+    }
+}
+
+#[cold]
+fn no_room() -> crate::error::Error {
+    ErrorKind::Internal("an element added to a full chunk").into()
+}
+
+#[cold]
+fn no_chunk() -> crate::error::Error {
+    ErrorKind::Internal("a keyed list's elements lost while merged").into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Every order of every subset of three live and two new elements.
+    fn orders(n: usize) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new()];
+        let mut grown = vec![Vec::new()];
+        for _ in 0..n {
+            let mut next = Vec::new();
+            for o in &grown {
+                for k in 0..n {
+                    if !o.contains(&k) {
+                        let mut o = o.clone();
+                        o.push(k);
+                        next.push(o);
+                    }
+                }
+            }
+            out.extend(next.iter().cloned());
+            grown = next;
+        }
+        out
+    }
+
+    #[test]
+    fn finish_puts_the_elements_in_the_order_given() {
+        let all = ["a", "b", "c", "d", "e"];
+        for order in orders(all.len()) {
+            let mut list: Vec<String> = vec!["a".into(), "b".into(), "c".into()];
+            let store = Store::new(&mut list);
+            let mut handles = store.live();
+            handles.push(store.read(&json!("d")).unwrap());
+            handles.push(store.read(&json!("e")).unwrap());
+            let at: Vec<usize> = handles.iter().map(Handle::at).collect();
+            assert_eq!(at, [0, 1, 2, 3, 4]);
+            drop(handles);
+            store.finish(&order).unwrap();
+            let want: Vec<&str> = order.iter().map(|&k| all[k]).collect();
+            assert_eq!(list, want, "order {order:?}");
+        }
+    }
+
+    #[test]
+    fn handles_lend_the_elements_where_they_lie() {
+        let mut list: Vec<String> = vec!["a".into()];
+        let store = Store::new(&mut list);
+        let mut live = store.live();
+        assert!(store.live().is_empty(), "the live elements are lent once");
+        // New elements fill several chunks; the earlier handles stay valid.
+        let mut new: Vec<Handle<'_>> = (0..40).map(|i| store.read(&json!(format!("n{i}"))).unwrap()).collect();
+        live[0].get_mut().set_json(&json!("z"), None).unwrap();
+        new[39].get_mut().set_json(&json!("y"), None).unwrap();
+        assert_eq!(new[0].get().json().unwrap(), json!("n0"));
+        let field =
+            Field { key: "f", strategy: Default::default(), merge_key: None, parent: || crate::schema::Shape::Any };
+        let replaced = store.read_list(&json!(["p", "q"]), &field).unwrap();
+        let after = store.read(&json!("r")).unwrap();
+        assert_eq!((replaced[1].at(), after.at()), (42, 43));
+        let order = [after.at(), new[39].at(), live[0].at(), replaced[0].at()];
+        drop((live, new, replaced, after));
+        store.finish(&order).unwrap();
+        assert_eq!(list, ["r", "y", "z", "p"]);
+    }
+
+    #[test]
+    fn a_bad_order_is_an_error_not_a_panic() {
+        for order in [&[0, 0][..], &[5], &[1, 0, 1]] {
+            let mut list: Vec<String> = vec!["a".into(), "b".into()];
+            let store = Store::new(&mut list);
+            assert!(store.finish(order).is_err(), "{order:?}");
+        }
+    }
+
+    #[test]
+    fn a_read_that_fails_adds_nothing() {
+        let mut list: Vec<u8> = vec![1];
+        let store = Store::new(&mut list);
+        assert!(store.read(&json!("x")).is_err());
+        let two = store.read(&json!(2)).unwrap();
+        assert_eq!(two.at(), 1);
+        let order = [two.at(), 0];
+        drop(two);
+        store.finish(&order).unwrap();
+        assert_eq!(list, [2, 1]);
+    }
+}
