@@ -10,8 +10,10 @@
 //! bounded too.
 
 use super::StrategicMerge;
+use super::walk::FieldValue;
 use crate::engine::MAX_DEPTH;
 use crate::error::{ErrorKind, Result};
+use crate::schema::Shape;
 use serde::Serialize;
 use serde::ser;
 use std::fmt;
@@ -29,20 +31,25 @@ pub(crate) fn probe_ok<T: Serialize + ?Sized>(value: &T, open: usize) -> bool {
     !matches!(value.serialize(Probe { depth: open }), Err(ProbeError::TooDeep))
 }
 
-/// Whether the elements of a list (or the values of a map) of `T`, inside
-/// `open` levels, stay within [`MAX_DEPTH`]: the list opens one more.
-pub(crate) fn elements_ok<'a, T: StrategicMerge>(elements: impl Iterator<Item = &'a T>, open: usize) -> bool {
+/// Whether the elements of a list (or the values of a map) of a type of
+/// schema `shape`, inside `open` levels, stay within [`MAX_DEPTH`]: the
+/// list opens one more.
+pub(crate) fn elements_ok<'a>(
+    shape: Shape,
+    elements: &mut dyn Iterator<Item = &'a dyn FieldValue>,
+    open: usize,
+) -> bool {
     let inner = open + 1;
     if inner > MAX_DEPTH {
         return false;
     }
-    if let Some(d) = super::facts::depth(T::shape())
+    if let Some(d) = super::facts::depth(shape)
         && inner + d <= MAX_DEPTH
     {
         return true;
     }
     for e in elements {
-        if !e.__depth_ok(inner) {
+        if !e.depth_ok(inner) {
             return false;
         }
     }

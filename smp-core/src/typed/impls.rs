@@ -5,7 +5,8 @@
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value, to_value};
 use super::keyed::{self, ElementType};
-use super::walk::{FieldValue, typed};
+use super::slots::{Slots, elements};
+use super::walk::{FieldValue, as_field, typed};
 use super::{Field, FieldKey, StrategicMerge, Walk};
 use crate::directive::PATCH;
 use crate::engine::diff::Opts;
@@ -177,13 +178,14 @@ where
     }
 
     fn __depth_ok(&self, open: usize) -> bool {
-        elements_ok(self.iter(), open)
+        elements_ok(T::shape(), &mut self.iter().map(as_field), open)
     }
 }
 
 impl<T: StrategicMerge> Walk for Option<T> {
     const __JSON_TEXT: bool = T::__JSON_TEXT;
     const __POINTER: bool = true;
+    const __ABSENT_OK: bool = true;
     const __SCALAR: bool = T::__SCALAR;
     const __KEY_EQ: bool = T::__KEY_EQ;
     const __MERGED_SET: bool = T::__MERGED_SET;
@@ -305,6 +307,7 @@ macro_rules! pointer_impl {
             const __SCALAR: bool = T::__SCALAR;
             const __KEY_EQ: bool = T::__KEY_EQ;
             const __MERGED_SET: bool = T::__MERGED_SET;
+            const __ABSENT_OK: bool = T::__ABSENT_OK;
             fn __shape() -> Shape {
                 T::shape()
             }
@@ -373,17 +376,11 @@ impl<T: StrategicMerge> Walk for Vec<T> {
     }
 
     fn __depth_ok(&self, open: usize) -> bool {
-        elements_ok(self.iter(), open)
+        elements_ok(T::shape(), &mut elements(self), open)
     }
 
-    /// Each element's own JSON, so that no serde code is compiled for the
-    /// list besides its elements'.
     fn __json(&self) -> Result<Value> {
-        let mut list = Vec::with_capacity(self.len());
-        for e in self {
-            list.push(e.__json()?);
-        }
-        Ok(Value::Array(list))
+        list_json(self)
     }
 
     fn __from_json(v: &Value) -> Result<Self> {
@@ -396,20 +393,7 @@ impl<T: StrategicMerge> Walk for Vec<T> {
     }
 
     fn __quiet_if_equal(&self, field: &Field) -> bool {
-        if !field.strategy.merge {
-            // A replaced list: equal lists need no patch.
-            return true;
-        }
-        if keyed::<T>(field).is_some() {
-            for e in self {
-                if !e.__quiet_if_equal(field) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        // What the diff of an unchanged set checks.
-        sorted_strings(self)
+        list_quiet_if_equal(self, keyed(T::shape(), field).is_some(), field)
     }
 
     fn __diff_field(
@@ -420,7 +404,7 @@ impl<T: StrategicMerge> Walk for Vec<T> {
         opts: Opts,
     ) -> Result<()> {
         let nested = matches!(T::shape(), Shape::List(_));
-        if let (false, Some(mk)) = (nested, keyed::<T>(field))
+        if let (false, Some(mk)) = (nested, keyed(T::shape(), field))
             && let (Some(a), Some(b)) = (typed::<Self>(old)?, typed::<Self>(new)?)
         {
             return keyed::diff_keyed_list(a, b, ElementType::of::<T>(), mk, field, patch, opts);
@@ -429,7 +413,7 @@ impl<T: StrategicMerge> Walk for Vec<T> {
     }
 
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
-        match keyed::<T>(field) {
+        match keyed(T::shape(), field) {
             Some(mk) => keyed::apply_keyed_list(self, present, patch, ElementType::of::<T>(), mk, field),
             None => apply_list(self, present, matches!(T::shape(), Shape::List(_)), patch, field),
         }
@@ -489,21 +473,45 @@ fn apply_list(
     fallback::apply_field(v, present, patch, field)
 }
 
-/// The merge key of a list of structs merged by key.
-fn keyed<T: StrategicMerge>(field: &Field) -> Option<&MergeKey<'static>> {
-    match (field.strategy.merge, T::shape(), &field.merge_key) {
+/// The merge key of a list of structs (elements of schema `shape`) merged
+/// by key.
+fn keyed(shape: Shape, field: &Field) -> Option<&MergeKey<'static>> {
+    match (field.strategy.merge, shape, &field.merge_key) {
         (true, Shape::Struct(_), Some(mk)) => Some(mk),
         _ => None,
     }
 }
 
+/// A list's JSON: each element's own, so that no serde code is compiled
+/// for the list besides its elements'.
+fn list_json(list: &dyn Slots) -> Result<Value> {
+    let mut out = Vec::with_capacity(list.len());
+    for e in elements(list) {
+        out.push(e.json()?);
+    }
+    Ok(Value::Array(out))
+}
+
+/// [`Walk::__quiet_if_equal`] of a list (`keyed`: merged by key).
+fn list_quiet_if_equal(list: &dyn Slots, keyed: bool, field: &Field) -> bool {
+    if !field.strategy.merge {
+        // A replaced list: equal lists need no patch.
+        return true;
+    }
+    if keyed {
+        return elements(list).all(|e| e.quiet_if_equal(field));
+    }
+    // What the diff of an unchanged set checks.
+    sorted_strings(list)
+}
+
 /// Whether every element serialises to a string and the strings are in
 /// order (as the reference sorts a set of scalars: by their `%v` text).
-fn sorted_strings<T: StrategicMerge>(list: &[T]) -> bool {
+fn sorted_strings(list: &dyn Slots) -> bool {
     let mut prev = "";
-    for e in list {
-        match e.__as_key() {
-            Some(KeyValue::Str(s)) if prev <= s => prev = s,
+    for e in elements(list) {
+        match e.key() {
+            FieldKey::Value(KeyValue::Str(s)) if prev <= s => prev = s,
             _ => return false,
         }
     }
@@ -567,7 +575,7 @@ macro_rules! map_impl {
             }
 
             fn __depth_ok(&self, open: usize) -> bool {
-                elements_ok(self.values(), open)
+                elements_ok(<$t>::shape(), &mut self.values().map(as_field), open)
             }
 
             /// Each value's own JSON, so that no serde code is compiled

@@ -7,7 +7,7 @@
 //! (`typed/slots.rs`).
 
 use super::fallback::{self, FieldPatch};
-use super::slots::{Handle, Slots, Store};
+use super::slots::{Handle, Slots, Store, elements};
 use super::walk::{FieldTable, FieldValue, Table, table_key};
 use super::{Field, StrategicMerge};
 use crate::directive::ListDirective;
@@ -214,11 +214,6 @@ impl DiffElements for Borrowed<'_> {
     fn unchanged(&self, old: &Read<'_>, new: &Read<'_>) -> bool {
         self.quiet.is_some_and(|sets| old.elem.same(new.elem) && (!sets || new.elem.quiet_if_equal(self.field)))
     }
-}
-
-/// The elements of a list, behind their type's vtable.
-fn elements(list: &dyn Slots) -> impl Iterator<Item = &dyn FieldValue> {
-    (0..list.len()).filter_map(|i| list.value_at(i))
 }
 
 /// Whether every element exposes its key (or lacks it): no opaque key,

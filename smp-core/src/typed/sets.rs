@@ -16,7 +16,7 @@
 
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, from_value, to_value};
-use super::walk::{FieldValue, typed};
+use super::walk::{FieldValue, as_field, typed};
 use super::{Field, StrategicMerge, Walk};
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -91,7 +91,7 @@ macro_rules! set_impl {
             }
 
             fn __depth_ok(&self, open: usize) -> bool {
-                elements_ok(self.iter(), open)
+                elements_ok(T::shape(), &mut self.iter().map(as_field), open)
             }
 
             fn __diff_field(
@@ -136,7 +136,7 @@ macro_rules! scalar_key_map_impl {
             }
 
             fn __depth_ok(&self, open: usize) -> bool {
-                elements_ok(self.values(), open)
+                elements_ok(T::shape(), &mut self.values().map(as_field), open)
             }
 
             fn __diff_field(

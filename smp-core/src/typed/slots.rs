@@ -119,6 +119,11 @@ impl<T: StrategicMerge> Slots for Vec<T> {
     }
 }
 
+/// The elements of a list, behind their type's vtable.
+pub(crate) fn elements(list: &dyn Slots) -> impl Iterator<Item = &dyn FieldValue> {
+    (0..list.len()).filter_map(|i| list.value_at(i))
+}
+
 /// One element of a list being merged, where it lies in the [`Store`]:
 /// like a `Box` that does not own it. There is one handle per element,
 /// never copied, so that `&Handle` and `&mut Handle` lend the element as

@@ -130,6 +130,10 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         }
     }
 
+    /// serde reads a missing key as a value of this type (`None`): only
+    /// then is [`Walk::__missing`] anything but the missing-field error.
+    const __ABSENT_OK: bool = false;
+
     /// The value a field of this type takes when its key is absent from
     /// the JSON (serde's missing-field rule: `None` for an `Option`).
     fn __missing(key: &str) -> Result<Self> {
@@ -600,6 +604,11 @@ pub trait FieldValue: Any {
     fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()>;
 }
 
+/// A value behind its type's vtable.
+pub(crate) fn as_field<T: FieldValue>(v: &T) -> &dyn FieldValue {
+    v
+}
+
 /// A value behind the vtable as the type it is (`None`: absent).
 pub(crate) fn typed<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
     let Some(v) = other else { return Ok(None) };
@@ -666,8 +675,12 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn set_missing(&mut self, key: &str) -> Result<()> {
-        *self = T::__missing(key)?;
-        Ok(())
+        if T::__ABSENT_OK {
+            *self = T::__missing(key)?;
+            Ok(())
+        } else {
+            Err(missing_field(key))
+        }
     }
 
     fn json(&self) -> Result<Value> {
@@ -690,7 +703,8 @@ impl<T: Walk> FieldValue for T {
     // Only a struct's field (one with a table, or an object of its own) is
     // diffed or patched as an object, by the type's own steps.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
-        match typed::<T>(Some(new))? {
+        let new: &dyn Any = new;
+        match new.downcast_ref::<T>() {
             Some(new) => self.__diff_object(new, opts),
             None => Err(different_types()),
         }
