@@ -70,7 +70,7 @@
 //!   `spec.containers[name=nginx].env`) and why; a failed apply leaves the
 //!   object as it was; [`Error::is_conflict`] tells a three-way conflict.
 //!
-//! Features: `derive`, `ssa` and `json-patch` (default), `k8s-openapi`
+//! Features: `derive`, `ssa`, `json-patch` and `bytes` (default), `k8s-openapi`
 //! ([`StrategicMerge`] for every k8s-openapi type, in `k8s`; the final
 //! binary picks the Kubernetes version), `url`, `chrono`, `jiff` (those
 //! crates' scalar types).
@@ -113,6 +113,8 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "bytes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
 pub mod bytes;
 mod check;
 mod diff_options;
@@ -137,6 +139,7 @@ pub mod text;
 pub mod unstable;
 mod value;
 
+#[cfg(feature = "bytes")]
 pub use bytes::{apply_slice, diff_slice, three_way_slice};
 pub use check::{Finding, Problem, check, diff_checked};
 pub use engine::apply::{ApplyOptions, apply, apply_in_place, apply_owned, apply_with, decode, merge_patches};

@@ -8,9 +8,15 @@
 //! patch (kubectl's `$setElementOrder` lists every element of a list)
 //! costs what the live object costs, not a tree of `serde_json::Value`s.
 
+// Without the `bytes` feature only the reader behind `decode` is used:
+// the compact document's other steps and its writer serve the entry
+// points on text.
+#[cfg_attr(not(feature = "bytes"), allow(dead_code))]
 pub mod compact;
 pub(crate) mod member;
+#[cfg_attr(not(feature = "bytes"), allow(dead_code))]
 pub(crate) mod parse;
+#[cfg_attr(not(feature = "bytes"), allow(dead_code))]
 pub(crate) mod print;
 
 use crate::directive::PATCH;

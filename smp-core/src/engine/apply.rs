@@ -77,6 +77,7 @@ pub fn apply_owned(original: Value, patch: &Value, schema: Schema<'_>, options: 
 /// [`apply_with`] on compact documents (the bytes entry points): the
 /// original is taken over and becomes the result, which may borrow from
 /// the patch's text as it does from the original's.
+#[cfg(feature = "bytes")]
 pub fn apply_compact<'a>(
     original: compact::Object<'a>,
     patch: &compact::Object<'a>,

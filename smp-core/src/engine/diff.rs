@@ -37,6 +37,7 @@ pub fn diff_with(original: &Value, modified: &Value, schema: Schema<'_>, options
 }
 
 /// [`diff`] on any document; the patch is a document of the same kind.
+#[cfg(feature = "bytes")]
 pub(crate) fn diff_documents<D: Document>(
     original: &D::Object,
     modified: &D::Object,

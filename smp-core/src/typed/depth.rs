@@ -34,11 +34,7 @@ pub(crate) fn probe_ok<T: Serialize + ?Sized>(value: &T, open: usize) -> bool {
 /// Whether the elements of a list (or the values of a map) of a type of
 /// schema `shape`, inside `open` levels, stay within [`MAX_DEPTH`]: the
 /// list opens one more.
-pub(crate) fn elements_ok<'a>(
-    shape: Shape,
-    elements: &mut dyn Iterator<Item = &'a dyn FieldValue>,
-    open: usize,
-) -> bool {
+pub(crate) fn elements_ok(shape: Shape, elements: &mut dyn Iterator<Item = &dyn FieldValue>, open: usize) -> bool {
     let inner = open + 1;
     if inner > MAX_DEPTH {
         return false;

@@ -305,7 +305,6 @@ mod tests {
             handles.push(store.read(&json!("e")).unwrap());
             let at: Vec<usize> = handles.iter().map(Handle::at).collect();
             assert_eq!(at, [0, 1, 2, 3, 4]);
-            drop(handles);
             store.finish(&order).unwrap();
             let want: Vec<&str> = order.iter().map(|&k| all[k]).collect();
             assert_eq!(list, want, "order {order:?}");
@@ -329,7 +328,6 @@ mod tests {
         let after = store.read(&json!("r")).unwrap();
         assert_eq!((replaced[1].at(), after.at()), (42, 43));
         let order = [after.at(), new[39].at(), live[0].at(), replaced[0].at()];
-        drop((live, new, replaced, after));
         store.finish(&order).unwrap();
         assert_eq!(list, ["r", "y", "z", "p"]);
     }
@@ -351,7 +349,6 @@ mod tests {
         let two = store.read(&json!(2)).unwrap();
         assert_eq!(two.at(), 1);
         let order = [two.at(), 0];
-        drop(two);
         store.finish(&order).unwrap();
         assert_eq!(list, [2, 1]);
     }
