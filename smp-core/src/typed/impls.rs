@@ -274,7 +274,7 @@ fn diff_option(
     opts: Opts,
 ) -> Result<()> {
     match (old.map(inside), new.map(inside)) {
-        (Some(Some(a)), Some(Some(b))) => b.diff_field(true, Some(a), field, patch, opts),
+        (Some(Some(a)), Some(Some(b))) => b.diff_field(Some(a), Some(b), field, patch, opts),
         (None, None) | (Some(None), Some(None)) => Ok(()),
         // null on one side: a change of JSON type, or an addition/removal.
         _ => fallback::diff_field(old, new, field, patch, opts),

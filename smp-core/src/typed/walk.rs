@@ -272,6 +272,10 @@ pub mod by_table {
         opts: Opts,
     ) -> Result<Map<String, Value>> {
         let table = table.ok_or_else(no_table)?;
+        let (a, b): (&dyn Any, &dyn Any) = (s, desired);
+        if a.type_id() != (table.type_id)() || b.type_id() != (table.type_id)() {
+            return Err(different_types());
+        }
         diff_fields_in(&Struct { table, s }, &Struct { table, s: desired }, (table.shape)(), opts, false)
     }
 
@@ -564,13 +568,13 @@ pub trait FieldValue: Any {
     /// [`Walk::__quiet_if_equal`].
     fn quiet_if_equal(&self, field: &Field) -> bool;
 
-    /// Adds to `patch` what turns the field value `old` into `new`; `self`
-    /// is `new` when `self_is_new`, else `old`, and `other` the other side,
-    /// a value of the same type (`None`: absent from the JSON).
+    /// Adds to `patch` what turns the field value `old` into `new`, values
+    /// of this type (`None`: absent from the JSON); `self` is one of them,
+    /// whose type's step it is.
     fn diff_field(
         &self,
-        self_is_new: bool,
-        other: Option<&dyn FieldValue>,
+        old: Option<&dyn FieldValue>,
+        new: Option<&dyn FieldValue>,
         field: &Field,
         patch: &mut Map<String, Value>,
         opts: Opts,
@@ -659,14 +663,12 @@ impl<T: Walk> FieldValue for T {
 
     fn diff_field(
         &self,
-        self_is_new: bool,
-        other: Option<&dyn FieldValue>,
+        old: Option<&dyn FieldValue>,
+        new: Option<&dyn FieldValue>,
         field: &Field,
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        let this: &dyn FieldValue = self;
-        let (old, new) = if self_is_new { (other, Some(this)) } else { (Some(this), other) };
         T::__diff_field(old, new, field, patch, opts)
     }
 
@@ -703,6 +705,11 @@ impl<T: Walk> FieldValue for T {
     // Only a struct's field (one with a table, or an object of its own) is
     // diffed or patched as an object, by the type's own steps.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
+        if T::__BY_TABLE {
+            // The struct's table step, as `__diff_object` takes it, without
+            // seeing `new` as a `T`: the table checks the types.
+            return by_table::diff_object(self, new, T::__TABLE, opts);
+        }
         let new: &dyn Any = new;
         match new.downcast_ref::<T>() {
             Some(new) => self.__diff_object(new, opts),
@@ -754,14 +761,12 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
 
     fn diff_field(
         &self,
-        self_is_new: bool,
-        other: Option<&dyn FieldValue>,
+        old: Option<&dyn FieldValue>,
+        new: Option<&dyn FieldValue>,
         field: &Field,
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        let (old, new) =
-            if self_is_new { (other, Some(self as &dyn FieldValue)) } else { (Some(self as &dyn FieldValue), other) };
         fallback::diff_field(old, new, field, patch, opts)
     }
 
@@ -1141,8 +1146,8 @@ fn diff_fields_in(
                 if quiet(i).is_some_and(|f| {
                     (equal || (!b.by_field() && b.same(a))) && (!f.sets || b.quiet_if_equal(field))
                 }) => {}
-            (a, Some(b)) => b.diff_field(true, a, field, &mut patch, opts)?,
-            (Some(a), None) => a.diff_field(false, None, field, &mut patch, opts)?,
+            (a, Some(b)) => b.diff_field(a, Some(b), field, &mut patch, opts)?,
+            (Some(a), None) => a.diff_field(Some(a), None, field, &mut patch, opts)?,
         }
     }
     fallback::finish_diff(&mut patch, retain, removed);
