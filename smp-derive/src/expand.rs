@@ -292,7 +292,10 @@ fn serde_reader(fields: &[Field], expecting: &str, p: &TokenStream) -> TokenStre
     });
     let reads = fields.iter().zip(&vars).enumerate().map(|(i, (f, var))| {
         let ty = &f.ty;
-        quote!(#i => #var = #some(<#ty as #p::Walk>::__from_json(value)?),)
+        quote!(#i => match <#ty as #p::Walk>::__from_json(value) {
+            ::core::result::Result::Ok(v) => #var = #some(v),
+            ::core::result::Result::Err(e) => return ::core::result::Result::Err(e),
+        },)
     });
     // serde's container default, made before the fields are read.
     let default = fields.iter().find_map(|f| match &f.missing {
@@ -309,7 +312,10 @@ fn serde_reader(fields: &[Field], expecting: &str, p: &TokenStream) -> TokenStre
             Missing::Type => quote!(if __read.is_list() {
                 return ::core::result::Result::Err(__read.too_short(#i, #in_list));
             } else {
-                <#ty as #p::Walk>::__missing(#key)?
+                match <#ty as #p::Walk>::__missing(#key) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => return ::core::result::Result::Err(e),
+                }
             }),
         };
         quote!(#member: match #var { #some(v) => v, #none => #missing },)

@@ -141,11 +141,17 @@ fn from_value_or_text<T: DeserializeOwned>(
 ) -> Result<T> {
     let mut out = None;
     let mut read = |input: Input<'_>| {
-        out = Some(match input {
-            Input::Value(v) => from_value(v)?,
-            Input::Text(text) => serde_json::from_str(text).map_err(deserialize_error)?,
-        });
-        Ok(())
+        let read = match input {
+            Input::Value(v) => from_value(v),
+            Input::Text(text) => serde_json::from_str(text).map_err(deserialize_error),
+        };
+        match read {
+            Ok(value) => {
+                out = Some(value);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     };
     read_json(v, field, true, &mut read)?;
     out.ok_or_else(nothing_read)
@@ -159,7 +165,10 @@ pub(crate) fn from_field_value<T: Walk>(v: &Value, field: Option<&Field>) -> Res
     let mut out = None;
     let mut read = |input: Input<'_>| {
         if let Input::Value(v) = input {
-            out = Some(T::__from_json(v)?);
+            match T::__from_json(v) {
+                Ok(value) => out = Some(value),
+                Err(e) => return Err(e),
+            }
         }
         Ok(())
     };

@@ -237,7 +237,13 @@ impl<T: StrategicMerge> Walk for Option<T> {
     }
 
     fn __from_json(v: &Value) -> Result<Self> {
-        if v.is_null() { Ok(None) } else { Ok(Some(T::__from_json(v)?)) }
+        if v.is_null() {
+            return Ok(None);
+        }
+        match T::__from_json(v) {
+            Ok(value) => Ok(Some(value)),
+            Err(e) => Err(e),
+        }
     }
 
     fn __as_option(&self) -> Option<Option<&dyn FieldValue>> {
@@ -330,7 +336,10 @@ macro_rules! pointer_impl {
                 (**self).__quiet_if_equal(field)
             }
             fn __missing(key: &str) -> Result<Self> {
-                Ok($ptr::new(T::__missing(key)?))
+                match T::__missing(key) {
+                    Ok(value) => Ok($ptr::new(value)),
+                    Err(e) => Err(e),
+                }
             }
             fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
                 (**self).__diff_object(desired, opts)
@@ -345,7 +354,10 @@ macro_rules! pointer_impl {
                 $mut(self).__set_json(v, field)
             }
             fn __from_json(v: &Value) -> Result<Self> {
-                Ok($ptr::new(T::__from_json(v)?))
+                match T::__from_json(v) {
+                    Ok(value) => Ok($ptr::new(value)),
+                    Err(e) => Err(e),
+                }
             }
             fn __diff_field(
                 old: Option<&dyn FieldValue>,
@@ -387,7 +399,10 @@ impl<T: StrategicMerge> Walk for Vec<T> {
         let Value::Array(list) = v else { return Err(fallback::invalid_type(v, "a sequence")) };
         let mut out = Vec::with_capacity(list.len());
         for e in list {
-            out.push(T::__from_json(e)?);
+            match T::__from_json(e) {
+                Ok(value) => out.push(value),
+                Err(e) => return Err(e),
+            }
         }
         Ok(out)
     }
@@ -592,7 +607,10 @@ macro_rules! map_impl {
                 let Value::Object(m) = v else { return Err(fallback::invalid_type(v, "a map")) };
                 let mut out = Self::default();
                 for (k, v) in m {
-                    out.insert(k.clone(), <$t>::__from_json(v)?);
+                    match <$t>::__from_json(v) {
+                        Ok(value) => out.insert(k.clone(), value),
+                        Err(e) => return Err(e),
+                    };
                 }
                 Ok(out)
             }

@@ -76,9 +76,13 @@ impl<T: StrategicMerge> Slots for Vec<T> {
         if !self.has_room() {
             return Err(no_room());
         }
-        let e = (T::__READ)(v, None)?;
-        self.push(e);
-        Ok(())
+        match (T::__READ)(v, None) {
+            Ok(e) => {
+                self.push(e);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn element(&mut self, i: usize) -> Option<NonNull<dyn FieldValue>> {

@@ -176,8 +176,13 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// field (if any) that holds it.
     fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
         if Self::__JSON_TEXT {
-            *self = fallback::from_field_or_text(v, field)?;
-            Ok(())
+            match fallback::from_field_or_text(v, field) {
+                Ok(value) => {
+                    *self = value;
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
         } else {
             fallback::set_from_json(self, v, field)
         }
@@ -644,7 +649,7 @@ impl<T: Walk> FieldValue for T {
     fn same(&self, other: &dyn FieldValue) -> bool {
         let other: &dyn Any = other;
         match other.downcast_ref::<T>() {
-            Some(o) => self == o,
+            Some(o) => T::eq(self, o),
             None => false,
         }
     }
@@ -678,8 +683,13 @@ impl<T: Walk> FieldValue for T {
 
     fn set_missing(&mut self, key: &str) -> Result<()> {
         if T::__ABSENT_OK {
-            *self = T::__missing(key)?;
-            Ok(())
+            match T::__missing(key) {
+                Ok(value) => {
+                    *self = value;
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
         } else {
             Err(missing_field(key))
         }
@@ -698,8 +708,13 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn read_json(&mut self, v: &Value) -> Result<()> {
-        *self = T::__from_json(v)?;
-        Ok(())
+        match T::__from_json(v) {
+            Ok(value) => {
+                *self = value;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     // Only a struct's field (one with a table, or an object of its own) is
