@@ -179,8 +179,18 @@ pub(crate) fn from_field_value<T: Walk>(v: &Value, field: Option<&Field>) -> Res
 /// [`from_field_value`] into a value in place, compiled once for every
 /// type: the value is read by its vtable, and left as it was on error.
 pub(crate) fn set_from_json(slot: &mut dyn FieldValue, v: &Value, field: Option<&Field>) -> Result<()> {
+    read_value_with(v, field, &mut |v| slot.read_json(v))
+}
+
+/// [`set_from_json`] with the reader given: the retries of a field read
+/// from a `Value` only.
+pub(crate) fn read_value_with(
+    v: &Value,
+    field: Option<&Field>,
+    read_value: &mut dyn FnMut(&Value) -> Result<()>,
+) -> Result<()> {
     let mut read = |input: Input<'_>| match input {
-        Input::Value(v) => slot.read_json(v),
+        Input::Value(v) => read_value(v),
         Input::Text(_) => Ok(()),
     };
     read_json(v, field, false, &mut read)

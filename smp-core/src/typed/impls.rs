@@ -5,8 +5,9 @@
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value, to_value};
 use super::keyed::{self, ElementType};
+use super::optional::OptionalOps;
 use super::slots::{Slots, elements};
-use super::walk::{FieldValue, as_field, typed};
+use super::walk::{FieldAccess, FieldValue, as_field, typed};
 use super::{Field, FieldKey, StrategicMerge, Walk};
 use crate::directive::PATCH;
 use crate::engine::diff::Opts;
@@ -186,6 +187,8 @@ impl<T: StrategicMerge> Walk for Option<T> {
     const __JSON_TEXT: bool = T::__JSON_TEXT;
     const __POINTER: bool = true;
     const __ABSENT_OK: bool = true;
+    /// A field reached as its `T` (`typed/optional.rs`).
+    const __ACCESS: &'static FieldAccess = &FieldAccess::optional(OptionalOps::of::<T>());
     const __SCALAR: bool = T::__SCALAR;
     const __KEY_EQ: bool = T::__KEY_EQ;
     const __MERGED_SET: bool = T::__MERGED_SET;
@@ -295,7 +298,7 @@ fn inside(v: &dyn FieldValue) -> Option<&dyn FieldValue> {
 /// Apply to an optional field that is null or absent. A JSON null behaves
 /// as an absent key, except for directives: a plain value is stored as a
 /// new one, directives go through the engine.
-fn apply_null(v: &mut dyn FieldValue, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+pub(crate) fn apply_null(v: &mut dyn FieldValue, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
     match patch.value {
         Some(Value::Null) if patch.is_plain() => Ok(false),
         Some(new) if patch.is_plain() => take_new_value(v, new, field),

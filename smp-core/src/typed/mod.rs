@@ -96,6 +96,7 @@ pub(crate) mod fallback;
 mod foreign;
 mod impls;
 mod keyed;
+mod optional;
 mod sets;
 mod slots;
 mod walk;

@@ -7,6 +7,7 @@ use super::depth::probe_ok;
 use super::facts::{self, FieldFacts, StructFacts};
 use super::fallback::{self, FieldPatch, Grouped, group_patch};
 use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
+use super::optional::{self, FieldMut, FieldRef, OptionalOps, OptionalSlot};
 use super::{Field, FieldKey};
 use crate::directive::{PATCH, PatchOp};
 use crate::engine::MAX_DEPTH;
@@ -44,6 +45,9 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// (A constant, so that only the steps of the type's kind are compiled
     /// for it: the other branch is left out when the type is known.)
     const __BY_TABLE: bool = Self::__TABLE.is_some();
+
+    /// How a field of this type is reached in a struct's table.
+    const __ACCESS: &'static FieldAccess = &FieldAccess::value::<Self>();
 
     /// A Go pointer: the reference also accepts a list under such a field.
     const __POINTER: bool = false;
@@ -336,7 +340,10 @@ pub mod by_table {
             let Some(i) = table.index_of(key) else { continue };
             read[i] = !v.is_null();
             if read[i] {
-                table.get_mut(s, i).ok_or_else(no_table)?.read_json(v)?;
+                match table.get_mut(s, i).ok_or_else(no_table)? {
+                    FieldMut::Value(field) => field.read_json(v)?,
+                    FieldMut::Optional(mut field) => field.read_json(v)?,
+                }
             }
         }
         let mut s = Struct { table, s };
@@ -443,9 +450,9 @@ impl FieldTable {
         Some(self.by_name[at].1)
     }
 
-    /// The value of the field at an index, behind its type's vtable
-    /// (`None`: the struct is not of the table's type).
-    fn get<'s>(&self, s: &'s dyn FieldValue, i: usize) -> Option<&'s dyn FieldValue> {
+    /// The value of the field at an index (`None`: the struct is not of
+    /// the table's type).
+    fn get<'s>(&self, s: &'s dyn FieldValue, i: usize) -> Option<FieldRef<'s>> {
         let ops = self.fields.get(i)?;
         let any: &dyn Any = s;
         if any.type_id() != (self.type_id)() {
@@ -458,11 +465,14 @@ impl FieldTable {
         // type (or of `Json` around it, of the same layout), and checks
         // that type against the field's at compile time (in a struct that
         // is not packed, so the field is aligned).
-        Some(unsafe { &*(ops.access.get)(at) })
+        Some(match &ops.access.0 {
+            Access::Value { get, .. } => FieldRef::Value(unsafe { &*get(at) }),
+            Access::Optional(optional) => FieldRef::Optional(unsafe { optional.value(at) }),
+        })
     }
 
     /// [`FieldTable::get`], to change the value.
-    fn get_mut<'s>(&self, s: &'s mut dyn FieldValue, i: usize) -> Option<&'s mut dyn FieldValue> {
+    fn get_mut<'s>(&self, s: &'s mut dyn FieldValue, i: usize) -> Option<FieldMut<'s>> {
         let ops = self.fields.get(i)?;
         let any: &dyn Any = s;
         if any.type_id() != (self.type_id)() {
@@ -470,15 +480,34 @@ impl FieldTable {
         }
         let at = (s as *mut dyn FieldValue).cast::<u8>().wrapping_add(ops.offset);
         // SAFETY: as in `get`, and `s` is borrowed mutably for as long.
-        Some(unsafe { &mut *(ops.access.get_mut)(at) })
+        Some(match &ops.access.0 {
+            Access::Value { get_mut, .. } => FieldMut::Value(unsafe { &mut *get_mut(at) }),
+            Access::Optional(optional) => FieldMut::Optional(unsafe { OptionalSlot::new(at, optional) }),
+        })
     }
 }
 
 /// How a field of one type is reached at its place in a struct: compiled
 /// once per field type, for every struct that has such a field.
-pub struct FieldAccess {
-    get: unsafe fn(*const u8) -> *const dyn FieldValue,
-    get_mut: unsafe fn(*mut u8) -> *mut dyn FieldValue,
+pub struct FieldAccess(Access);
+
+enum Access {
+    /// The field behind its type's vtable.
+    Value { get: unsafe fn(*const u8) -> *const dyn FieldValue, get_mut: unsafe fn(*mut u8) -> *mut dyn FieldValue },
+    /// An `Option<T>` field, reached as its `T` (`typed/optional.rs`).
+    Optional(OptionalOps),
+}
+
+impl FieldAccess {
+    /// A field of type `T`, behind its vtable.
+    const fn value<T: FieldValue>() -> FieldAccess {
+        FieldAccess(Access::Value { get: field_at::<T>, get_mut: field_at_mut::<T> })
+    }
+
+    /// An `Option<T>` field.
+    pub(crate) const fn optional(ops: OptionalOps) -> FieldAccess {
+        FieldAccess(Access::Optional(ops))
+    }
 }
 
 /// The [`FieldAccess`] of a field type (for generated code).
@@ -487,8 +516,12 @@ pub trait Accessed {
     const ACCESS: &'static FieldAccess;
 }
 
-impl<T: FieldValue> Accessed for T {
-    const ACCESS: &'static FieldAccess = &FieldAccess { get: field_at::<T>, get_mut: field_at_mut::<T> };
+impl<T: Walk> Accessed for T {
+    const ACCESS: &'static FieldAccess = T::__ACCESS;
+}
+
+impl<T: Serialize + DeserializeOwned + 'static> Accessed for Json<T> {
+    const ACCESS: &'static FieldAccess = &FieldAccess::value::<Json<T>>();
 }
 
 /// The field of type `T` at `at`, behind its vtable.
@@ -872,7 +905,7 @@ pub(crate) trait Fields {
     fn field(&self, i: usize) -> (&Field, bool);
 
     /// The field's value as serde writes it (`None`: left out).
-    fn value(&self, i: usize) -> Option<&dyn FieldValue>;
+    fn value(&self, i: usize) -> Option<FieldRef<'_>>;
 }
 
 /// [`Fields`] of a struct being patched.
@@ -911,14 +944,14 @@ impl<R: Deref<Target = dyn FieldValue>> Fields for Struct<R> {
         (&ops.field, ops.applied)
     }
 
-    fn value(&self, i: usize) -> Option<&dyn FieldValue> {
+    fn value(&self, i: usize) -> Option<FieldRef<'_>> {
         written(self.table, &*self.s, i)
     }
 }
 
 /// The value of a struct's field at this index of its table, as serde
 /// writes it (`None`: left out).
-fn written<'s>(table: &'static FieldTable, s: &'s dyn FieldValue, i: usize) -> Option<&'s dyn FieldValue> {
+fn written<'s>(table: &'static FieldTable, s: &'s dyn FieldValue, i: usize) -> Option<FieldRef<'s>> {
     let v = table.get(s, i)?;
     let skipped = match table.fields.get(i)?.skip {
         Skip::Never => false,
@@ -935,8 +968,12 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
             return Ok(());
         }
         let present = !removed && self.value(i).is_some();
-        let Some(v) = self.table.get_mut(&mut *self.s, i) else { return Ok(()) };
-        if v.apply_field(present, patch, &ops.field)? {
+        let kept = match self.table.get_mut(&mut *self.s, i) {
+            Some(FieldMut::Value(v)) => v.apply_field(present, patch, &ops.field)?,
+            Some(FieldMut::Optional(mut v)) => v.apply_field(present, patch, &ops.field)?,
+            None => return Ok(()),
+        };
+        if kept {
             return Ok(());
         }
         self.remove(i)
@@ -950,14 +987,21 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
                 (self.table.set_default)(s, i);
                 Ok(())
             }
+            // An option's default and missing value are both `None`.
             Missing::Default(set) => {
-                if let Some(v) = self.table.get_mut(&mut *self.s, i) {
-                    set(v);
+                match self.table.get_mut(&mut *self.s, i) {
+                    Some(FieldMut::Value(v)) => set(v),
+                    Some(FieldMut::Optional(mut v)) => v.set_none(),
+                    None => {}
                 }
                 Ok(())
             }
             Missing::Type => match self.table.get_mut(&mut *self.s, i) {
-                Some(v) => v.set_missing(ops.field.key),
+                Some(FieldMut::Value(v)) => v.set_missing(ops.field.key),
+                Some(FieldMut::Optional(mut v)) => {
+                    v.set_none();
+                    Ok(())
+                }
                 None => Ok(()),
             },
         }
@@ -977,7 +1021,7 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
 }
 
 /// Where a field's value is in the JSON.
-fn presence(v: Option<&dyn FieldValue>) -> Presence {
+fn presence(v: Option<FieldRef<'_>>) -> Presence {
     match v {
         None => Presence::Absent,
         Some(v) if v.is_null() => Presence::Null,
@@ -1161,8 +1205,7 @@ fn diff_fields_in(
                 if quiet(i).is_some_and(|f| {
                     (equal || (!b.by_field() && b.same(a))) && (!f.sets || b.quiet_if_equal(field))
                 }) => {}
-            (a, Some(b)) => b.diff_field(a, Some(b), field, &mut patch, opts)?,
-            (Some(a), None) => a.diff_field(Some(a), None, field, &mut patch, opts)?,
+            (a, b) => optional::diff_field(a, b, field, &mut patch, opts)?,
         }
     }
     fallback::finish_diff(&mut patch, retain, removed);

@@ -1,0 +1,358 @@
+//! An `Option<T>` field of a struct with a field table, reached as its
+//! `T`: the walk sees the value inside behind `T`'s vtable and `None` as
+//! JSON `null`, with `Option<T>`'s rules (the ones of `impls.rs`, for a
+//! field), so that an option adds these few steps to a program, not a
+//! vtable of its own.
+
+use super::fallback::{self, FieldPatch};
+use super::impls::apply_null;
+use super::walk::{FieldValue, Walk};
+use super::{Field, FieldKey};
+use crate::engine::diff::Opts;
+use crate::error::{ErrorKind, Result};
+use crate::lists::key::KeyValue;
+use serde_json::{Map, Value};
+use std::marker::PhantomData;
+
+/// The steps of an `Option<T>` field, compiled once per `T`.
+pub struct OptionalOps {
+    get: unsafe fn(*const u8) -> Option<*const dyn FieldValue>,
+    get_mut: unsafe fn(*mut u8) -> Option<*mut dyn FieldValue>,
+    set_none: unsafe fn(*mut u8),
+    set_json: unsafe fn(*mut u8, &Value, Option<&Field>) -> Result<()>,
+    read_json: unsafe fn(*mut u8, &Value) -> Result<()>,
+}
+
+impl OptionalOps {
+    /// The steps of a field of type `Option<T>`.
+    pub(crate) const fn of<T: Walk>() -> OptionalOps {
+        OptionalOps {
+            get: get::<T>,
+            get_mut: get_mut::<T>,
+            set_none: set_none::<T>,
+            set_json: set_json::<T>,
+            read_json: read_json::<T>,
+        }
+    }
+
+    /// The value inside the option at `at`.
+    ///
+    /// # Safety
+    ///
+    /// `at` points to an `Option<T>` of these steps' `T`.
+    pub(crate) unsafe fn value<'s>(&self, at: *const u8) -> Option<&'s dyn FieldValue> {
+        // SAFETY: as the caller says; `get` returns a pointer into it.
+        unsafe { (self.get)(at).map(|v| &*v) }
+    }
+}
+
+// SAFETY (of the functions below): `at` points to an `Option<T>`.
+
+unsafe fn get<T: Walk>(at: *const u8) -> Option<*const dyn FieldValue> {
+    match unsafe { &*at.cast::<Option<T>>() } {
+        Some(v) => Some(v as &dyn FieldValue as *const dyn FieldValue),
+        None => None,
+    }
+}
+
+unsafe fn get_mut<T: Walk>(at: *mut u8) -> Option<*mut dyn FieldValue> {
+    match unsafe { &mut *at.cast::<Option<T>>() } {
+        Some(v) => Some(v as &mut dyn FieldValue as *mut dyn FieldValue),
+        None => None,
+    }
+}
+
+unsafe fn set_none<T: Walk>(at: *mut u8) {
+    unsafe { *at.cast::<Option<T>>() = None }
+}
+
+/// `Option<T>`'s `__set_json`: read with the retries of a field.
+unsafe fn set_json<T: Walk>(at: *mut u8, v: &Value, field: Option<&Field>) -> Result<()> {
+    let slot = unsafe { &mut *at.cast::<Option<T>>() };
+    if T::__JSON_TEXT {
+        match fallback::from_field_or_text::<Option<T>>(v, field) {
+            Ok(value) => {
+                *slot = value;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    } else {
+        fallback::read_value_with(v, field, &mut |v| read_into(slot, v))
+    }
+}
+
+/// `Option<T>`'s `__from_json`, into the field.
+unsafe fn read_json<T: Walk>(at: *mut u8, v: &Value) -> Result<()> {
+    read_into(unsafe { &mut *at.cast::<Option<T>>() }, v)
+}
+
+fn read_into<T: Walk>(slot: &mut Option<T>, v: &Value) -> Result<()> {
+    match <Option<T> as Walk>::__from_json(v) {
+        Ok(value) => {
+            *slot = value;
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A field's value as the walk reads it.
+#[derive(Clone, Copy)]
+pub(crate) enum FieldRef<'s> {
+    /// Behind its own type's vtable.
+    Value(&'s dyn FieldValue),
+    /// An `Option<T>`, as its `T` (`None`: it is `None`).
+    Optional(Option<&'s dyn FieldValue>),
+}
+
+/// `None` where a value is read as JSON: `null`.
+const NULL: &dyn FieldValue = &();
+
+impl<'s> FieldRef<'s> {
+    /// Serialises to JSON `null`.
+    pub(crate) fn is_null(self) -> bool {
+        match self {
+            FieldRef::Value(v) => v.is_null(),
+            FieldRef::Optional(o) => o.is_none(),
+        }
+    }
+
+    /// The value as a merge key.
+    pub(crate) fn key(self) -> FieldKey<'s> {
+        match self {
+            FieldRef::Value(v) | FieldRef::Optional(Some(v)) => v.key(),
+            FieldRef::Optional(None) => FieldKey::Value(KeyValue::Null),
+        }
+    }
+
+    /// `other` is a value of the same field and `==` to this one.
+    pub(crate) fn same(self, other: FieldRef<'_>) -> bool {
+        match (self, other) {
+            (FieldRef::Value(a), FieldRef::Value(b)) | (FieldRef::Optional(Some(a)), FieldRef::Optional(Some(b))) => {
+                a.same(b)
+            }
+            (FieldRef::Optional(None), FieldRef::Optional(None)) => true,
+            _ => false,
+        }
+    }
+
+    /// [`FieldValue::by_field`] (a `None` is not walked).
+    pub(crate) fn by_field(self) -> bool {
+        match self {
+            FieldRef::Value(v) | FieldRef::Optional(Some(v)) => v.by_field(),
+            FieldRef::Optional(None) => false,
+        }
+    }
+
+    /// [`FieldValue::depth_ok`].
+    pub(crate) fn depth_ok(self, open: usize) -> bool {
+        match self {
+            FieldRef::Value(v) | FieldRef::Optional(Some(v)) => v.depth_ok(open),
+            FieldRef::Optional(None) => true,
+        }
+    }
+
+    /// [`FieldValue::quiet_if_equal`].
+    pub(crate) fn quiet_if_equal(self, field: &Field) -> bool {
+        match self {
+            FieldRef::Value(v) | FieldRef::Optional(Some(v)) => v.quiet_if_equal(field),
+            FieldRef::Optional(None) => true,
+        }
+    }
+
+    /// The value's JSON form.
+    pub(crate) fn json(self) -> Result<Value> {
+        self.as_json().json()
+    }
+
+    /// The value behind a vtable whose JSON is its JSON (a `None` is `null`).
+    fn as_json(self) -> &'s dyn FieldValue {
+        match self {
+            FieldRef::Value(v) | FieldRef::Optional(Some(v)) => v,
+            FieldRef::Optional(None) => NULL,
+        }
+    }
+
+    /// The value inside an option, `None` when it is `None`; any other
+    /// value as it is.
+    fn inside(self) -> Option<&'s dyn FieldValue> {
+        match self {
+            FieldRef::Value(v) => Some(v),
+            FieldRef::Optional(o) => o,
+        }
+    }
+}
+
+/// Adds to `patch` what turns a field's value `old` into `new` (`None`:
+/// absent from the JSON): the step of the values' type, and for an option
+/// `Option<T>`'s (`impls.rs`): the values inside when both are set.
+pub(crate) fn diff_field(
+    old: Option<FieldRef<'_>>,
+    new: Option<FieldRef<'_>>,
+    field: &Field,
+    patch: &mut Map<String, Value>,
+    opts: Opts,
+) -> Result<()> {
+    let optional = matches!(old, Some(FieldRef::Optional(_))) || matches!(new, Some(FieldRef::Optional(_)));
+    if !optional {
+        let (a, b) = (old.map(FieldRef::as_json), new.map(FieldRef::as_json));
+        return match (a, b) {
+            (_, Some(v)) | (Some(v), None) => v.diff_field(a, b, field, patch, opts),
+            (None, None) => Ok(()),
+        };
+    }
+    match (old.map(FieldRef::inside), new.map(FieldRef::inside)) {
+        (Some(Some(a)), Some(Some(b))) => b.diff_field(Some(a), Some(b), field, patch, opts),
+        (None, None) | (Some(None), Some(None)) => Ok(()),
+        // null on one side: a change of JSON type, or an addition/removal.
+        _ => fallback::diff_field(old.map(FieldRef::as_json), new.map(FieldRef::as_json), field, patch, opts),
+    }
+}
+
+/// A field's value as the walk changes it.
+pub(crate) enum FieldMut<'s> {
+    /// Behind its own type's vtable.
+    Value(&'s mut dyn FieldValue),
+    /// An `Option<T>`.
+    Optional(OptionalSlot<'s>),
+}
+
+/// An `Option<T>` field being changed.
+pub(crate) struct OptionalSlot<'s> {
+    at: *mut u8,
+    ops: &'static OptionalOps,
+    field: PhantomData<&'s mut ()>,
+}
+
+impl OptionalSlot<'_> {
+    /// # Safety
+    ///
+    /// `at` points to an `Option<T>` of `ops`' `T`, borrowed mutably for
+    /// the slot's lifetime.
+    pub(crate) unsafe fn new(at: *mut u8, ops: &'static OptionalOps) -> Self {
+        OptionalSlot { at, ops, field: PhantomData }
+    }
+
+    /// Sets it to `None`.
+    pub(crate) fn set_none(&mut self) {
+        // SAFETY: `new`'s contract.
+        unsafe { (self.ops.set_none)(self.at) }
+    }
+
+    /// `Option<T>`'s `__from_json`, into the field.
+    pub(crate) fn read_json(&mut self, v: &Value) -> Result<()> {
+        // SAFETY: `new`'s contract.
+        unsafe { (self.ops.read_json)(self.at, v) }
+    }
+
+    /// `Option<T>`'s `__apply_field`: the patch entries go to the value
+    /// inside when the JSON has one, else to the field as a null. False:
+    /// the field's key is gone.
+    pub(crate) fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+        if present {
+            // SAFETY: `new`'s contract; the value is borrowed through `self`.
+            if let Some(inner) = unsafe { (self.ops.get_mut)(self.at) } {
+                return unsafe { &mut *inner }.apply_field(true, patch, field);
+            }
+        }
+        apply_null(&mut Whole { at: self.at, ops: self.ops }, present, patch, field)
+    }
+}
+
+/// The option as a whole, behind a vtable, for the steps that set it from
+/// JSON ([`apply_null`]): only those steps are answered.
+struct Whole {
+    at: *mut u8,
+    ops: &'static OptionalOps,
+}
+
+impl Whole {
+    fn value(&self) -> FieldRef<'_> {
+        // SAFETY: made by `OptionalSlot::apply_field`, whose slot it borrows.
+        FieldRef::Optional(unsafe { self.ops.value(self.at) })
+    }
+}
+
+#[cold]
+fn not_for_a_whole_option() -> crate::error::Error {
+    ErrorKind::Internal("an optional field's step taken on the option").into()
+}
+
+impl FieldValue for Whole {
+    fn is_null(&self) -> bool {
+        self.value().is_null()
+    }
+
+    fn key(&self) -> FieldKey<'_> {
+        self.value().key()
+    }
+
+    fn field_key(&self, _: &str) -> FieldKey<'_> {
+        FieldKey::Opaque
+    }
+
+    fn same(&self, _: &dyn FieldValue) -> bool {
+        false
+    }
+
+    fn by_field(&self) -> bool {
+        false
+    }
+
+    fn depth_ok(&self, open: usize) -> bool {
+        self.value().depth_ok(open)
+    }
+
+    fn quiet_if_equal(&self, field: &Field) -> bool {
+        self.value().quiet_if_equal(field)
+    }
+
+    fn diff_field(
+        &self,
+        _: Option<&dyn FieldValue>,
+        _: Option<&dyn FieldValue>,
+        _: &Field,
+        _: &mut Map<String, Value>,
+        _: Opts,
+    ) -> Result<()> {
+        Err(not_for_a_whole_option())
+    }
+
+    fn apply_field(&mut self, _: bool, _: FieldPatch<'_>, _: &Field) -> Result<bool> {
+        Err(not_for_a_whole_option())
+    }
+
+    fn set_missing(&mut self, _: &str) -> Result<()> {
+        // SAFETY: as in `value`.
+        unsafe { (self.ops.set_none)(self.at) };
+        Ok(())
+    }
+
+    fn json(&self) -> Result<Value> {
+        self.value().json()
+    }
+
+    fn as_option(&self) -> Option<Option<&dyn FieldValue>> {
+        // SAFETY: as in `value`.
+        Some(unsafe { self.ops.value(self.at) })
+    }
+
+    fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
+        // SAFETY: as in `value`.
+        unsafe { (self.ops.set_json)(self.at, v, field) }
+    }
+
+    fn read_json(&mut self, v: &Value) -> Result<()> {
+        // SAFETY: as in `value`.
+        unsafe { (self.ops.read_json)(self.at, v) }
+    }
+
+    fn diff_object(&self, _: &dyn FieldValue, _: Opts) -> Result<Map<String, Value>> {
+        Err(not_for_a_whole_option())
+    }
+
+    fn apply_object(&mut self, _: &Map<String, Value>) -> Result<()> {
+        Err(not_for_a_whole_option())
+    }
+}
