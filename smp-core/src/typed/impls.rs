@@ -5,7 +5,7 @@
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value, to_value};
 use super::keyed::{self, ElementType};
-use super::optional::OptionalOps;
+use super::optional::{self, FieldRef, OptionalOps};
 use super::slots::{Slots, elements};
 use super::walk::{FieldAccess, FieldValue, as_field, typed};
 use super::{Field, FieldKey, StrategicMerge, Walk};
@@ -263,7 +263,7 @@ impl<T: StrategicMerge> Walk for Option<T> {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        diff_option(old, new, field, patch, opts)
+        optional::diff_field(old.map(FieldRef::of_option), new.map(FieldRef::of_option), field, patch, opts)
     }
 
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
@@ -272,27 +272,6 @@ impl<T: StrategicMerge> Walk for Option<T> {
             _ => apply_null(self, present, patch, field),
         }
     }
-}
-
-/// Diff of an optional field: the values inside when both are set.
-fn diff_option(
-    old: Option<&dyn FieldValue>,
-    new: Option<&dyn FieldValue>,
-    field: &Field,
-    patch: &mut Map<String, Value>,
-    opts: Opts,
-) -> Result<()> {
-    match (old.map(inside), new.map(inside)) {
-        (Some(Some(a)), Some(Some(b))) => b.diff_field(Some(a), Some(b), field, patch, opts),
-        (None, None) | (Some(None), Some(None)) => Ok(()),
-        // null on one side: a change of JSON type, or an addition/removal.
-        _ => fallback::diff_field(old, new, field, patch, opts),
-    }
-}
-
-/// The value inside an `Option` (`None`: it is `None`).
-fn inside(v: &dyn FieldValue) -> Option<&dyn FieldValue> {
-    v.as_option().flatten()
 }
 
 /// Apply to an optional field that is null or absent. A JSON null behaves

@@ -110,6 +110,11 @@ pub(crate) enum FieldRef<'s> {
 const NULL: &dyn FieldValue = &();
 
 impl<'s> FieldRef<'s> {
+    /// An `Option` behind its own vtable, as a field's value.
+    pub(crate) fn of_option(v: &'s dyn FieldValue) -> Self {
+        FieldRef::Optional(v.as_option().flatten())
+    }
+
     /// Serialises to JSON `null`.
     pub(crate) fn is_null(self) -> bool {
         match self {
@@ -288,18 +293,6 @@ impl FieldValue for Whole {
         self.value().key()
     }
 
-    fn field_key(&self, _: &str) -> FieldKey<'_> {
-        FieldKey::Opaque
-    }
-
-    fn same(&self, _: &dyn FieldValue) -> bool {
-        false
-    }
-
-    fn by_field(&self) -> bool {
-        false
-    }
-
     fn depth_ok(&self, open: usize) -> bool {
         self.value().depth_ok(open)
     }
@@ -346,13 +339,5 @@ impl FieldValue for Whole {
     fn read_json(&mut self, v: &Value) -> Result<()> {
         // SAFETY: as in `value`.
         unsafe { (self.ops.read_json)(self.at, v) }
-    }
-
-    fn diff_object(&self, _: &dyn FieldValue, _: Opts) -> Result<Map<String, Value>> {
-        Err(not_for_a_whole_option())
-    }
-
-    fn apply_object(&mut self, _: &Map<String, Value>) -> Result<()> {
-        Err(not_for_a_whole_option())
     }
 }

@@ -592,13 +592,23 @@ pub trait FieldValue: Any {
     fn key(&self) -> FieldKey<'_>;
 
     /// [`Walk::__field_key`].
-    fn field_key(&self, json_name: &str) -> FieldKey<'_>;
+    fn field_key(&self, json_name: &str) -> FieldKey<'_> {
+        // Only a struct's JSON shows its fields.
+        let _ = json_name;
+        FieldKey::Opaque
+    }
 
     /// `other` is a value of the same type and `==` to this one.
-    fn same(&self, other: &dyn FieldValue) -> bool;
+    fn same(&self, other: &dyn FieldValue) -> bool {
+        // Without `==`, never known equal.
+        let _ = other;
+        false
+    }
 
     /// [`Walk::__by_field`].
-    fn by_field(&self) -> bool;
+    fn by_field(&self) -> bool {
+        false
+    }
 
     /// [`Walk::__depth_ok`].
     fn depth_ok(&self, open: usize) -> bool;
@@ -630,7 +640,9 @@ pub trait FieldValue: Any {
     fn json(&self) -> Result<Value>;
 
     /// [`Walk::__as_option`].
-    fn as_option(&self) -> Option<Option<&dyn FieldValue>>;
+    fn as_option(&self) -> Option<Option<&dyn FieldValue>> {
+        None
+    }
 
     /// Sets the value from its JSON form (an error is at the key of the
     /// field, if any, that holds it).
@@ -640,10 +652,16 @@ pub trait FieldValue: Any {
     fn read_json(&mut self, v: &Value) -> Result<()>;
 
     /// The diff of two objects: this one and `new`, a value of the same type.
-    fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>>;
+    fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
+        let _ = (new, opts);
+        Err(not_an_object())
+    }
 
     /// Applies a patch map to the value, an object.
-    fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()>;
+    fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
+        let _ = patch;
+        Err(not_an_object())
+    }
 }
 
 /// A value behind its type's vtable.
@@ -659,6 +677,13 @@ pub(crate) fn typed<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option
         Some(v) => Ok(Some(v)),
         None => Err(different_types()),
     }
+}
+
+/// A field read only through its JSON (`Json`, an option as a whole) is
+/// never diffed or patched as an object of its own.
+#[cold]
+fn not_an_object() -> crate::error::Error {
+    ErrorKind::Internal("a value diffed or patched as an object that is none").into()
 }
 
 #[cold]
@@ -785,19 +810,6 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
         FieldKey::Opaque
     }
 
-    fn field_key(&self, _: &str) -> FieldKey<'_> {
-        FieldKey::Opaque
-    }
-
-    fn same(&self, _: &dyn FieldValue) -> bool {
-        // Such a type need not have `==`.
-        false
-    }
-
-    fn by_field(&self) -> bool {
-        false
-    }
-
     fn depth_ok(&self, open: usize) -> bool {
         probe_ok(&self.0, open)
     }
@@ -831,10 +843,6 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
         fallback::to_value(&self.0)
     }
 
-    fn as_option(&self) -> Option<Option<&dyn FieldValue>> {
-        None
-    }
-
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
         self.0 = fallback::from_field(v, field)?;
         Ok(())
@@ -843,16 +851,6 @@ impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
     fn read_json(&mut self, v: &Value) -> Result<()> {
         self.0 = fallback::deserialize(v)?;
         Ok(())
-    }
-
-    // Such a field is diffed and patched through its JSON (above), never as
-    // an object of its own.
-    fn diff_object(&self, _: &dyn FieldValue, _: Opts) -> Result<Map<String, Value>> {
-        Err(ErrorKind::Internal("a JSON field diffed as an object").into())
-    }
-
-    fn apply_object(&mut self, _: &Map<String, Value>) -> Result<()> {
-        Err(ErrorKind::Internal("a JSON field patched as an object").into())
     }
 }
 
