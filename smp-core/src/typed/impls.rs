@@ -269,19 +269,8 @@ impl<T: StrategicMerge> Walk for Option<T> {
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         match self {
             Some(inner) if present => inner.__apply_field(true, patch, field),
-            _ => apply_null(self, present, patch, field),
+            _ => optional::apply_null(self, present, patch, field),
         }
-    }
-}
-
-/// Apply to an optional field that is null or absent. A JSON null behaves
-/// as an absent key, except for directives: a plain value is stored as a
-/// new one, directives go through the engine.
-pub(crate) fn apply_null(v: &mut dyn FieldValue, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
-    match patch.value {
-        Some(Value::Null) if patch.is_plain() => Ok(false),
-        Some(new) if patch.is_plain() => take_new_value(v, new, field),
-        _ => fallback::apply_field_from(v, present.then_some(Value::Null), patch, field),
     }
 }
 

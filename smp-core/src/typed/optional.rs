@@ -5,7 +5,6 @@
 //! vtable of its own.
 
 use super::fallback::{self, FieldPatch};
-use super::impls::apply_null;
 use super::walk::{FieldValue, Walk};
 use super::{Field, FieldKey};
 use crate::engine::diff::Opts;
@@ -212,6 +211,17 @@ pub(crate) fn diff_field(
         (None, None) | (Some(None), Some(None)) => Ok(()),
         // null on one side: a change of JSON type, or an addition/removal.
         _ => fallback::diff_field(old.map(FieldRef::as_json), new.map(FieldRef::as_json), field, patch, opts),
+    }
+}
+
+/// Apply to an optional field that is null or absent. A JSON null behaves
+/// as an absent key, except for directives: a plain value is stored as a
+/// new one, directives go through the engine.
+pub(crate) fn apply_null(v: &mut dyn FieldValue, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+    match patch.value {
+        Some(Value::Null) if patch.is_plain() => Ok(false),
+        Some(new) if patch.is_plain() => fallback::take_new_value(v, new, field),
+        _ => fallback::apply_field_from(v, present.then_some(Value::Null), patch, field),
     }
 }
 
