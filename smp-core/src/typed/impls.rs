@@ -197,15 +197,17 @@ impl<T: StrategicMerge> Walk for Option<T> {
         T::shape()
     }
 
+    // The rules of an option are the ones of an option field
+    // (`typed/optional.rs`).
     fn __as_key(&self) -> Option<KeyValue<'_>> {
-        match self {
-            Some(v) => v.__as_key(),
-            None => Some(KeyValue::Null),
+        match FieldRef::of(self).key() {
+            FieldKey::Value(v) => Some(v),
+            FieldKey::Absent | FieldKey::Opaque => None,
         }
     }
 
     fn __is_null(&self) -> bool {
-        self.is_none()
+        FieldRef::of(self).is_null()
     }
 
     fn __by_field() -> bool {
@@ -213,17 +215,11 @@ impl<T: StrategicMerge> Walk for Option<T> {
     }
 
     fn __depth_ok(&self, open: usize) -> bool {
-        match self {
-            Some(v) => v.__depth_ok(open),
-            None => true,
-        }
+        FieldRef::of(self).depth_ok(open)
     }
 
     fn __quiet_if_equal(&self, field: &Field) -> bool {
-        match self {
-            Some(v) => v.__quiet_if_equal(field),
-            None => true,
-        }
+        FieldRef::of(self).quiet_if_equal(field)
     }
 
     fn __missing(_key: &str) -> Result<Self> {
@@ -233,10 +229,7 @@ impl<T: StrategicMerge> Walk for Option<T> {
     /// `T`'s own JSON, so that no serde code is compiled for `Option<T>`
     /// besides `T`'s.
     fn __json(&self) -> Result<Value> {
-        match self {
-            Some(v) => v.__json(),
-            None => Ok(Value::Null),
-        }
+        FieldRef::of(self).json()
     }
 
     fn __from_json(v: &Value) -> Result<Self> {

@@ -109,6 +109,14 @@ pub(crate) enum FieldRef<'s> {
 const NULL: &dyn FieldValue = &();
 
 impl<'s> FieldRef<'s> {
+    /// An option as a field's value.
+    pub(crate) fn of<T: Walk>(option: &'s Option<T>) -> Self {
+        FieldRef::Optional(match option {
+            Some(v) => Some(v),
+            None => None,
+        })
+    }
+
     /// An `Option` behind its own vtable, as a field's value.
     pub(crate) fn of_option(v: &'s dyn FieldValue) -> Self {
         FieldRef::Optional(v.as_option().flatten())
@@ -167,7 +175,10 @@ impl<'s> FieldRef<'s> {
 
     /// The value's JSON form.
     pub(crate) fn json(self) -> Result<Value> {
-        self.as_json().json()
+        match self {
+            FieldRef::Value(v) | FieldRef::Optional(Some(v)) => v.json(),
+            FieldRef::Optional(None) => Ok(Value::Null),
+        }
     }
 
     /// The value behind a vtable whose JSON is its JSON (a `None` is `null`).
@@ -276,7 +287,8 @@ impl OptionalSlot<'_> {
 }
 
 /// The option as a whole, behind a vtable, for the steps that set it from
-/// JSON ([`apply_null`]): only those steps are answered.
+/// JSON ([`apply_null`]): it reads and sets as an option field; the walk's
+/// own steps (diff, apply) are an error on it.
 struct Whole {
     at: *mut u8,
     ops: &'static OptionalOps,
