@@ -2,7 +2,7 @@
 
 use crate::assertions;
 use crate::engine_path::Engine;
-use crate::internals::model::{self, Body, Container, Field, Missing};
+use crate::internals::model::{self, Body, Container, Field, Missing, Reader};
 use crate::internals::strategy::Strategy;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -225,10 +225,10 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
     let access = table_access(fields, p);
     let field_types = if check_fields { field_types_check(fields) } else { quote!() };
     let constants = c.constants.iter().map(|(json, value)| quote!((#json, #value)));
-    let json_methods = match &c.read_by_table {
-        _ if reads_like_k8s_openapi(c, fields) => json_by_table(p),
-        Some(expecting) => serde_reader(fields, expecting, p),
-        None => quote!(),
+    let json_methods = match &c.reader {
+        Reader::LikeK8sOpenApi => json_by_table(p),
+        Reader::LikeSerdeDerive(expecting) => serde_reader(fields, expecting, p),
+        Reader::Serde => quote!(),
     };
     quote! {
         const __TABLE: ::core::option::Option<&'static #p::FieldTable> = {
@@ -244,14 +244,6 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
         };
         #json_methods
     }
-}
-
-/// Whether serde reads and writes the struct as k8s-openapi's structs
-/// are: a foreign type with `Default` (no required field), whose reader
-/// ignores unknown keys and takes a null as a missing key.
-fn reads_like_k8s_openapi(c: &Container, fields: &[Field]) -> bool {
-    let required = |f: &Field| matches!(f.missing, Missing::Type) && f.skip_if.is_none();
-    c.foreign.is_some() && !fields.iter().any(required)
 }
 
 /// A struct's JSON read through its table, by code in smp-core, instead

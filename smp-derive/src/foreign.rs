@@ -27,7 +27,7 @@
 //! named by `gates = path;`.
 
 use crate::internals::attr::Attr;
-use crate::internals::model::{Body, Container, Field, Missing};
+use crate::internals::model::{Body, Container, Field, Missing, Reader};
 use crate::internals::strategy::Strategy;
 use proc_macro2::TokenStream;
 use syn::parse::{Parse, ParseStream};
@@ -82,7 +82,7 @@ impl ForeignImpls {
                 let mut kept = since.iter();
                 fields.retain(|_| kept.next().is_some_and(|s| s.has(first)));
             }
-            let mut imp = crate::expand::implementation(&run);
+            let mut imp = crate::expand::implementation(&with_reader(run));
             if let Some(last) = last {
                 let le = quote::format_ident!("k8s_if_le_1_{}", last);
                 imp = quote::quote!(#gates::#le! { #imp });
@@ -95,6 +95,18 @@ impl ForeignImpls {
         }
         out
     }
+}
+
+/// The reader of a k8s-openapi struct: k8s-openapi's serde code, read
+/// through the table, when the struct has `Default` (no required field);
+/// else serde's own.
+fn with_reader(mut c: Container) -> Container {
+    let required = |f: &Field| matches!(f.missing, Missing::Type) && f.skip_if.is_none();
+    c.reader = match &c.body {
+        Body::Fields(fields) if !fields.iter().any(required) => Reader::LikeK8sOpenApi,
+        _ => Reader::Serde,
+    };
+    c
 }
 
 mod kw {
@@ -181,9 +193,9 @@ fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<(Contain
         krate: krate.clone(),
         body,
         skipped: Vec::new(),
-        read_by_table: None,
+        reader: Reader::Serde,
     };
-    Ok((container, since))
+    Ok((with_reader(container), since))
 }
 
 fn parse_field(input: ParseStream<'_>) -> syn::Result<(Field, Since)> {

@@ -27,10 +27,24 @@ pub struct Container {
     /// JSON names of the struct fields that serde skips when serialising:
     /// they can never be a merge key.
     pub skipped: Vec<String>,
-    /// serde_derive reads the struct as the walker's table reader does
-    /// (`by_table::serde_fields`): with what it expects in its errors
-    /// (`struct Name`). `None`: serde's own reader reads it.
-    pub read_by_table: Option<String>,
+    /// What reads the struct from JSON.
+    pub reader: Reader,
+}
+
+/// What reads a struct with a field table from JSON: each front end (the
+/// derive, the impls of k8s-openapi's types) says which reader its serde
+/// code is read exactly as.
+#[derive(Clone)]
+pub enum Reader {
+    /// serde's own, through `serde_json::Value`.
+    Serde,
+    /// The table's reader as serde_derive reads (`by_table::serde_fields`),
+    /// with what serde expects in its errors (`struct Name`).
+    LikeSerdeDerive(String),
+    /// The table's reader as k8s-openapi's serde code reads
+    /// (`by_table::from_json`: a null is a missing key, constant keys are
+    /// checked, the value starts from `Default`).
+    LikeK8sOpenApi,
 }
 
 /// How values of the type are diffed and patched.
@@ -134,7 +148,7 @@ pub fn from_input(input: &DeriveInput, engine: crate::engine_path::Engine) -> (C
     let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
     let mut skipped = Vec::new();
     let body = parsed.as_ref().map_or(Body::Any, |parsed| body(parsed, &krate, &mut skipped, &mut errors));
-    let read_by_table = parsed.as_ref().and_then(|parsed| read_by_table(parsed, &body, &skipped));
+    let reader = parsed.as_ref().and_then(|parsed| like_serde_derive(parsed, &body, &skipped));
     let container = Container {
         ident: input.ident.clone(),
         foreign: None,
@@ -145,7 +159,7 @@ pub fn from_input(input: &DeriveInput, engine: crate::engine_path::Engine) -> (C
         krate,
         body,
         skipped,
-        read_by_table,
+        reader: reader.map_or(Reader::Serde, Reader::LikeSerdeDerive),
     };
     check::check(input, parsed.as_ref(), &container, &mut errors);
     // serde reports its own attribute errors; ours are independent.
@@ -244,7 +258,7 @@ fn struct_body(
 /// does: every field read under its one name, none skipped, unknown keys
 /// ignored, no field of a serde form of its own, and serde's own words
 /// in its errors (`struct Name`).
-fn read_by_table(parsed: &ast::Container<'_>, body: &Body, skipped: &[String]) -> Option<String> {
+fn like_serde_derive(parsed: &ast::Container<'_>, body: &Body, skipped: &[String]) -> Option<String> {
     let (Body::Fields(fields), ast::Data::Struct(_, serde_fields)) = (body, &parsed.data) else { return None };
     let plain = skipped.is_empty()
         && !parsed.attrs.deny_unknown_fields()
