@@ -173,7 +173,7 @@ fn parse_container(input: ParseStream<'_>, krate: &Path) -> syn::Result<(Contain
                 content.parse::<Token![const]>()?;
                 let json = content.parse::<LitStr>()?.value();
                 content.parse::<Token![=]>()?;
-                constants.push((json, content.parse::<syn::Expr>()?));
+                constants.push((json, content.parse::<syn::ExprPath>()?));
                 content.parse::<Token![;]>()?;
             } else {
                 let (field, s) = parse_field(&content)?;

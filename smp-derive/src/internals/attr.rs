@@ -186,7 +186,10 @@ fn string_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<LitStr> {
 /// Consumes `= value` after an unknown key so parsing goes on.
 fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
-        let _: syn::Expr = meta.value()?.parse()?;
+        let value = meta.value()?;
+        while !value.is_empty() && !value.peek(syn::Token![,]) {
+            value.parse::<proc_macro2::TokenTree>()?;
+        }
     }
     Ok(())
 }

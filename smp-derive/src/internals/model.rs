@@ -18,7 +18,7 @@ pub struct Container {
     /// JSON keys that always hold the same string (a resource's
     /// `apiVersion` and `kind`), with that string: in the schema as
     /// scalars, never patched field by field.
-    pub constants: Vec<(String, syn::Expr)>,
+    pub constants: Vec<(String, ExprPath)>,
     pub vis: Visibility,
     pub generics: Generics,
     /// Path of `smp_core` as the generated code names it.
