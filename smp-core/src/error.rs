@@ -63,26 +63,20 @@ impl fmt::Display for Path {
 
 /// Why a patch could not be applied or computed. The messages carry the
 /// wording of the Go reference, so that they can be searched for.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// A document (or patch) that is not a JSON object where one is needed.
-    #[error("invalid JSON document")]
     InvalidJsonDocument,
     /// A list whose elements are lists, which the reference cannot merge.
-    #[error("lists of lists are not supported")]
     ListOfLists,
     /// A `$deleteFromPrimitiveList/<field>` whose value is not a list.
-    #[error("invalid patch format of primitive list")]
     BadDeleteFromPrimitiveList,
     /// A `$retainKeys` whose value is not a list of strings.
-    #[error("invalid patch format of retainKeys")]
     BadRetainKeys,
     /// A `$setElementOrder/<field>` whose value is not a list.
-    #[error("invalid patch format of setElementOrder list")]
     BadSetElementOrder,
     /// An element of a keyed list (or of `$setElementOrder`) lacks the key.
-    #[error("map: {map} does not contain declared merge key: {key}")]
     NoMergeKey {
         /// The element, as Go's `%v` prints it.
         map: String,
@@ -90,7 +84,6 @@ pub enum ErrorKind {
         key: String,
     },
     /// A value of the wrong JSON type where the reference type-asserts.
-    #[error("expected a {expected}, but received a {actual}")]
     BadArgType {
         /// The Go type the reference expected (`map[string]interface {}`, ...).
         expected: &'static str,
@@ -99,7 +92,6 @@ pub enum ErrorKind {
     },
     /// A `$patch` directive with a value other than `replace`, `delete` or
     /// `merge`.
-    #[error("unknown patch type: {value} in map: {map}")]
     UnknownPatchType {
         /// The `$patch` value.
         value: String,
@@ -107,14 +99,12 @@ pub enum ErrorKind {
         map: String,
     },
     /// A computed patch that a [`Precondition`](crate::Precondition) refuses.
-    #[error("precondition failed for: {patch}")]
     PreconditionFailed {
         /// The patch, as Go's `%v` prints it.
         patch: String,
     },
     /// A list patch whose items are not in the order its
     /// `$setElementOrder` gives.
-    #[error("The order in patch list:\n{patch}\n doesn't match $setElementOrder list:\n{order}\n")]
     OrderMismatch {
         /// The patch list, as Go's `%v` prints it.
         patch: String,
@@ -122,7 +112,6 @@ pub enum ErrorKind {
         order: String,
     },
     /// Two `$retainKeys` lists merged into one patch that differ.
-    #[error("{original} and {patch} are not deep equal: this may happen when calculating the 3-way diff patch")]
     RetainKeysMismatch {
         /// The first list, as Go's `%v` prints it.
         original: String,
@@ -131,31 +120,22 @@ pub enum ErrorKind {
     },
     /// A list of objects with the `merge` strategy but no merge key (the
     /// schema's name).
-    #[error("cannot merge lists without merge key for {0}")]
     NoMergeKeyDeclared(String),
     /// A `$patch: merge` inside a list, which the reference does not support.
-    #[error("merging lists cannot yet be specified in the patch")]
     MergeDirectiveInList,
     /// A list element that should be an object, by its position.
-    #[error("value for key {0} is not a map")]
     NotAMap(usize),
     /// A merged list whose elements are of different JSON types.
-    #[error("list element types are not identical: {0}")]
     MixedElementTypes(String),
     /// A list whose element type cannot be told (every list is empty).
-    #[error("no elements in any of the given slices")]
     NoElements,
     /// A patch strategy the reference cannot read (the strategy list).
-    #[error("unexpected patch strategy: {0}")]
     UnexpectedStrategy(String),
     /// A `$patch` directive whose value is not a string.
-    #[error("invalid value for special key: $patch")]
     BadPatchMarker,
     /// An element of a merging list that is not an object (Go's `%v` of it).
-    #[error("invalid element type in merging list:{0}")]
     BadMergingListElement(String),
     /// An element of a merging list without its merge key.
-    #[error("cannot find merge key `{key}` in merging list element:{element}")]
     NoMergeKeyInElement {
         /// The merge key's field name.
         key: String,
@@ -163,7 +143,6 @@ pub enum ErrorKind {
         element: String,
     },
     /// A field the schema does not know, where metadata is needed.
-    #[error("{message}")]
     UnknownField {
         /// The field's JSON name.
         field: String,
@@ -172,19 +151,15 @@ pub enum ErrorKind {
     },
     /// A schema lookup that failed: the document does not fit the schema,
     /// or the schema cannot be followed.
-    #[error("{0}")]
     Schema(SchemaError),
     /// Objects or lists compared as merge keys or as members of a set,
     /// where Go's `==` panics; smp reports an error instead.
-    #[error("objects and lists cannot be compared as merge keys or set members")]
     Uncomparable,
     /// A merged list whose first element is `null`, where the reference
     /// panics; smp reports an error instead.
-    #[error("a merged list may not start with a null element")]
     NullFirstElement,
     /// The conflict check of two lists with different numbers of distinct
     /// values, where the reference indexes out of range and panics.
-    #[error("cannot compare the lists {left} and {right}: they have {left_count} and {right_count} distinct values")]
     UncomparableLists {
         /// One list, as Go's `%v` prints it.
         left: String,
@@ -197,20 +172,13 @@ pub enum ErrorKind {
     },
     /// An operation that has no meaning for these inputs (what the message
     /// says), refused by a caller built on smp such as its command line.
-    #[error("{0}")]
     Unsupported(String),
     /// An invariant of smp that did not hold: a bug of smp (or of a
     /// hand-written implementation of the typed layer's hidden traits),
     /// never a fault of the document.
-    #[error("internal error: {0} (a bug: please report it)")]
     Internal(&'static str),
     /// The three-way patch would overwrite changes made to the live object
     /// since the last apply. Carries both sides.
-    #[error(
-        "patch:\n{}\nconflicts with changes made from original to current:\n{}\n",
-        crate::value::to_go_json(patch),
-        crate::value::to_go_json(changed)
-    )]
     Conflict {
         /// The three-way patch that was computed.
         patch: Value,
@@ -218,39 +186,29 @@ pub enum ErrorKind {
         changed: Value,
     },
     /// A typed value could not be turned into JSON.
-    #[error("cannot serialize the value: {0}")]
     Serialize(String),
     /// A patched JSON value does not fit the Rust type.
-    #[error("cannot deserialize the patched value: {0}")]
     Deserialize(String),
     /// Input nested deeper than the engine follows.
-    #[error("document nested deeper than {0} levels")]
     TooDeep(usize),
     /// JSON merge patch: a document that is not an object where the
     /// reference needs one (evanphx/json-patch `ErrBadJSONDoc`).
-    #[error("Invalid JSON Document")]
     BadMergeDocument,
     /// JSON merge patch: a `null` or scalar patch (`ErrBadJSONPatch`).
-    #[error("Invalid JSON Patch")]
     BadMergePatch,
     /// JSON merge patch: an array diffed with an object.
-    #[error("Mismatched JSON Documents")]
     MismatchedMergeDocuments,
     /// A JSON patch guarded by `metadata.resourceVersion`, from an object
     /// that has none (it was not read from the API server).
-    #[error("the live object has no metadata.resourceVersion to guard the patch with")]
     NoResourceVersion,
     /// A JSON patch (RFC 6902) that is not one, or does not apply.
-    #[error("{0}")]
     JsonPatch(JsonPatchError),
     /// A `$patchMergeKey` directive that cannot be read (with the option
     /// on): not a list of distinct field names, or a listed key set to null.
-    #[error("invalid $patchMergeKey: {0}")]
     BadPatchMergeKey(String),
     /// A list element whose key fields match several elements of the live
     /// list (with `$patchMergeKey` on): the patch is refused rather than
     /// guessed.
-    #[error("{key} matches {count} elements of the list; name more key fields in $patchMergeKey to tell them apart")]
     AmbiguousPatchMergeKey {
         /// The key fields and values, e.g. `port=53`.
         key: String,
@@ -258,13 +216,82 @@ pub enum ErrorKind {
         count: usize,
     },
     /// Strict apply: the patch names a field the schema does not have.
-    #[error("unknown field {0:?}")]
     StrictUnknownField(String),
     /// Checked diff: the patch would not turn the live object into the
     /// desired one (why, and where the result differs).
-    #[error("the patch would not give the desired object: {0}")]
     UncheckedPatch(String),
 }
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::InvalidJsonDocument => f.write_str("invalid JSON document"),
+            ErrorKind::ListOfLists => f.write_str("lists of lists are not supported"),
+            ErrorKind::BadDeleteFromPrimitiveList => f.write_str("invalid patch format of primitive list"),
+            ErrorKind::BadRetainKeys => f.write_str("invalid patch format of retainKeys"),
+            ErrorKind::BadSetElementOrder => f.write_str("invalid patch format of setElementOrder list"),
+            ErrorKind::NoMergeKey { map, key } => write!(f, "map: {map} does not contain declared merge key: {key}"),
+            ErrorKind::BadArgType { expected, actual } => write!(f, "expected a {expected}, but received a {actual}"),
+            ErrorKind::UnknownPatchType { value, map } => write!(f, "unknown patch type: {value} in map: {map}"),
+            ErrorKind::PreconditionFailed { patch } => write!(f, "precondition failed for: {patch}"),
+            ErrorKind::OrderMismatch { patch, order } => {
+                write!(f, "The order in patch list:\n{patch}\n doesn't match $setElementOrder list:\n{order}\n")
+            }
+            ErrorKind::RetainKeysMismatch { original, patch } => write!(
+                f,
+                "{original} and {patch} are not deep equal: this may happen when calculating the 3-way diff patch"
+            ),
+            ErrorKind::NoMergeKeyDeclared(name) => write!(f, "cannot merge lists without merge key for {name}"),
+            ErrorKind::MergeDirectiveInList => f.write_str("merging lists cannot yet be specified in the patch"),
+            ErrorKind::NotAMap(index) => write!(f, "value for key {index} is not a map"),
+            ErrorKind::MixedElementTypes(types) => write!(f, "list element types are not identical: {types}"),
+            ErrorKind::NoElements => f.write_str("no elements in any of the given slices"),
+            ErrorKind::UnexpectedStrategy(strategy) => write!(f, "unexpected patch strategy: {strategy}"),
+            ErrorKind::BadPatchMarker => f.write_str("invalid value for special key: $patch"),
+            ErrorKind::BadMergingListElement(element) => write!(f, "invalid element type in merging list:{element}"),
+            ErrorKind::NoMergeKeyInElement { key, element } => {
+                write!(f, "cannot find merge key `{key}` in merging list element:{element}")
+            }
+            ErrorKind::UnknownField { message, .. } => write!(f, "{message}"),
+            ErrorKind::Schema(e) => write!(f, "{e}"),
+            ErrorKind::Uncomparable => f.write_str("objects and lists cannot be compared as merge keys or set members"),
+            ErrorKind::NullFirstElement => f.write_str("a merged list may not start with a null element"),
+            ErrorKind::UncomparableLists { left, right, left_count, right_count } => write!(
+                f,
+                "cannot compare the lists {left} and {right}: they have {left_count} and {right_count} distinct values"
+            ),
+            ErrorKind::Unsupported(message) => write!(f, "{message}"),
+            ErrorKind::Internal(what) => write!(f, "internal error: {what} (a bug: please report it)"),
+            ErrorKind::Conflict { patch, changed } => write!(
+                f,
+                "patch:\n{}\nconflicts with changes made from original to current:\n{}\n",
+                crate::value::to_go_json(patch),
+                crate::value::to_go_json(changed)
+            ),
+            ErrorKind::Serialize(why) => write!(f, "cannot serialize the value: {why}"),
+            ErrorKind::Deserialize(why) => write!(f, "cannot deserialize the patched value: {why}"),
+            ErrorKind::TooDeep(levels) => write!(f, "document nested deeper than {levels} levels"),
+            ErrorKind::BadMergeDocument => f.write_str("Invalid JSON Document"),
+            ErrorKind::BadMergePatch => f.write_str("Invalid JSON Patch"),
+            ErrorKind::MismatchedMergeDocuments => f.write_str("Mismatched JSON Documents"),
+            ErrorKind::NoResourceVersion => {
+                f.write_str("the live object has no metadata.resourceVersion to guard the patch with")
+            }
+            ErrorKind::JsonPatch(e) => write!(f, "{e}"),
+            ErrorKind::BadPatchMergeKey(why) => write!(f, "invalid $patchMergeKey: {why}"),
+            ErrorKind::AmbiguousPatchMergeKey { key, count } => write!(
+                f,
+                "{key} matches {count} elements of the list; name more key fields in $patchMergeKey to tell them apart"
+            ),
+            ErrorKind::StrictUnknownField(field) => write!(f, "unknown field {field:?}"),
+            ErrorKind::UncheckedPatch(why) => write!(f, "the patch would not give the desired object: {why}"),
+        }
+    }
+}
+
+// The wrapped schema and JSON patch errors are printed in full, so they
+// are not also a `source` (a reporter would print them twice).
+impl std::error::Error for ErrorKind {}
 
 /// An error with the place it happened.
 #[derive(Clone, Debug, PartialEq)]
@@ -338,4 +365,47 @@ pub(crate) fn bad_arg(expected: crate::value::GoKind, actual: &Value) -> Error {
 /// `mergepatch.ErrNoMergeKey`.
 pub(crate) fn no_merge_key(map: &serde_json::Map<String, Value>, key: &str) -> Error {
     ErrorKind::NoMergeKey { map: crate::value::fmt_v_map(map), key: key.to_string() }.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn messages_are_the_references() {
+        let order = ErrorKind::OrderMismatch { patch: "[a b]".into(), order: "[b a]".into() };
+        assert_eq!(
+            order.to_string(),
+            "The order in patch list:\n[a b]\n doesn't match $setElementOrder list:\n[b a]\n"
+        );
+        let conflict =
+            ErrorKind::Conflict { patch: serde_json::json!({"a": 1}), changed: serde_json::json!({"b": null}) };
+        assert_eq!(
+            conflict.to_string(),
+            "patch:\n{\"a\":1}\nconflicts with changes made from original to current:\n{\"b\":null}\n"
+        );
+        let lists =
+            ErrorKind::UncomparableLists { left: "[1]".into(), right: "[2 3]".into(), left_count: 1, right_count: 2 };
+        assert_eq!(lists.to_string(), "cannot compare the lists [1] and [2 3]: they have 1 and 2 distinct values");
+        assert_eq!(ErrorKind::StrictUnknownField("a\"b".into()).to_string(), "unknown field \"a\\\"b\"");
+        let key = SchemaError::BadRecommendedMergeKey { text: "x y".into(), why: "two keys".into() };
+        assert_eq!(ErrorKind::Schema(key).to_string(), "invalid x-smp-recommended-patch-merge-key \"x y\": two keys");
+        let copy = OperationFailure::UnknownOperation("copy!".into());
+        assert_eq!(copy.to_string(), "unknown operation \"copy!\"");
+        let path = Path::from_segments(vec![Segment::Key("spec".into()), Segment::Index(2)]);
+        let at = Error { kind: ErrorKind::NotAMap(2), path };
+        assert_eq!(at.to_string(), "spec[2]: value for key 2 is not a map");
+    }
+
+    #[test]
+    fn wrapped_errors_are_printed_not_chained() {
+        // As before: the inner error is the whole message, so no `source`.
+        let schema = ErrorKind::Schema(SchemaError::WrongKind("expected slice, but got map".into()));
+        assert_eq!(schema.to_string(), "expected slice, but got map");
+        assert!(schema.source().is_none());
+        let patch = ErrorKind::JsonPatch(JsonPatchError::NotAList { found: "null" });
+        assert_eq!(patch.to_string(), "a JSON patch is a list of operations, not null");
+        assert!(patch.source().is_none());
+    }
 }

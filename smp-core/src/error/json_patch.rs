@@ -45,15 +45,13 @@ pub enum JsonPatchError {
 }
 
 /// Why one operation of a JSON patch did not apply.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum OperationFailure {
     /// A field the operation needs is missing or `null`: `path`, `from`,
     /// or the `value` of a `replace` of the whole document.
-    #[error("missing field `{0}`")]
     MissingField(&'static str),
     /// `path` or `from` is not a string.
-    #[error("`{field}` is {found}, not a string")]
     NotAString {
         /// `path` or `from`.
         field: &'static str,
@@ -63,25 +61,19 @@ pub enum OperationFailure {
     /// `path` names nothing the operation can act on: a key the object
     /// lacks, a list position out of range or not a number, or a parent
     /// that is not an object or a list.
-    #[error("path is invalid")]
     InvalidPath,
     /// `from` (of a `move` or `copy`) names nothing, as for
     /// [`InvalidPath`](Self::InvalidPath).
-    #[error("\"from\" path is invalid")]
     InvalidFrom,
     /// A `test` whose value is not the document's (or that has no value).
-    #[error("value did not match")]
     TestFailed,
     /// An `op` that is none of `add`, `remove`, `replace`, `move`, `copy`,
     /// `test`.
-    #[error("unknown operation {0:?}")]
     UnknownOperation(String),
     /// A `copy` of a value nested deeper than the bound (moves nested it).
-    #[error("the value copied is nested deeper than {0} levels")]
     CopiedTooDeep(usize),
     /// `copy` operations that would duplicate more values than the patch
     /// may (`json_patch::COPY_BUDGET`).
-    #[error("copies duplicate too many values")]
     TooManyCopies,
 }
 
@@ -100,3 +92,22 @@ impl fmt::Display for JsonPatchError {
 }
 
 impl std::error::Error for JsonPatchError {}
+
+impl fmt::Display for OperationFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OperationFailure::MissingField(field) => write!(f, "missing field `{field}`"),
+            OperationFailure::NotAString { field, found } => write!(f, "`{field}` is {found}, not a string"),
+            OperationFailure::InvalidPath => f.write_str("path is invalid"),
+            OperationFailure::InvalidFrom => f.write_str("\"from\" path is invalid"),
+            OperationFailure::TestFailed => f.write_str("value did not match"),
+            OperationFailure::UnknownOperation(op) => write!(f, "unknown operation {op:?}"),
+            OperationFailure::CopiedTooDeep(levels) => {
+                write!(f, "the value copied is nested deeper than {levels} levels")
+            }
+            OperationFailure::TooManyCopies => f.write_str("copies duplicate too many values"),
+        }
+    }
+}
+
+impl std::error::Error for OperationFailure {}

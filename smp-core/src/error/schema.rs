@@ -1,18 +1,18 @@
 //! Why a schema lookup failed: the document and the schema disagree, or
 //! the schema itself cannot be followed. Printed in the reference's words.
 
+use std::fmt;
+
 /// Why a schema lookup failed ([`ErrorKind::Schema`](super::ErrorKind::Schema)).
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SchemaError {
     /// Where the document has an object or a list, the schema has another
     /// kind of node (a list of lists, a struct where a list is merged, a
     /// primitive or a map where an object is): the document does not fit
     /// the schema. The reference's message (`expected slice, but got map`).
-    #[error("{0}")]
     WrongKind(String),
     /// A `$ref` of an OpenAPI document that names no definition of it.
-    #[error("{message}")]
     UnresolvedReference {
         /// The reference (or the definition name it gives).
         reference: String,
@@ -21,10 +21,8 @@ pub enum SchemaError {
     },
     /// References of an OpenAPI definition that lead back to themselves
     /// without reaching a type.
-    #[error("reference cycle in OpenAPI definition {0}")]
     ReferenceCycle(String),
     /// A list's `x-smp-recommended-patch-merge-key` that cannot be read.
-    #[error("invalid x-smp-recommended-patch-merge-key {text:?}: {why}")]
     BadRecommendedMergeKey {
         /// The extension's text.
         text: String,
@@ -32,3 +30,18 @@ pub enum SchemaError {
         why: String,
     },
 }
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchemaError::WrongKind(message) => write!(f, "{message}"),
+            SchemaError::UnresolvedReference { message, .. } => write!(f, "{message}"),
+            SchemaError::ReferenceCycle(definition) => write!(f, "reference cycle in OpenAPI definition {definition}"),
+            SchemaError::BadRecommendedMergeKey { text, why } => {
+                write!(f, "invalid x-smp-recommended-patch-merge-key {text:?}: {why}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}

@@ -57,9 +57,16 @@ impl fmt::Debug for OpenApi {
 }
 
 /// A document that is not an OpenAPI v2 or v3 document, or a definition it lacks.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[derive(Debug)]
 pub struct OpenApiError(String);
+
+impl fmt::Display for OpenApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::error::Error for OpenApiError {}
 
 impl OpenApi {
     /// Reads a parsed document: v2 when it has `definitions`, v3 when it

@@ -145,10 +145,17 @@ fn encode_contents(set: &Set, include_self: bool) -> Map<String, Value> {
 }
 
 /// Why a `FieldsV1` object could not be read.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{0}")]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct DecodeError(pub String);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::error::Error for DecodeError {}
 
 /// A path element from its `FieldsV1` key; `Ok(None)` for an element type
 /// the reference does not know (it skips those).

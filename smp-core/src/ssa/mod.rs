@@ -83,17 +83,26 @@ pub use updater::{ManagedFields, Updater, VersionedSet};
 use serde_json::{Map, Value};
 
 /// Why an apply or update failed; nothing is half-applied.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
     /// The apply would change fields other managers own (and `force` was
     /// not given); the message is the server's.
-    #[error("{0}")]
     Conflicts(Conflicts),
     /// Any other failure, with the server's message (paths included).
-    #[error("{0}")]
     Invalid(String),
 }
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Conflicts(c) => write!(f, "{c}"),
+            Error::Invalid(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
 
 impl Error {
     /// The conflicts, if that is the failure.

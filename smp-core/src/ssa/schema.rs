@@ -150,10 +150,17 @@ impl Resolved<'_> {
 }
 
 /// Why a schema could not be read.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{0}")]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct SchemaError(pub String);
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::error::Error for SchemaError {}
 
 impl Schema {
     fn push(&mut self, d: Def) -> u32 {
