@@ -160,141 +160,6 @@ smp_derive::__foreign_impls! {
         service: Option<k8s_openapi::api::admissionregistration::v1::ServiceReference> = "service" optional;
         url: Option<std::string::String> = "url" optional;
     }
-    k8s_openapi::api::admissionregistration::v1alpha1::ApplyConfiguration as "ApplyConfiguration" {
-        expression: Option<std::string::String> = "expression" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::JSONPatch as "JSONPatch" {
-        expression: Option<std::string::String> = "expression" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::MatchCondition as "MatchCondition" {
-        expression: std::string::String = "expression";
-        name: std::string::String = "name";
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::MatchResources as "MatchResources" {
-        exclude_resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations>> = "excludeResourceRules" optional;
-        match_policy: Option<std::string::String> = "matchPolicy" optional;
-        namespace_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "namespaceSelector" optional;
-        object_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "objectSelector" optional;
-        resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations>> = "resourceRules" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy as "MutatingAdmissionPolicy" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySpec> = "spec" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding as "MutatingAdmissionPolicyBinding" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingSpec> = "spec" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingSpec as "MutatingAdmissionPolicyBindingSpec" {
-        match_resources: Option<k8s_openapi::api::admissionregistration::v1alpha1::MatchResources> = "matchResources" optional;
-        param_ref: Option<k8s_openapi::api::admissionregistration::v1alpha1::ParamRef> = "paramRef" optional;
-        policy_name: Option<std::string::String> = "policyName" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySpec as "MutatingAdmissionPolicySpec" {
-        failure_policy: Option<std::string::String> = "failurePolicy" optional;
-        match_conditions: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::MatchCondition>> = "matchConditions" optional strategy = "merge" merge_key = "name";
-        match_constraints: Option<k8s_openapi::api::admissionregistration::v1alpha1::MatchResources> = "matchConstraints" optional;
-        mutations: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::Mutation>> = "mutations" optional;
-        param_kind: Option<k8s_openapi::api::admissionregistration::v1alpha1::ParamKind> = "paramKind" optional;
-        reinvocation_policy: Option<std::string::String> = "reinvocationPolicy" optional;
-        variables: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::Variable>> = "variables" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::Mutation as "Mutation" {
-        apply_configuration: Option<k8s_openapi::api::admissionregistration::v1alpha1::ApplyConfiguration> = "applyConfiguration" optional;
-        json_patch: Option<k8s_openapi::api::admissionregistration::v1alpha1::JSONPatch> = "jsonPatch" optional;
-        patch_type: std::string::String = "patchType";
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations as "NamedRuleWithOperations" {
-        api_groups: Option<std::vec::Vec<std::string::String>> = "apiGroups" optional;
-        api_versions: Option<std::vec::Vec<std::string::String>> = "apiVersions" optional;
-        operations: Option<std::vec::Vec<std::string::String>> = "operations" optional;
-        resource_names: Option<std::vec::Vec<std::string::String>> = "resourceNames" optional;
-        resources: Option<std::vec::Vec<std::string::String>> = "resources" optional;
-        scope: Option<std::string::String> = "scope" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::ParamKind as "ParamKind" {
-        api_version: Option<std::string::String> = "apiVersion" optional;
-        kind: Option<std::string::String> = "kind" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::ParamRef as "ParamRef" {
-        name: Option<std::string::String> = "name" optional;
-        namespace: Option<std::string::String> = "namespace" optional;
-        parameter_not_found_action: Option<std::string::String> = "parameterNotFoundAction" optional;
-        selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "selector" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1alpha1::Variable as "Variable" {
-        expression: std::string::String = "expression";
-        name: std::string::String = "name";
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::MatchCondition as "MatchCondition" {
-        expression: std::string::String = "expression";
-        name: std::string::String = "name";
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::MatchResources as "MatchResources" {
-        exclude_resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations>> = "excludeResourceRules" optional;
-        match_policy: Option<std::string::String> = "matchPolicy" optional;
-        namespace_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "namespaceSelector" optional;
-        object_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "objectSelector" optional;
-        resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations>> = "resourceRules" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations as "NamedRuleWithOperations" {
-        api_groups: Option<std::vec::Vec<std::string::String>> = "apiGroups" optional;
-        api_versions: Option<std::vec::Vec<std::string::String>> = "apiVersions" optional;
-        operations: Option<std::vec::Vec<std::string::String>> = "operations" optional;
-        resource_names: Option<std::vec::Vec<std::string::String>> = "resourceNames" optional;
-        resources: Option<std::vec::Vec<std::string::String>> = "resources" optional;
-        scope: Option<std::string::String> = "scope" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::ParamKind as "ParamKind" {
-        api_version: Option<std::string::String> = "apiVersion" optional;
-        kind: Option<std::string::String> = "kind" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::ParamRef as "ParamRef" {
-        name: Option<std::string::String> = "name" optional;
-        namespace: Option<std::string::String> = "namespace" optional;
-        parameter_not_found_action: Option<std::string::String> = "parameterNotFoundAction" optional;
-        selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "selector" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::Variable as "Variable" {
-        expression: std::string::String = "expression";
-        name: std::string::String = "name";
-    }
-    k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion as "ServerStorageVersion" {
-        api_server_id: std::string::String = "apiServerID" from 1.36;
-        decodable_versions: std::vec::Vec<std::string::String> = "decodableVersions" from 1.36;
-        encoding_version: std::string::String = "encodingVersion" from 1.36;
-        api_server_id: Option<std::string::String> = "apiServerID" optional until 1.35;
-        decodable_versions: Option<std::vec::Vec<std::string::String>> = "decodableVersions" optional until 1.35;
-        encoding_version: Option<std::string::String> = "encodingVersion" optional until 1.35;
-        served_versions: Option<std::vec::Vec<std::string::String>> = "servedVersions" optional;
-    }
-    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as "StorageVersion" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec> = "spec" optional from 1.36;
-        status: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus> = "status" optional from 1.36;
-        spec: k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec = "spec" until 1.35;
-        status: k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus = "status" until 1.35;
-    }
-    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition as "StorageVersionCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: std::string::String = "message";
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        reason: std::string::String = "reason";
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec as "StorageVersionSpec" = any;
-    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus as "StorageVersionStatus" {
-        common_encoding_version: Option<std::string::String> = "commonEncodingVersion" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition>> = "conditions" optional;
-        storage_versions: Option<std::vec::Vec<k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion>> = "storageVersions" optional;
-    }
     k8s_openapi::api::apps::v1::ControllerRevision as "ControllerRevision" {
         const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
         const "kind" = <Self as k8s_openapi::Resource>::KIND;
@@ -930,16 +795,6 @@ smp_derive::__foreign_impls! {
         certificate: Option<k8s_openapi::ByteString> = "certificate" optional;
         conditions: Option<std::vec::Vec<k8s_openapi::api::certificates::v1::CertificateSigningRequestCondition>> = "conditions" optional;
     }
-    k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle as "ClusterTrustBundle" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec = "spec";
-    }
-    k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec as "ClusterTrustBundleSpec" {
-        signer_name: Option<std::string::String> = "signerName" optional;
-        trust_bundle: std::string::String = "trustBundle";
-    }
     k8s_openapi::api::coordination::v1::Lease as "Lease" {
         const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
         const "kind" = <Self as k8s_openapi::Resource>::KIND;
@@ -954,36 +809,6 @@ smp_derive::__foreign_impls! {
         preferred_holder: Option<std::string::String> = "preferredHolder" optional;
         renew_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "renewTime" optional;
         strategy: Option<std::string::String> = "strategy" optional;
-    }
-    k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as "LeaseCandidate" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec = "spec" from 1.36;
-        spec: Option<k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec> = "spec" optional until 1.35;
-    }
-    k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec as "LeaseCandidateSpec" {
-        binary_version: std::string::String = "binaryVersion";
-        emulation_version: Option<std::string::String> = "emulationVersion" optional;
-        lease_name: std::string::String = "leaseName";
-        ping_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "pingTime" optional;
-        renew_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "renewTime" optional;
-        strategy: std::string::String = "strategy";
-    }
-    k8s_openapi::api::coordination::v1beta1::LeaseCandidate as "LeaseCandidate" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec = "spec" from 1.36;
-        spec: Option<k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec> = "spec" optional until 1.35;
-    }
-    k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec as "LeaseCandidateSpec" {
-        binary_version: std::string::String = "binaryVersion";
-        emulation_version: Option<std::string::String> = "emulationVersion" optional;
-        lease_name: std::string::String = "leaseName";
-        ping_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "pingTime" optional;
-        renew_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "renewTime" optional;
-        strategy: std::string::String = "strategy";
     }
     k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSource as "AWSElasticBlockStoreVolumeSource" {
         fs_type: Option<std::string::String> = "fsType" optional;
@@ -2730,6 +2555,628 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
         namespace: Option<std::string::String> = "namespace" optional;
     }
+    k8s_openapi::api::scheduling::v1::PriorityClass as "PriorityClass" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        description: Option<std::string::String> = "description" optional;
+        global_default: Option<bool> = "globalDefault" optional;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
+        value: Option<i32> = "value" optional from 1.36;
+        value: i32 = "value" until 1.35;
+    }
+    k8s_openapi::api::storage::v1::CSIDriver as "CSIDriver" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::storage::v1::CSIDriverSpec = "spec";
+    }
+    k8s_openapi::api::storage::v1::CSIDriverSpec as "CSIDriverSpec" {
+        attach_required: Option<bool> = "attachRequired" optional;
+        fs_group_policy: Option<std::string::String> = "fsGroupPolicy" optional;
+        node_allocatable_update_period_seconds: Option<i64> = "nodeAllocatableUpdatePeriodSeconds" optional;
+        pod_info_on_mount: Option<bool> = "podInfoOnMount" optional;
+        prevent_pod_scheduling_if_missing: Option<bool> = "preventPodSchedulingIfMissing" optional from 1.36;
+        requires_republish: Option<bool> = "requiresRepublish" optional;
+        se_linux_mount: Option<bool> = "seLinuxMount" optional;
+        service_account_token_in_secrets: Option<bool> = "serviceAccountTokenInSecrets" optional from 1.35;
+        storage_capacity: Option<bool> = "storageCapacity" optional;
+        token_requests: Option<std::vec::Vec<k8s_openapi::api::storage::v1::TokenRequest>> = "tokenRequests" optional;
+        volume_lifecycle_modes: Option<std::vec::Vec<std::string::String>> = "volumeLifecycleModes" optional;
+    }
+    k8s_openapi::api::storage::v1::CSINode as "CSINode" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::storage::v1::CSINodeSpec = "spec";
+        status: Option<k8s_openapi::api::storage::v1::CSINodeStatus> = "status" optional from 1.37;
+    }
+    k8s_openapi::api::storage::v1::CSINodeDriver as "CSINodeDriver" {
+        allocatable: Option<k8s_openapi::api::storage::v1::VolumeNodeResources> = "allocatable" optional;
+        name: std::string::String = "name";
+        node_id: std::string::String = "nodeID";
+        topology_keys: Option<std::vec::Vec<std::string::String>> = "topologyKeys" optional;
+    }
+    k8s_openapi::api::storage::v1::CSINodeSpec as "CSINodeSpec" {
+        drivers: std::vec::Vec<k8s_openapi::api::storage::v1::CSINodeDriver> = "drivers" strategy = "merge" merge_key = "name";
+    }
+    k8s_openapi::api::storage::v1::CSIStorageCapacity as "CSIStorageCapacity" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        capacity: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "capacity" optional;
+        maximum_volume_size: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "maximumVolumeSize" optional;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        node_topology: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "nodeTopology" optional;
+        storage_class_name: std::string::String = "storageClassName";
+    }
+    k8s_openapi::api::storage::v1::StorageClass as "StorageClass" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        allow_volume_expansion: Option<bool> = "allowVolumeExpansion" optional;
+        allowed_topologies: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySelectorTerm>> = "allowedTopologies" optional;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        mount_options: Option<std::vec::Vec<std::string::String>> = "mountOptions" optional;
+        parameters: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "parameters" optional;
+        provisioner: std::string::String = "provisioner";
+        reclaim_policy: Option<std::string::String> = "reclaimPolicy" optional;
+        volume_binding_mode: Option<std::string::String> = "volumeBindingMode" optional;
+    }
+    k8s_openapi::api::storage::v1::TokenRequest as "TokenRequest" {
+        audience: std::string::String = "audience";
+        expiration_seconds: Option<i64> = "expirationSeconds" optional;
+    }
+    k8s_openapi::api::storage::v1::VolumeAttachment as "VolumeAttachment" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::storage::v1::VolumeAttachmentSpec = "spec";
+        status: Option<k8s_openapi::api::storage::v1::VolumeAttachmentStatus> = "status" optional;
+    }
+    k8s_openapi::api::storage::v1::VolumeAttachmentSource as "VolumeAttachmentSource" {
+        inline_volume_spec: Option<k8s_openapi::api::core::v1::PersistentVolumeSpec> = "inlineVolumeSpec" optional;
+        persistent_volume_name: Option<std::string::String> = "persistentVolumeName" optional;
+    }
+    k8s_openapi::api::storage::v1::VolumeAttachmentSpec as "VolumeAttachmentSpec" {
+        attacher: std::string::String = "attacher";
+        node_name: std::string::String = "nodeName";
+        source: k8s_openapi::api::storage::v1::VolumeAttachmentSource = "source";
+    }
+    k8s_openapi::api::storage::v1::VolumeAttachmentStatus as "VolumeAttachmentStatus" {
+        attach_error: Option<k8s_openapi::api::storage::v1::VolumeError> = "attachError" optional;
+        attached: bool = "attached";
+        attachment_metadata: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "attachmentMetadata" optional;
+        detach_error: Option<k8s_openapi::api::storage::v1::VolumeError> = "detachError" optional;
+    }
+    k8s_openapi::api::storage::v1::VolumeError as "VolumeError" {
+        error_code: Option<i32> = "errorCode" optional;
+        message: Option<std::string::String> = "message" optional;
+        time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "time" optional;
+    }
+    k8s_openapi::api::storage::v1::VolumeNodeResources as "VolumeNodeResources" {
+        count: Option<i32> = "count" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition as "CustomResourceColumnDefinition" {
+        description: Option<std::string::String> = "description" optional;
+        format: Option<std::string::String> = "format" optional;
+        json_path: std::string::String = "jsonPath";
+        name: std::string::String = "name";
+        priority: Option<i32> = "priority" optional;
+        type_: std::string::String = "type";
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion as "CustomResourceConversion" {
+        strategy: std::string::String = "strategy";
+        webhook: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion> = "webhook" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition as "CustomResourceDefinition" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec = "spec";
+        status: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus> = "status" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition as "CustomResourceDefinitionCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        observed_generation: Option<i64> = "observedGeneration" optional from 1.35;
+        reason: Option<std::string::String> = "reason" optional;
+        status: std::string::String = "status";
+        type_: std::string::String = "type";
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames as "CustomResourceDefinitionNames" {
+        categories: Option<std::vec::Vec<std::string::String>> = "categories" optional;
+        kind: std::string::String = "kind";
+        list_kind: Option<std::string::String> = "listKind" optional;
+        plural: std::string::String = "plural";
+        short_names: Option<std::vec::Vec<std::string::String>> = "shortNames" optional;
+        singular: Option<std::string::String> = "singular" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec as "CustomResourceDefinitionSpec" {
+        conversion: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion> = "conversion" optional;
+        group: std::string::String = "group";
+        names: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames = "names";
+        preserve_unknown_fields: Option<bool> = "preserveUnknownFields" optional;
+        scope: std::string::String = "scope";
+        versions: std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion> = "versions";
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus as "CustomResourceDefinitionStatus" {
+        accepted_names: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames> = "acceptedNames" optional;
+        conditions: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition>> = "conditions" optional;
+        observed_generation: Option<i64> = "observedGeneration" optional from 1.35;
+        stored_versions: Option<std::vec::Vec<std::string::String>> = "storedVersions" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion as "CustomResourceDefinitionVersion" {
+        additional_printer_columns: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition>> = "additionalPrinterColumns" optional;
+        deprecated: Option<bool> = "deprecated" optional;
+        deprecation_warning: Option<std::string::String> = "deprecationWarning" optional;
+        name: std::string::String = "name";
+        schema: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation> = "schema" optional;
+        selectable_fields: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableField>> = "selectableFields" optional;
+        served: bool = "served";
+        storage: bool = "storage";
+        subresources: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources> = "subresources" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale as "CustomResourceSubresourceScale" {
+        label_selector_path: Option<std::string::String> = "labelSelectorPath" optional;
+        spec_replicas_path: std::string::String = "specReplicasPath";
+        status_replicas_path: std::string::String = "statusReplicasPath";
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus as "CustomResourceSubresourceStatus" = any;
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources as "CustomResourceSubresources" {
+        scale: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale> = "scale" optional;
+        status: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus> = "status" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation as "CustomResourceValidation" {
+        open_api_v3_schema: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps> = "openAPIV3Schema" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentation as "ExternalDocumentation" {
+        description: Option<std::string::String> = "description" optional;
+        url: Option<std::string::String> = "url" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps as "JSONSchemaProps" {
+        ref_path: Option<std::string::String> = "$ref" optional;
+        schema: Option<std::string::String> = "$schema" optional;
+        additional_items: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool> = "additionalItems" optional;
+        additional_properties: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool> = "additionalProperties" optional;
+        all_of: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "allOf" optional;
+        any_of: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "anyOf" optional;
+        default: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON> = "default" optional;
+        definitions: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "definitions" optional;
+        dependencies: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray>> = "dependencies" optional;
+        description: Option<std::string::String> = "description" optional;
+        enum_: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON>> = "enum" optional;
+        example: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON> = "example" optional;
+        exclusive_maximum: Option<bool> = "exclusiveMaximum" optional;
+        exclusive_minimum: Option<bool> = "exclusiveMinimum" optional;
+        external_docs: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentation> = "externalDocs" optional;
+        format: Option<std::string::String> = "format" optional;
+        id: Option<std::string::String> = "id" optional;
+        items: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray> = "items" optional;
+        max_items: Option<i64> = "maxItems" optional;
+        max_length: Option<i64> = "maxLength" optional;
+        max_properties: Option<i64> = "maxProperties" optional;
+        maximum: Option<f64> = "maximum" optional;
+        min_items: Option<i64> = "minItems" optional;
+        min_length: Option<i64> = "minLength" optional;
+        min_properties: Option<i64> = "minProperties" optional;
+        minimum: Option<f64> = "minimum" optional;
+        multiple_of: Option<f64> = "multipleOf" optional;
+        not: Option<std::boxed::Box<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "not" optional;
+        nullable: Option<bool> = "nullable" optional;
+        one_of: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "oneOf" optional;
+        pattern: Option<std::string::String> = "pattern" optional;
+        pattern_properties: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "patternProperties" optional;
+        properties: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "properties" optional;
+        required: Option<std::vec::Vec<std::string::String>> = "required" optional;
+        title: Option<std::string::String> = "title" optional;
+        type_: Option<std::string::String> = "type" optional;
+        unique_items: Option<bool> = "uniqueItems" optional;
+        x_kubernetes_embedded_resource: Option<bool> = "x-kubernetes-embedded-resource" optional;
+        x_kubernetes_int_or_string: Option<bool> = "x-kubernetes-int-or-string" optional;
+        x_kubernetes_list_map_keys: Option<std::vec::Vec<std::string::String>> = "x-kubernetes-list-map-keys" optional;
+        x_kubernetes_list_type: Option<std::string::String> = "x-kubernetes-list-type" optional;
+        x_kubernetes_map_type: Option<std::string::String> = "x-kubernetes-map-type" optional;
+        x_kubernetes_preserve_unknown_fields: Option<bool> = "x-kubernetes-preserve-unknown-fields" optional;
+        x_kubernetes_validations: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRule>> = "x-kubernetes-validations" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableField as "SelectableField" {
+        json_path: std::string::String = "jsonPath";
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference as "ServiceReference" {
+        name: std::string::String = "name";
+        namespace: std::string::String = "namespace";
+        path: Option<std::string::String> = "path" optional;
+        port: Option<i32> = "port" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRule as "ValidationRule" {
+        field_path: Option<std::string::String> = "fieldPath" optional;
+        message: Option<std::string::String> = "message" optional;
+        message_expression: Option<std::string::String> = "messageExpression" optional;
+        optional_old_self: Option<bool> = "optionalOldSelf" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        rule: std::string::String = "rule";
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig as "WebhookClientConfig" {
+        ca_bundle: Option<k8s_openapi::ByteString> = "caBundle" optional;
+        service: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference> = "service" optional;
+        url: Option<std::string::String> = "url" optional;
+    }
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion as "WebhookConversion" {
+        client_config: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig> = "clientConfig" optional;
+        conversion_review_versions: std::vec::Vec<std::string::String> = "conversionReviewVersions";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup as "APIGroup" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        name: std::string::String = "name";
+        preferred_version: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery> = "preferredVersion" optional;
+        server_address_by_client_cidrs: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR>> = "serverAddressByClientCIDRs" optional;
+        versions: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery> = "versions";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList as "APIGroupList" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        groups: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup> = "groups";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource as "APIResource" {
+        categories: Option<std::vec::Vec<std::string::String>> = "categories" optional;
+        group: Option<std::string::String> = "group" optional;
+        kind: std::string::String = "kind";
+        name: std::string::String = "name";
+        namespaced: bool = "namespaced";
+        short_names: Option<std::vec::Vec<std::string::String>> = "shortNames" optional;
+        singular_name: std::string::String = "singularName";
+        storage_version_hash: Option<std::string::String> = "storageVersionHash" optional;
+        verbs: std::vec::Vec<std::string::String> = "verbs";
+        version: Option<std::string::String> = "version" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList as "APIResourceList" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        group_version: std::string::String = "groupVersion";
+        resources: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource> = "resources";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions as "APIVersions" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        server_address_by_client_cidrs: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR> = "serverAddressByClientCIDRs";
+        versions: std::vec::Vec<std::string::String> = "versions";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition as "Condition" {
+        last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time = "lastTransitionTime" required;
+        message: std::string::String = "message";
+        observed_generation: Option<i64> = "observedGeneration" optional;
+        reason: std::string::String = "reason";
+        status: std::string::String = "status";
+        type_: std::string::String = "type";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions as "DeleteOptions" {
+        api_version: Option<std::string::String> = "apiVersion" optional;
+        dry_run: Option<std::vec::Vec<std::string::String>> = "dryRun" optional;
+        grace_period_seconds: Option<i64> = "gracePeriodSeconds" optional;
+        ignore_store_read_error_with_cluster_breaking_potential: Option<bool> = "ignoreStoreReadErrorWithClusterBreakingPotential" optional;
+        kind: Option<std::string::String> = "kind" optional;
+        orphan_dependents: Option<bool> = "orphanDependents" optional;
+        preconditions: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions> = "preconditions" optional;
+        propagation_policy: Option<std::string::String> = "propagationPolicy" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirement as "FieldSelectorRequirement" {
+        key: std::string::String = "key";
+        operator: std::string::String = "operator";
+        values: Option<std::vec::Vec<std::string::String>> = "values" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1 as "FieldsV1" = any;
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery as "GroupVersionForDiscovery" {
+        group_version: std::string::String = "groupVersion";
+        version: std::string::String = "version";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as "LabelSelector" {
+        match_expressions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>> = "matchExpressions" optional;
+        match_labels: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "matchLabels" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement as "LabelSelectorRequirement" {
+        key: std::string::String = "key";
+        operator: std::string::String = "operator";
+        values: Option<std::vec::Vec<std::string::String>> = "values" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as "ListMeta" {
+        continue_: Option<std::string::String> = "continue" optional;
+        remaining_item_count: Option<i64> = "remainingItemCount" optional;
+        resource_version: Option<std::string::String> = "resourceVersion" optional;
+        self_link: Option<std::string::String> = "selfLink" optional;
+        shard_info: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo> = "shardInfo" optional from 1.36;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry as "ManagedFieldsEntry" {
+        api_version: Option<std::string::String> = "apiVersion" optional;
+        fields_type: Option<std::string::String> = "fieldsType" optional;
+        fields_v1: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1> = "fieldsV1" optional;
+        manager: Option<std::string::String> = "manager" optional;
+        operation: Option<std::string::String> = "operation" optional;
+        subresource: Option<std::string::String> = "subresource" optional;
+        time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "time" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta as "ObjectMeta" {
+        annotations: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "annotations" optional;
+        creation_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "creationTimestamp" optional;
+        deletion_grace_period_seconds: Option<i64> = "deletionGracePeriodSeconds" optional;
+        deletion_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "deletionTimestamp" optional;
+        finalizers: Option<std::vec::Vec<std::string::String>> = "finalizers" optional strategy = "merge";
+        generate_name: Option<std::string::String> = "generateName" optional;
+        generation: Option<i64> = "generation" optional;
+        labels: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "labels" optional;
+        managed_fields: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>> = "managedFields" optional;
+        name: Option<std::string::String> = "name" optional;
+        namespace: Option<std::string::String> = "namespace" optional;
+        owner_references: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>> = "ownerReferences" optional strategy = "merge" merge_key = "uid";
+        resource_version: Option<std::string::String> = "resourceVersion" optional;
+        self_link: Option<std::string::String> = "selfLink" optional;
+        uid: Option<std::string::String> = "uid" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference as "OwnerReference" {
+        api_version: std::string::String = "apiVersion";
+        block_owner_deletion: Option<bool> = "blockOwnerDeletion" optional;
+        controller: Option<bool> = "controller" optional;
+        kind: std::string::String = "kind";
+        name: std::string::String = "name";
+        uid: std::string::String = "uid";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions as "Preconditions" {
+        resource_version: Option<std::string::String> = "resourceVersion" optional;
+        uid: Option<std::string::String> = "uid" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR as "ServerAddressByClientCIDR" {
+        client_cidr: std::string::String = "clientCIDR";
+        server_address: std::string::String = "serverAddress";
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::Status as "Status" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        code: Option<i32> = "code" optional;
+        details: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails> = "details" optional;
+        message: Option<std::string::String> = "message" optional;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta = "metadata";
+        reason: Option<std::string::String> = "reason" optional;
+        status: Option<std::string::String> = "status" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause as "StatusCause" {
+        field: Option<std::string::String> = "field" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: Option<std::string::String> = "reason" optional;
+    }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails as "StatusDetails" {
+        causes: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause>> = "causes" optional;
+        group: Option<std::string::String> = "group" optional;
+        kind: Option<std::string::String> = "kind" optional;
+        name: Option<std::string::String> = "name" optional;
+        retry_after_seconds: Option<i32> = "retryAfterSeconds" optional;
+        uid: Option<std::string::String> = "uid" optional;
+    }
+    k8s_openapi::apimachinery::pkg::version::Info as "Info" {
+        build_date: std::string::String = "buildDate";
+        compiler: std::string::String = "compiler";
+        emulation_major: Option<std::string::String> = "emulationMajor" optional;
+        emulation_minor: Option<std::string::String> = "emulationMinor" optional;
+        git_commit: std::string::String = "gitCommit";
+        git_tree_state: std::string::String = "gitTreeState";
+        git_version: std::string::String = "gitVersion";
+        go_version: std::string::String = "goVersion";
+        major: std::string::String = "major";
+        min_compatibility_major: Option<std::string::String> = "minCompatibilityMajor" optional;
+        min_compatibility_minor: Option<std::string::String> = "minCompatibilityMinor" optional;
+        minor: std::string::String = "minor";
+        platform: std::string::String = "platform";
+    }
+    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService as "APIService" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceSpec> = "spec" optional;
+        status: Option<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceStatus> = "status" optional;
+    }
+    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceCondition as "APIServiceCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: Option<std::string::String> = "reason" optional;
+        status: std::string::String = "status";
+        type_: std::string::String = "type";
+    }
+    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceSpec as "APIServiceSpec" {
+        ca_bundle: Option<k8s_openapi::ByteString> = "caBundle" optional;
+        group: Option<std::string::String> = "group" optional;
+        group_priority_minimum: i32 = "groupPriorityMinimum";
+        insecure_skip_tls_verify: Option<bool> = "insecureSkipTLSVerify" optional;
+        service: Option<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReference> = "service" optional;
+        version: Option<std::string::String> = "version" optional;
+        version_priority: i32 = "versionPriority";
+    }
+    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceStatus as "APIServiceStatus" {
+        conditions: Option<std::vec::Vec<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceCondition>> = "conditions" optional;
+    }
+    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReference as "ServiceReference" {
+        name: Option<std::string::String> = "name" optional;
+        namespace: Option<std::string::String> = "namespace" optional;
+        port: Option<i32> = "port" optional;
+    }
+}
+
+#[cfg(feature = "k8s-prerelease")]
+smp_derive::__foreign_impls! {
+    krate = crate;
+    gates = k8s_openapi;
+    k8s_openapi::api::admissionregistration::v1alpha1::ApplyConfiguration as "ApplyConfiguration" {
+        expression: Option<std::string::String> = "expression" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::JSONPatch as "JSONPatch" {
+        expression: Option<std::string::String> = "expression" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::MatchCondition as "MatchCondition" {
+        expression: std::string::String = "expression";
+        name: std::string::String = "name";
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::MatchResources as "MatchResources" {
+        exclude_resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations>> = "excludeResourceRules" optional;
+        match_policy: Option<std::string::String> = "matchPolicy" optional;
+        namespace_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "namespaceSelector" optional;
+        object_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "objectSelector" optional;
+        resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations>> = "resourceRules" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy as "MutatingAdmissionPolicy" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySpec> = "spec" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding as "MutatingAdmissionPolicyBinding" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingSpec> = "spec" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingSpec as "MutatingAdmissionPolicyBindingSpec" {
+        match_resources: Option<k8s_openapi::api::admissionregistration::v1alpha1::MatchResources> = "matchResources" optional;
+        param_ref: Option<k8s_openapi::api::admissionregistration::v1alpha1::ParamRef> = "paramRef" optional;
+        policy_name: Option<std::string::String> = "policyName" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySpec as "MutatingAdmissionPolicySpec" {
+        failure_policy: Option<std::string::String> = "failurePolicy" optional;
+        match_conditions: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::MatchCondition>> = "matchConditions" optional strategy = "merge" merge_key = "name";
+        match_constraints: Option<k8s_openapi::api::admissionregistration::v1alpha1::MatchResources> = "matchConstraints" optional;
+        mutations: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::Mutation>> = "mutations" optional;
+        param_kind: Option<k8s_openapi::api::admissionregistration::v1alpha1::ParamKind> = "paramKind" optional;
+        reinvocation_policy: Option<std::string::String> = "reinvocationPolicy" optional;
+        variables: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1alpha1::Variable>> = "variables" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::Mutation as "Mutation" {
+        apply_configuration: Option<k8s_openapi::api::admissionregistration::v1alpha1::ApplyConfiguration> = "applyConfiguration" optional;
+        json_patch: Option<k8s_openapi::api::admissionregistration::v1alpha1::JSONPatch> = "jsonPatch" optional;
+        patch_type: std::string::String = "patchType";
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::NamedRuleWithOperations as "NamedRuleWithOperations" {
+        api_groups: Option<std::vec::Vec<std::string::String>> = "apiGroups" optional;
+        api_versions: Option<std::vec::Vec<std::string::String>> = "apiVersions" optional;
+        operations: Option<std::vec::Vec<std::string::String>> = "operations" optional;
+        resource_names: Option<std::vec::Vec<std::string::String>> = "resourceNames" optional;
+        resources: Option<std::vec::Vec<std::string::String>> = "resources" optional;
+        scope: Option<std::string::String> = "scope" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::ParamKind as "ParamKind" {
+        api_version: Option<std::string::String> = "apiVersion" optional;
+        kind: Option<std::string::String> = "kind" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::ParamRef as "ParamRef" {
+        name: Option<std::string::String> = "name" optional;
+        namespace: Option<std::string::String> = "namespace" optional;
+        parameter_not_found_action: Option<std::string::String> = "parameterNotFoundAction" optional;
+        selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "selector" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1alpha1::Variable as "Variable" {
+        expression: std::string::String = "expression";
+        name: std::string::String = "name";
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::MatchCondition as "MatchCondition" {
+        expression: std::string::String = "expression";
+        name: std::string::String = "name";
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::MatchResources as "MatchResources" {
+        exclude_resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations>> = "excludeResourceRules" optional;
+        match_policy: Option<std::string::String> = "matchPolicy" optional;
+        namespace_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "namespaceSelector" optional;
+        object_selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "objectSelector" optional;
+        resource_rules: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations>> = "resourceRules" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::NamedRuleWithOperations as "NamedRuleWithOperations" {
+        api_groups: Option<std::vec::Vec<std::string::String>> = "apiGroups" optional;
+        api_versions: Option<std::vec::Vec<std::string::String>> = "apiVersions" optional;
+        operations: Option<std::vec::Vec<std::string::String>> = "operations" optional;
+        resource_names: Option<std::vec::Vec<std::string::String>> = "resourceNames" optional;
+        resources: Option<std::vec::Vec<std::string::String>> = "resources" optional;
+        scope: Option<std::string::String> = "scope" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::ParamKind as "ParamKind" {
+        api_version: Option<std::string::String> = "apiVersion" optional;
+        kind: Option<std::string::String> = "kind" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::ParamRef as "ParamRef" {
+        name: Option<std::string::String> = "name" optional;
+        namespace: Option<std::string::String> = "namespace" optional;
+        parameter_not_found_action: Option<std::string::String> = "parameterNotFoundAction" optional;
+        selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "selector" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::Variable as "Variable" {
+        expression: std::string::String = "expression";
+        name: std::string::String = "name";
+    }
+    k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion as "ServerStorageVersion" {
+        api_server_id: std::string::String = "apiServerID" from 1.36;
+        decodable_versions: std::vec::Vec<std::string::String> = "decodableVersions" from 1.36;
+        encoding_version: std::string::String = "encodingVersion" from 1.36;
+        api_server_id: Option<std::string::String> = "apiServerID" optional until 1.35;
+        decodable_versions: Option<std::vec::Vec<std::string::String>> = "decodableVersions" optional until 1.35;
+        encoding_version: Option<std::string::String> = "encodingVersion" optional until 1.35;
+        served_versions: Option<std::vec::Vec<std::string::String>> = "servedVersions" optional;
+    }
+    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as "StorageVersion" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec> = "spec" optional from 1.36;
+        status: Option<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus> = "status" optional from 1.36;
+        spec: k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec = "spec" until 1.35;
+        status: k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus = "status" until 1.35;
+    }
+    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition as "StorageVersionCondition" {
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: std::string::String = "message";
+        observed_generation: Option<i64> = "observedGeneration" optional;
+        reason: std::string::String = "reason";
+        status: std::string::String = "status";
+        type_: std::string::String = "type";
+    }
+    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec as "StorageVersionSpec" = any;
+    k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus as "StorageVersionStatus" {
+        common_encoding_version: Option<std::string::String> = "commonEncodingVersion" optional;
+        conditions: Option<std::vec::Vec<k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition>> = "conditions" optional;
+        storage_versions: Option<std::vec::Vec<k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion>> = "storageVersions" optional;
+    }
+    k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle as "ClusterTrustBundle" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec = "spec";
+    }
+    k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec as "ClusterTrustBundleSpec" {
+        signer_name: Option<std::string::String> = "signerName" optional;
+        trust_bundle: std::string::String = "trustBundle";
+    }
+    k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as "LeaseCandidate" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec> = "spec" optional until 1.35;
+    }
+    k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec as "LeaseCandidateSpec" {
+        binary_version: std::string::String = "binaryVersion";
+        emulation_version: Option<std::string::String> = "emulationVersion" optional;
+        lease_name: std::string::String = "leaseName";
+        ping_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "pingTime" optional;
+        renew_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "renewTime" optional;
+        strategy: std::string::String = "strategy";
+    }
+    k8s_openapi::api::coordination::v1beta1::LeaseCandidate as "LeaseCandidate" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec = "spec" from 1.36;
+        spec: Option<k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec> = "spec" optional until 1.35;
+    }
+    k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec as "LeaseCandidateSpec" {
+        binary_version: std::string::String = "binaryVersion";
+        emulation_version: Option<std::string::String> = "emulationVersion" optional;
+        lease_name: std::string::String = "leaseName";
+        ping_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "pingTime" optional;
+        renew_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime> = "renewTime" optional;
+        strategy: std::string::String = "strategy";
+    }
     k8s_openapi::api::resource::v1alpha3::DeviceTaint as "DeviceTaint" {
         effect: std::string::String = "effect";
         key: std::string::String = "key";
@@ -3188,450 +3635,10 @@ smp_derive::__foreign_impls! {
         shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1beta2::CounterSet>> = "sharedCounters" optional;
         skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
     }
-    k8s_openapi::api::scheduling::v1::PriorityClass as "PriorityClass" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        description: Option<std::string::String> = "description" optional;
-        global_default: Option<bool> = "globalDefault" optional;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        preemption_policy: Option<std::string::String> = "preemptionPolicy" optional;
-        value: Option<i32> = "value" optional from 1.36;
-        value: i32 = "value" until 1.35;
-    }
-    k8s_openapi::api::storage::v1::CSIDriver as "CSIDriver" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::storage::v1::CSIDriverSpec = "spec";
-    }
-    k8s_openapi::api::storage::v1::CSIDriverSpec as "CSIDriverSpec" {
-        attach_required: Option<bool> = "attachRequired" optional;
-        fs_group_policy: Option<std::string::String> = "fsGroupPolicy" optional;
-        node_allocatable_update_period_seconds: Option<i64> = "nodeAllocatableUpdatePeriodSeconds" optional;
-        pod_info_on_mount: Option<bool> = "podInfoOnMount" optional;
-        prevent_pod_scheduling_if_missing: Option<bool> = "preventPodSchedulingIfMissing" optional from 1.36;
-        requires_republish: Option<bool> = "requiresRepublish" optional;
-        se_linux_mount: Option<bool> = "seLinuxMount" optional;
-        service_account_token_in_secrets: Option<bool> = "serviceAccountTokenInSecrets" optional from 1.35;
-        storage_capacity: Option<bool> = "storageCapacity" optional;
-        token_requests: Option<std::vec::Vec<k8s_openapi::api::storage::v1::TokenRequest>> = "tokenRequests" optional;
-        volume_lifecycle_modes: Option<std::vec::Vec<std::string::String>> = "volumeLifecycleModes" optional;
-    }
-    k8s_openapi::api::storage::v1::CSINode as "CSINode" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::storage::v1::CSINodeSpec = "spec";
-        status: Option<k8s_openapi::api::storage::v1::CSINodeStatus> = "status" optional from 1.37;
-    }
-    k8s_openapi::api::storage::v1::CSINodeDriver as "CSINodeDriver" {
-        allocatable: Option<k8s_openapi::api::storage::v1::VolumeNodeResources> = "allocatable" optional;
-        name: std::string::String = "name";
-        node_id: std::string::String = "nodeID";
-        topology_keys: Option<std::vec::Vec<std::string::String>> = "topologyKeys" optional;
-    }
-    k8s_openapi::api::storage::v1::CSINodeSpec as "CSINodeSpec" {
-        drivers: std::vec::Vec<k8s_openapi::api::storage::v1::CSINodeDriver> = "drivers" strategy = "merge" merge_key = "name";
-    }
-    k8s_openapi::api::storage::v1::CSIStorageCapacity as "CSIStorageCapacity" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        capacity: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "capacity" optional;
-        maximum_volume_size: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "maximumVolumeSize" optional;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        node_topology: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = "nodeTopology" optional;
-        storage_class_name: std::string::String = "storageClassName";
-    }
-    k8s_openapi::api::storage::v1::StorageClass as "StorageClass" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        allow_volume_expansion: Option<bool> = "allowVolumeExpansion" optional;
-        allowed_topologies: Option<std::vec::Vec<k8s_openapi::api::core::v1::TopologySelectorTerm>> = "allowedTopologies" optional;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        mount_options: Option<std::vec::Vec<std::string::String>> = "mountOptions" optional;
-        parameters: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "parameters" optional;
-        provisioner: std::string::String = "provisioner";
-        reclaim_policy: Option<std::string::String> = "reclaimPolicy" optional;
-        volume_binding_mode: Option<std::string::String> = "volumeBindingMode" optional;
-    }
-    k8s_openapi::api::storage::v1::TokenRequest as "TokenRequest" {
-        audience: std::string::String = "audience";
-        expiration_seconds: Option<i64> = "expirationSeconds" optional;
-    }
-    k8s_openapi::api::storage::v1::VolumeAttachment as "VolumeAttachment" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::storage::v1::VolumeAttachmentSpec = "spec";
-        status: Option<k8s_openapi::api::storage::v1::VolumeAttachmentStatus> = "status" optional;
-    }
-    k8s_openapi::api::storage::v1::VolumeAttachmentSource as "VolumeAttachmentSource" {
-        inline_volume_spec: Option<k8s_openapi::api::core::v1::PersistentVolumeSpec> = "inlineVolumeSpec" optional;
-        persistent_volume_name: Option<std::string::String> = "persistentVolumeName" optional;
-    }
-    k8s_openapi::api::storage::v1::VolumeAttachmentSpec as "VolumeAttachmentSpec" {
-        attacher: std::string::String = "attacher";
-        node_name: std::string::String = "nodeName";
-        source: k8s_openapi::api::storage::v1::VolumeAttachmentSource = "source";
-    }
-    k8s_openapi::api::storage::v1::VolumeAttachmentStatus as "VolumeAttachmentStatus" {
-        attach_error: Option<k8s_openapi::api::storage::v1::VolumeError> = "attachError" optional;
-        attached: bool = "attached";
-        attachment_metadata: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "attachmentMetadata" optional;
-        detach_error: Option<k8s_openapi::api::storage::v1::VolumeError> = "detachError" optional;
-    }
-    k8s_openapi::api::storage::v1::VolumeError as "VolumeError" {
-        error_code: Option<i32> = "errorCode" optional;
-        message: Option<std::string::String> = "message" optional;
-        time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "time" optional;
-    }
-    k8s_openapi::api::storage::v1::VolumeNodeResources as "VolumeNodeResources" {
-        count: Option<i32> = "count" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition as "CustomResourceColumnDefinition" {
-        description: Option<std::string::String> = "description" optional;
-        format: Option<std::string::String> = "format" optional;
-        json_path: std::string::String = "jsonPath";
-        name: std::string::String = "name";
-        priority: Option<i32> = "priority" optional;
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion as "CustomResourceConversion" {
-        strategy: std::string::String = "strategy";
-        webhook: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion> = "webhook" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition as "CustomResourceDefinition" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec = "spec";
-        status: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus> = "status" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition as "CustomResourceDefinitionCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional from 1.35;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames as "CustomResourceDefinitionNames" {
-        categories: Option<std::vec::Vec<std::string::String>> = "categories" optional;
-        kind: std::string::String = "kind";
-        list_kind: Option<std::string::String> = "listKind" optional;
-        plural: std::string::String = "plural";
-        short_names: Option<std::vec::Vec<std::string::String>> = "shortNames" optional;
-        singular: Option<std::string::String> = "singular" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec as "CustomResourceDefinitionSpec" {
-        conversion: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion> = "conversion" optional;
-        group: std::string::String = "group";
-        names: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames = "names";
-        preserve_unknown_fields: Option<bool> = "preserveUnknownFields" optional;
-        scope: std::string::String = "scope";
-        versions: std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion> = "versions";
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus as "CustomResourceDefinitionStatus" {
-        accepted_names: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames> = "acceptedNames" optional;
-        conditions: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition>> = "conditions" optional;
-        observed_generation: Option<i64> = "observedGeneration" optional from 1.35;
-        stored_versions: Option<std::vec::Vec<std::string::String>> = "storedVersions" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion as "CustomResourceDefinitionVersion" {
-        additional_printer_columns: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition>> = "additionalPrinterColumns" optional;
-        deprecated: Option<bool> = "deprecated" optional;
-        deprecation_warning: Option<std::string::String> = "deprecationWarning" optional;
-        name: std::string::String = "name";
-        schema: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation> = "schema" optional;
-        selectable_fields: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableField>> = "selectableFields" optional;
-        served: bool = "served";
-        storage: bool = "storage";
-        subresources: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources> = "subresources" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale as "CustomResourceSubresourceScale" {
-        label_selector_path: Option<std::string::String> = "labelSelectorPath" optional;
-        spec_replicas_path: std::string::String = "specReplicasPath";
-        status_replicas_path: std::string::String = "statusReplicasPath";
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus as "CustomResourceSubresourceStatus" = any;
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources as "CustomResourceSubresources" {
-        scale: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale> = "scale" optional;
-        status: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus> = "status" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation as "CustomResourceValidation" {
-        open_api_v3_schema: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps> = "openAPIV3Schema" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentation as "ExternalDocumentation" {
-        description: Option<std::string::String> = "description" optional;
-        url: Option<std::string::String> = "url" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps as "JSONSchemaProps" {
-        ref_path: Option<std::string::String> = "$ref" optional;
-        schema: Option<std::string::String> = "$schema" optional;
-        additional_items: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool> = "additionalItems" optional;
-        additional_properties: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool> = "additionalProperties" optional;
-        all_of: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "allOf" optional;
-        any_of: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "anyOf" optional;
-        default: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON> = "default" optional;
-        definitions: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "definitions" optional;
-        dependencies: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray>> = "dependencies" optional;
-        description: Option<std::string::String> = "description" optional;
-        enum_: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON>> = "enum" optional;
-        example: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON> = "example" optional;
-        exclusive_maximum: Option<bool> = "exclusiveMaximum" optional;
-        exclusive_minimum: Option<bool> = "exclusiveMinimum" optional;
-        external_docs: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentation> = "externalDocs" optional;
-        format: Option<std::string::String> = "format" optional;
-        id: Option<std::string::String> = "id" optional;
-        items: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray> = "items" optional;
-        max_items: Option<i64> = "maxItems" optional;
-        max_length: Option<i64> = "maxLength" optional;
-        max_properties: Option<i64> = "maxProperties" optional;
-        maximum: Option<f64> = "maximum" optional;
-        min_items: Option<i64> = "minItems" optional;
-        min_length: Option<i64> = "minLength" optional;
-        min_properties: Option<i64> = "minProperties" optional;
-        minimum: Option<f64> = "minimum" optional;
-        multiple_of: Option<f64> = "multipleOf" optional;
-        not: Option<std::boxed::Box<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "not" optional;
-        nullable: Option<bool> = "nullable" optional;
-        one_of: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "oneOf" optional;
-        pattern: Option<std::string::String> = "pattern" optional;
-        pattern_properties: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "patternProperties" optional;
-        properties: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>> = "properties" optional;
-        required: Option<std::vec::Vec<std::string::String>> = "required" optional;
-        title: Option<std::string::String> = "title" optional;
-        type_: Option<std::string::String> = "type" optional;
-        unique_items: Option<bool> = "uniqueItems" optional;
-        x_kubernetes_embedded_resource: Option<bool> = "x-kubernetes-embedded-resource" optional;
-        x_kubernetes_int_or_string: Option<bool> = "x-kubernetes-int-or-string" optional;
-        x_kubernetes_list_map_keys: Option<std::vec::Vec<std::string::String>> = "x-kubernetes-list-map-keys" optional;
-        x_kubernetes_list_type: Option<std::string::String> = "x-kubernetes-list-type" optional;
-        x_kubernetes_map_type: Option<std::string::String> = "x-kubernetes-map-type" optional;
-        x_kubernetes_preserve_unknown_fields: Option<bool> = "x-kubernetes-preserve-unknown-fields" optional;
-        x_kubernetes_validations: Option<std::vec::Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRule>> = "x-kubernetes-validations" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableField as "SelectableField" {
-        json_path: std::string::String = "jsonPath";
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference as "ServiceReference" {
-        name: std::string::String = "name";
-        namespace: std::string::String = "namespace";
-        path: Option<std::string::String> = "path" optional;
-        port: Option<i32> = "port" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRule as "ValidationRule" {
-        field_path: Option<std::string::String> = "fieldPath" optional;
-        message: Option<std::string::String> = "message" optional;
-        message_expression: Option<std::string::String> = "messageExpression" optional;
-        optional_old_self: Option<bool> = "optionalOldSelf" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        rule: std::string::String = "rule";
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig as "WebhookClientConfig" {
-        ca_bundle: Option<k8s_openapi::ByteString> = "caBundle" optional;
-        service: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference> = "service" optional;
-        url: Option<std::string::String> = "url" optional;
-    }
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion as "WebhookConversion" {
-        client_config: Option<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig> = "clientConfig" optional;
-        conversion_review_versions: std::vec::Vec<std::string::String> = "conversionReviewVersions";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup as "APIGroup" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        name: std::string::String = "name";
-        preferred_version: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery> = "preferredVersion" optional;
-        server_address_by_client_cidrs: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR>> = "serverAddressByClientCIDRs" optional;
-        versions: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery> = "versions";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList as "APIGroupList" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        groups: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup> = "groups";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource as "APIResource" {
-        categories: Option<std::vec::Vec<std::string::String>> = "categories" optional;
-        group: Option<std::string::String> = "group" optional;
-        kind: std::string::String = "kind";
-        name: std::string::String = "name";
-        namespaced: bool = "namespaced";
-        short_names: Option<std::vec::Vec<std::string::String>> = "shortNames" optional;
-        singular_name: std::string::String = "singularName";
-        storage_version_hash: Option<std::string::String> = "storageVersionHash" optional;
-        verbs: std::vec::Vec<std::string::String> = "verbs";
-        version: Option<std::string::String> = "version" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList as "APIResourceList" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        group_version: std::string::String = "groupVersion";
-        resources: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource> = "resources";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions as "APIVersions" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        server_address_by_client_cidrs: std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR> = "serverAddressByClientCIDRs";
-        versions: std::vec::Vec<std::string::String> = "versions";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition as "Condition" {
-        last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time = "lastTransitionTime" required;
-        message: std::string::String = "message";
-        observed_generation: Option<i64> = "observedGeneration" optional;
-        reason: std::string::String = "reason";
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions as "DeleteOptions" {
-        api_version: Option<std::string::String> = "apiVersion" optional;
-        dry_run: Option<std::vec::Vec<std::string::String>> = "dryRun" optional;
-        grace_period_seconds: Option<i64> = "gracePeriodSeconds" optional;
-        ignore_store_read_error_with_cluster_breaking_potential: Option<bool> = "ignoreStoreReadErrorWithClusterBreakingPotential" optional;
-        kind: Option<std::string::String> = "kind" optional;
-        orphan_dependents: Option<bool> = "orphanDependents" optional;
-        preconditions: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions> = "preconditions" optional;
-        propagation_policy: Option<std::string::String> = "propagationPolicy" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirement as "FieldSelectorRequirement" {
-        key: std::string::String = "key";
-        operator: std::string::String = "operator";
-        values: Option<std::vec::Vec<std::string::String>> = "values" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1 as "FieldsV1" = any;
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery as "GroupVersionForDiscovery" {
-        group_version: std::string::String = "groupVersion";
-        version: std::string::String = "version";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as "LabelSelector" {
-        match_expressions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>> = "matchExpressions" optional;
-        match_labels: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "matchLabels" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement as "LabelSelectorRequirement" {
-        key: std::string::String = "key";
-        operator: std::string::String = "operator";
-        values: Option<std::vec::Vec<std::string::String>> = "values" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta as "ListMeta" {
-        continue_: Option<std::string::String> = "continue" optional;
-        remaining_item_count: Option<i64> = "remainingItemCount" optional;
-        resource_version: Option<std::string::String> = "resourceVersion" optional;
-        self_link: Option<std::string::String> = "selfLink" optional;
-        shard_info: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo> = "shardInfo" optional from 1.36;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry as "ManagedFieldsEntry" {
-        api_version: Option<std::string::String> = "apiVersion" optional;
-        fields_type: Option<std::string::String> = "fieldsType" optional;
-        fields_v1: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1> = "fieldsV1" optional;
-        manager: Option<std::string::String> = "manager" optional;
-        operation: Option<std::string::String> = "operation" optional;
-        subresource: Option<std::string::String> = "subresource" optional;
-        time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "time" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta as "ObjectMeta" {
-        annotations: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "annotations" optional;
-        creation_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "creationTimestamp" optional;
-        deletion_grace_period_seconds: Option<i64> = "deletionGracePeriodSeconds" optional;
-        deletion_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "deletionTimestamp" optional;
-        finalizers: Option<std::vec::Vec<std::string::String>> = "finalizers" optional strategy = "merge";
-        generate_name: Option<std::string::String> = "generateName" optional;
-        generation: Option<i64> = "generation" optional;
-        labels: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "labels" optional;
-        managed_fields: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>> = "managedFields" optional;
-        name: Option<std::string::String> = "name" optional;
-        namespace: Option<std::string::String> = "namespace" optional;
-        owner_references: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>> = "ownerReferences" optional strategy = "merge" merge_key = "uid";
-        resource_version: Option<std::string::String> = "resourceVersion" optional;
-        self_link: Option<std::string::String> = "selfLink" optional;
-        uid: Option<std::string::String> = "uid" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference as "OwnerReference" {
-        api_version: std::string::String = "apiVersion";
-        block_owner_deletion: Option<bool> = "blockOwnerDeletion" optional;
-        controller: Option<bool> = "controller" optional;
-        kind: std::string::String = "kind";
-        name: std::string::String = "name";
-        uid: std::string::String = "uid";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions as "Preconditions" {
-        resource_version: Option<std::string::String> = "resourceVersion" optional;
-        uid: Option<std::string::String> = "uid" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR as "ServerAddressByClientCIDR" {
-        client_cidr: std::string::String = "clientCIDR";
-        server_address: std::string::String = "serverAddress";
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::Status as "Status" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        code: Option<i32> = "code" optional;
-        details: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails> = "details" optional;
-        message: Option<std::string::String> = "message" optional;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta = "metadata";
-        reason: Option<std::string::String> = "reason" optional;
-        status: Option<std::string::String> = "status" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause as "StatusCause" {
-        field: Option<std::string::String> = "field" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails as "StatusDetails" {
-        causes: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause>> = "causes" optional;
-        group: Option<std::string::String> = "group" optional;
-        kind: Option<std::string::String> = "kind" optional;
-        name: Option<std::string::String> = "name" optional;
-        retry_after_seconds: Option<i32> = "retryAfterSeconds" optional;
-        uid: Option<std::string::String> = "uid" optional;
-    }
-    k8s_openapi::apimachinery::pkg::version::Info as "Info" {
-        build_date: std::string::String = "buildDate";
-        compiler: std::string::String = "compiler";
-        emulation_major: Option<std::string::String> = "emulationMajor" optional;
-        emulation_minor: Option<std::string::String> = "emulationMinor" optional;
-        git_commit: std::string::String = "gitCommit";
-        git_tree_state: std::string::String = "gitTreeState";
-        git_version: std::string::String = "gitVersion";
-        go_version: std::string::String = "goVersion";
-        major: std::string::String = "major";
-        min_compatibility_major: Option<std::string::String> = "minCompatibilityMajor" optional;
-        min_compatibility_minor: Option<std::string::String> = "minCompatibilityMinor" optional;
-        minor: std::string::String = "minor";
-        platform: std::string::String = "platform";
-    }
-    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService as "APIService" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceSpec> = "spec" optional;
-        status: Option<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceStatus> = "status" optional;
-    }
-    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceCondition as "APIServiceCondition" {
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: Option<std::string::String> = "reason" optional;
-        status: std::string::String = "status";
-        type_: std::string::String = "type";
-    }
-    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceSpec as "APIServiceSpec" {
-        ca_bundle: Option<k8s_openapi::ByteString> = "caBundle" optional;
-        group: Option<std::string::String> = "group" optional;
-        group_priority_minimum: i32 = "groupPriorityMinimum";
-        insecure_skip_tls_verify: Option<bool> = "insecureSkipTLSVerify" optional;
-        service: Option<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReference> = "service" optional;
-        version: Option<std::string::String> = "version" optional;
-        version_priority: i32 = "versionPriority";
-    }
-    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceStatus as "APIServiceStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceCondition>> = "conditions" optional;
-    }
-    k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReference as "ServiceReference" {
-        name: Option<std::string::String> = "name" optional;
-        namespace: Option<std::string::String> = "namespace" optional;
-        port: Option<i32> = "port" optional;
-    }
 }
 
 k8s_openapi::k8s_if_le_1_33! {
+#[cfg(feature = "k8s-prerelease")]
 smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
@@ -3860,6 +3867,7 @@ smp_derive::__foreign_impls! {
 }
 
 k8s_openapi::k8s_if_le_1_34! {
+#[cfg(feature = "k8s-prerelease")]
 smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
@@ -3907,6 +3915,7 @@ smp_derive::__foreign_impls! {
 }
 
 k8s_openapi::k8s_if_le_1_36! {
+#[cfg(feature = "k8s-prerelease")]
 smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
@@ -3960,6 +3969,7 @@ smp_derive::__foreign_impls! {
 }
 
 k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_34! {
+#[cfg(feature = "k8s-prerelease")]
 smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
@@ -3996,43 +4006,6 @@ k8s_openapi::k8s_if_ge_1_34! {
 smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
-    k8s_openapi::api::admissionregistration::v1beta1::ApplyConfiguration as "ApplyConfiguration" {
-        expression: Option<std::string::String> = "expression" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::JSONPatch as "JSONPatch" {
-        expression: Option<std::string::String> = "expression" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as "MutatingAdmissionPolicy" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpec> = "spec" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as "MutatingAdmissionPolicyBinding" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingSpec> = "spec" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingSpec as "MutatingAdmissionPolicyBindingSpec" {
-        match_resources: Option<k8s_openapi::api::admissionregistration::v1beta1::MatchResources> = "matchResources" optional;
-        param_ref: Option<k8s_openapi::api::admissionregistration::v1beta1::ParamRef> = "paramRef" optional;
-        policy_name: Option<std::string::String> = "policyName" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpec as "MutatingAdmissionPolicySpec" {
-        failure_policy: Option<std::string::String> = "failurePolicy" optional;
-        match_conditions: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::MatchCondition>> = "matchConditions" optional strategy = "merge" merge_key = "name";
-        match_constraints: Option<k8s_openapi::api::admissionregistration::v1beta1::MatchResources> = "matchConstraints" optional;
-        mutations: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::Mutation>> = "mutations" optional;
-        param_kind: Option<k8s_openapi::api::admissionregistration::v1beta1::ParamKind> = "paramKind" optional;
-        reinvocation_policy: Option<std::string::String> = "reinvocationPolicy" optional;
-        variables: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::Variable>> = "variables" optional;
-    }
-    k8s_openapi::api::admissionregistration::v1beta1::Mutation as "Mutation" {
-        apply_configuration: Option<k8s_openapi::api::admissionregistration::v1beta1::ApplyConfiguration> = "applyConfiguration" optional;
-        json_patch: Option<k8s_openapi::api::admissionregistration::v1beta1::JSONPatch> = "jsonPatch" optional;
-        patch_type: std::string::String = "patchType";
-    }
     k8s_openapi::api::core::v1::ContainerExtendedResourceRequest as "ContainerExtendedResourceRequest" {
         container_name: std::string::String = "containerName";
         request_name: std::string::String = "requestName";
@@ -4296,6 +4269,58 @@ smp_derive::__foreign_impls! {
         shared_counters: Option<std::vec::Vec<k8s_openapi::api::resource::v1::CounterSet>> = "sharedCounters" optional;
         skip_node_operations: Option<std::vec::Vec<std::string::String>> = "skipNodeOperations" optional from 1.37;
     }
+    k8s_openapi::api::storage::v1::VolumeAttributesClass as "VolumeAttributesClass" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        driver_name: std::string::String = "driverName";
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        parameters: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "parameters" optional;
+    }
+}
+}
+
+k8s_openapi::k8s_if_ge_1_34! {
+#[cfg(feature = "k8s-prerelease")]
+smp_derive::__foreign_impls! {
+    krate = crate;
+    gates = k8s_openapi;
+    k8s_openapi::api::admissionregistration::v1beta1::ApplyConfiguration as "ApplyConfiguration" {
+        expression: Option<std::string::String> = "expression" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::JSONPatch as "JSONPatch" {
+        expression: Option<std::string::String> = "expression" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as "MutatingAdmissionPolicy" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpec> = "spec" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as "MutatingAdmissionPolicyBinding" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingSpec> = "spec" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingSpec as "MutatingAdmissionPolicyBindingSpec" {
+        match_resources: Option<k8s_openapi::api::admissionregistration::v1beta1::MatchResources> = "matchResources" optional;
+        param_ref: Option<k8s_openapi::api::admissionregistration::v1beta1::ParamRef> = "paramRef" optional;
+        policy_name: Option<std::string::String> = "policyName" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpec as "MutatingAdmissionPolicySpec" {
+        failure_policy: Option<std::string::String> = "failurePolicy" optional;
+        match_conditions: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::MatchCondition>> = "matchConditions" optional strategy = "merge" merge_key = "name";
+        match_constraints: Option<k8s_openapi::api::admissionregistration::v1beta1::MatchResources> = "matchConstraints" optional;
+        mutations: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::Mutation>> = "mutations" optional;
+        param_kind: Option<k8s_openapi::api::admissionregistration::v1beta1::ParamKind> = "paramKind" optional;
+        reinvocation_policy: Option<std::string::String> = "reinvocationPolicy" optional;
+        variables: Option<std::vec::Vec<k8s_openapi::api::admissionregistration::v1beta1::Variable>> = "variables" optional;
+    }
+    k8s_openapi::api::admissionregistration::v1beta1::Mutation as "Mutation" {
+        apply_configuration: Option<k8s_openapi::api::admissionregistration::v1beta1::ApplyConfiguration> = "applyConfiguration" optional;
+        json_patch: Option<k8s_openapi::api::admissionregistration::v1beta1::JSONPatch> = "jsonPatch" optional;
+        patch_type: std::string::String = "patchType";
+    }
     k8s_openapi::api::resource::v1beta1::CapacityRequestPolicy as "CapacityRequestPolicy" {
         default: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "default" optional;
         valid_range: Option<k8s_openapi::api::resource::v1beta1::CapacityRequestPolicyRange> = "validRange" optional;
@@ -4322,13 +4347,6 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::resource::v1beta2::CapacityRequirements as "CapacityRequirements" {
         requests: Option<std::collections::BTreeMap<std::string::String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>> = "requests" optional;
     }
-    k8s_openapi::api::storage::v1::VolumeAttributesClass as "VolumeAttributesClass" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        driver_name: std::string::String = "driverName";
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        parameters: Option<std::collections::BTreeMap<std::string::String, std::string::String>> = "parameters" optional;
-    }
 }
 }
 
@@ -4341,6 +4359,14 @@ smp_derive::__foreign_impls! {
         pod_group: std::string::String = "podGroup";
         pod_group_replica_key: Option<std::string::String> = "podGroupReplicaKey" optional;
     }
+}
+}}
+
+k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_35! {
+#[cfg(feature = "k8s-prerelease")]
+smp_derive::__foreign_impls! {
+    krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::scheduling::v1alpha1::BasicSchedulingPolicy as "BasicSchedulingPolicy" = any;
     k8s_openapi::api::scheduling::v1alpha1::GangSchedulingPolicy as "GangSchedulingPolicy" {
         min_count: i32 = "minCount";
@@ -4372,6 +4398,18 @@ smp_derive::__foreign_impls! {
 }}
 
 k8s_openapi::k8s_if_ge_1_35! {
+smp_derive::__foreign_impls! {
+    krate = crate;
+    gates = k8s_openapi;
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource as "GroupResource" {
+        group: std::string::String = "group";
+        resource: std::string::String = "resource";
+    }
+}
+}
+
+k8s_openapi::k8s_if_ge_1_35! {
+#[cfg(feature = "k8s-prerelease")]
 smp_derive::__foreign_impls! {
     krate = crate;
     gates = k8s_openapi;
@@ -4422,10 +4460,6 @@ smp_derive::__foreign_impls! {
         conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
         resource_version: Option<std::string::String> = "resourceVersion" optional;
     }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource as "GroupResource" {
-        group: std::string::String = "group";
-        resource: std::string::String = "resource";
-    }
 }
 }
 
@@ -4437,6 +4471,14 @@ smp_derive::__foreign_impls! {
         allocation_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "allocationMultiplier" optional;
         capacity_key: Option<std::string::String> = "capacityKey" optional;
     }
+}
+}}
+
+k8s_openapi::k8s_if_ge_1_36! { k8s_openapi::k8s_if_le_1_36! {
+#[cfg(feature = "k8s-prerelease")]
+smp_derive::__foreign_impls! {
+    krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::resource::v1beta1::NodeAllocatableResourceMapping as "NodeAllocatableResourceMapping" {
         allocation_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "allocationMultiplier" optional;
         capacity_key: Option<std::string::String> = "capacityKey" optional;
@@ -4579,6 +4621,17 @@ smp_derive::__foreign_impls! {
     k8s_openapi::api::core::v1::VolumeStatus as "VolumeStatus" {
         image: Option<k8s_openapi::api::core::v1::ImageVolumeStatus> = "image" optional;
     }
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo as "ShardInfo" {
+        selector: std::string::String = "selector";
+    }
+}
+}
+
+k8s_openapi::k8s_if_ge_1_36! {
+#[cfg(feature = "k8s-prerelease")]
+smp_derive::__foreign_impls! {
+    krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::resource::v1alpha3::PoolStatus as "PoolStatus" {
         allocated_devices: Option<i32> = "allocatedDevices" optional;
         available_devices: Option<i32> = "availableDevices" optional;
@@ -4629,9 +4682,6 @@ smp_derive::__foreign_impls! {
         device: Option<std::string::String> = "device" optional;
         driver: Option<std::string::String> = "driver" optional;
         pool: Option<std::string::String> = "pool" optional;
-    }
-    k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo as "ShardInfo" {
-        selector: std::string::String = "selector";
     }
 }
 }
@@ -4712,6 +4762,104 @@ smp_derive::__foreign_impls! {
         health_conditions: Option<std::vec::Vec<k8s_openapi::api::core::v1::VolumeHealthCondition>> = "healthConditions" optional strategy = "merge" merge_key = "status,reason";
         last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
     }
+    k8s_openapi::api::resource::v1::DeviceDerivedAttribute as "DeviceDerivedAttribute" {
+        expression: std::string::String = "expression";
+        name: std::string::String = "name";
+    }
+    k8s_openapi::api::resource::v1::DeviceTaintRule as "DeviceTaintRule" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: k8s_openapi::api::resource::v1::DeviceTaintRuleSpec = "spec";
+        status: Option<k8s_openapi::api::resource::v1::DeviceTaintRuleStatus> = "status" optional;
+    }
+    k8s_openapi::api::resource::v1::DeviceTaintRuleSpec as "DeviceTaintRuleSpec" {
+        device_selector: Option<k8s_openapi::api::resource::v1::DeviceTaintSelector> = "deviceSelector" optional;
+        taint: k8s_openapi::api::resource::v1::DeviceTaint = "taint";
+    }
+    k8s_openapi::api::resource::v1::DeviceTaintRuleStatus as "DeviceTaintRuleStatus" {
+        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
+    }
+    k8s_openapi::api::resource::v1::DeviceTaintSelector as "DeviceTaintSelector" {
+        device: Option<std::string::String> = "device" optional;
+        driver: Option<std::string::String> = "driver" optional;
+        pool: Option<std::string::String> = "pool" optional;
+    }
+    k8s_openapi::api::resource::v1::NodeAllocatableMapping as "NodeAllocatableMapping" {
+        capacity_key: Option<std::string::String> = "capacityKey" optional;
+        capacity_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "capacityMultiplier" optional;
+        device_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "deviceMultiplier" optional;
+    }
+    k8s_openapi::api::resource::v1::NodeAllocatableOverhead as "NodeAllocatableOverhead" {
+        per_container: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "perContainer" optional;
+        per_pod: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "perPod" optional;
+    }
+    k8s_openapi::api::resource::v1::NodeAllocatableResource as "NodeAllocatableResource" {
+        mapping: Option<k8s_openapi::api::resource::v1::NodeAllocatableMapping> = "mapping" optional;
+        overhead: Option<k8s_openapi::api::resource::v1::NodeAllocatableOverhead> = "overhead" optional;
+    }
+    k8s_openapi::api::scheduling::v1alpha3::TopologyConstraint as "TopologyConstraint" {
+        key: std::string::String = "key";
+    }
+    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupAllDisruptionMode as "WorkloadPodGroupAllDisruptionMode" = any;
+    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupBasicSchedulingPolicy as "WorkloadPodGroupBasicSchedulingPolicy" = any;
+    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode as "WorkloadPodGroupDisruptionMode" {
+        all: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupAllDisruptionMode> = "all" optional;
+        single: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSingleDisruptionMode> = "single" optional;
+    }
+    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupGangSchedulingPolicy as "WorkloadPodGroupGangSchedulingPolicy" {
+        min_count: Option<i32> = "minCount" optional;
+    }
+    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupResourceClaim as "WorkloadPodGroupResourceClaim" {
+        name: std::string::String = "name";
+        resource_claim_name: Option<std::string::String> = "resourceClaimName" optional;
+        resource_claim_template_name: Option<std::string::String> = "resourceClaimTemplateName" optional;
+    }
+    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints as "WorkloadPodGroupSchedulingConstraints" {
+        topology: Option<std::vec::Vec<k8s_openapi::api::scheduling::v1alpha3::TopologyConstraint>> = "topology" optional;
+    }
+    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy as "WorkloadPodGroupSchedulingPolicy" {
+        basic: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupBasicSchedulingPolicy> = "basic" optional;
+        gang: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupGangSchedulingPolicy> = "gang" optional;
+    }
+    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSingleDisruptionMode as "WorkloadPodGroupSingleDisruptionMode" = any;
+    k8s_openapi::api::storage::v1::CSINodeStatus as "CSINodeStatus" {
+        storage_health: Option<std::vec::Vec<k8s_openapi::api::storage::v1::StorageHealth>> = "storageHealth" optional strategy = "merge" merge_key = "name";
+    }
+    k8s_openapi::api::storage::v1::StorageHealth as "StorageHealth" {
+        health_conditions: Option<std::vec::Vec<k8s_openapi::api::storage::v1::StorageHealthCondition>> = "healthConditions" optional;
+        name: std::string::String = "name";
+    }
+    k8s_openapi::api::storage::v1::StorageHealthCondition as "StorageHealthCondition" {
+        access_mode: Option<std::string::String> = "accessMode" optional;
+        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
+        message: Option<std::string::String> = "message" optional;
+        reason: std::string::String = "reason";
+        status: std::string::String = "status";
+        volume_mode: Option<std::string::String> = "volumeMode" optional;
+    }
+    k8s_openapi::api::storagemigration::v1::StorageVersionMigration as "StorageVersionMigration" {
+        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
+        const "kind" = <Self as k8s_openapi::Resource>::KIND;
+        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
+        spec: Option<k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec> = "spec" optional;
+        status: Option<k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus> = "status" optional;
+    }
+    k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec as "StorageVersionMigrationSpec" {
+        resource: k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource = "resource";
+    }
+    k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus as "StorageVersionMigrationStatus" {
+        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
+        resource_version: Option<std::string::String> = "resourceVersion" optional;
+    }
+}
+}
+
+k8s_openapi::k8s_if_ge_1_37! {
+#[cfg(feature = "k8s-prerelease")]
+smp_derive::__foreign_impls! {
+    krate = crate;
+    gates = k8s_openapi;
     k8s_openapi::api::lifecycle::v1alpha1::Eviction as "Eviction" {
         const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
         const "kind" = <Self as k8s_openapi::Resource>::KIND;
@@ -4775,42 +4923,6 @@ smp_derive::__foreign_impls! {
         name: std::string::String = "name";
         priority: i32 = "priority";
         state: std::string::String = "state";
-    }
-    k8s_openapi::api::resource::v1::DeviceDerivedAttribute as "DeviceDerivedAttribute" {
-        expression: std::string::String = "expression";
-        name: std::string::String = "name";
-    }
-    k8s_openapi::api::resource::v1::DeviceTaintRule as "DeviceTaintRule" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: k8s_openapi::api::resource::v1::DeviceTaintRuleSpec = "spec";
-        status: Option<k8s_openapi::api::resource::v1::DeviceTaintRuleStatus> = "status" optional;
-    }
-    k8s_openapi::api::resource::v1::DeviceTaintRuleSpec as "DeviceTaintRuleSpec" {
-        device_selector: Option<k8s_openapi::api::resource::v1::DeviceTaintSelector> = "deviceSelector" optional;
-        taint: k8s_openapi::api::resource::v1::DeviceTaint = "taint";
-    }
-    k8s_openapi::api::resource::v1::DeviceTaintRuleStatus as "DeviceTaintRuleStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
-    }
-    k8s_openapi::api::resource::v1::DeviceTaintSelector as "DeviceTaintSelector" {
-        device: Option<std::string::String> = "device" optional;
-        driver: Option<std::string::String> = "driver" optional;
-        pool: Option<std::string::String> = "pool" optional;
-    }
-    k8s_openapi::api::resource::v1::NodeAllocatableMapping as "NodeAllocatableMapping" {
-        capacity_key: Option<std::string::String> = "capacityKey" optional;
-        capacity_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "capacityMultiplier" optional;
-        device_multiplier: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "deviceMultiplier" optional;
-    }
-    k8s_openapi::api::resource::v1::NodeAllocatableOverhead as "NodeAllocatableOverhead" {
-        per_container: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "perContainer" optional;
-        per_pod: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity> = "perPod" optional;
-    }
-    k8s_openapi::api::resource::v1::NodeAllocatableResource as "NodeAllocatableResource" {
-        mapping: Option<k8s_openapi::api::resource::v1::NodeAllocatableMapping> = "mapping" optional;
-        overhead: Option<k8s_openapi::api::resource::v1::NodeAllocatableOverhead> = "overhead" optional;
     }
     k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus as "PartitionTypeStatus" {
         allocatable: i32 = "allocatable";
@@ -4969,9 +5081,6 @@ smp_derive::__foreign_impls! {
     }
     k8s_openapi::api::scheduling::v1alpha3::SingleCompositeDisruptionMode as "SingleCompositeDisruptionMode" = any;
     k8s_openapi::api::scheduling::v1alpha3::SingleDisruptionMode as "SingleDisruptionMode" = any;
-    k8s_openapi::api::scheduling::v1alpha3::TopologyConstraint as "TopologyConstraint" {
-        key: std::string::String = "key";
-    }
     k8s_openapi::api::scheduling::v1alpha3::TypedLocalObjectReference as "TypedLocalObjectReference" {
         api_group: Option<std::string::String> = "apiGroup" optional;
         kind: std::string::String = "kind";
@@ -4983,28 +5092,6 @@ smp_derive::__foreign_impls! {
         metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
         spec: k8s_openapi::api::scheduling::v1alpha3::WorkloadSpec = "spec";
     }
-    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupAllDisruptionMode as "WorkloadPodGroupAllDisruptionMode" = any;
-    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupBasicSchedulingPolicy as "WorkloadPodGroupBasicSchedulingPolicy" = any;
-    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode as "WorkloadPodGroupDisruptionMode" {
-        all: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupAllDisruptionMode> = "all" optional;
-        single: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSingleDisruptionMode> = "single" optional;
-    }
-    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupGangSchedulingPolicy as "WorkloadPodGroupGangSchedulingPolicy" {
-        min_count: Option<i32> = "minCount" optional;
-    }
-    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupResourceClaim as "WorkloadPodGroupResourceClaim" {
-        name: std::string::String = "name";
-        resource_claim_name: Option<std::string::String> = "resourceClaimName" optional;
-        resource_claim_template_name: Option<std::string::String> = "resourceClaimTemplateName" optional;
-    }
-    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints as "WorkloadPodGroupSchedulingConstraints" {
-        topology: Option<std::vec::Vec<k8s_openapi::api::scheduling::v1alpha3::TopologyConstraint>> = "topology" optional;
-    }
-    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy as "WorkloadPodGroupSchedulingPolicy" {
-        basic: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupBasicSchedulingPolicy> = "basic" optional;
-        gang: Option<k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupGangSchedulingPolicy> = "gang" optional;
-    }
-    k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSingleDisruptionMode as "WorkloadPodGroupSingleDisruptionMode" = any;
     k8s_openapi::api::scheduling::v1alpha3::WorkloadReference as "WorkloadReference" {
         template_name: std::string::String = "templateName";
         workload_name: std::string::String = "workloadName";
@@ -5122,35 +5209,6 @@ smp_derive::__foreign_impls! {
         composite_pod_group_templates: Option<std::vec::Vec<k8s_openapi::api::scheduling::v1beta1::CompositePodGroupTemplate>> = "compositePodGroupTemplates" optional;
         controller_ref: Option<k8s_openapi::api::scheduling::v1beta1::TypedLocalObjectReference> = "controllerRef" optional;
         pod_group_templates: Option<std::vec::Vec<k8s_openapi::api::scheduling::v1beta1::PodGroupTemplate>> = "podGroupTemplates" optional;
-    }
-    k8s_openapi::api::storage::v1::CSINodeStatus as "CSINodeStatus" {
-        storage_health: Option<std::vec::Vec<k8s_openapi::api::storage::v1::StorageHealth>> = "storageHealth" optional strategy = "merge" merge_key = "name";
-    }
-    k8s_openapi::api::storage::v1::StorageHealth as "StorageHealth" {
-        health_conditions: Option<std::vec::Vec<k8s_openapi::api::storage::v1::StorageHealthCondition>> = "healthConditions" optional;
-        name: std::string::String = "name";
-    }
-    k8s_openapi::api::storage::v1::StorageHealthCondition as "StorageHealthCondition" {
-        access_mode: Option<std::string::String> = "accessMode" optional;
-        last_transition_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> = "lastTransitionTime" optional;
-        message: Option<std::string::String> = "message" optional;
-        reason: std::string::String = "reason";
-        status: std::string::String = "status";
-        volume_mode: Option<std::string::String> = "volumeMode" optional;
-    }
-    k8s_openapi::api::storagemigration::v1::StorageVersionMigration as "StorageVersionMigration" {
-        const "apiVersion" = <Self as k8s_openapi::Resource>::API_VERSION;
-        const "kind" = <Self as k8s_openapi::Resource>::KIND;
-        metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta = "metadata";
-        spec: Option<k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec> = "spec" optional;
-        status: Option<k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus> = "status" optional;
-    }
-    k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec as "StorageVersionMigrationSpec" {
-        resource: k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource = "resource";
-    }
-    k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus as "StorageVersionMigrationStatus" {
-        conditions: Option<std::vec::Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>> = "conditions" optional strategy = "merge" merge_key = "type";
-        resource_version: Option<std::string::String> = "resourceVersion" optional;
     }
 }
 }

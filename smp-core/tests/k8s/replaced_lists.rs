@@ -6,7 +6,7 @@
 //! reference does.
 //!
 //! Choose the Kubernetes version on the command line:
-//! `cargo test -p smp-core --features k8s-openapi,k8s-openapi/latest`.
+//! `cargo test -p smp-core --features k8s-kinds,k8s-openapi/latest`.
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 use proptest::prelude::*;

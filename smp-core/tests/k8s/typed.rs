@@ -2,7 +2,7 @@
 //! JSON engine on their serialised form.
 //!
 //! Choose the Kubernetes version on the command line:
-//! `cargo test -p smp-core --features k8s-openapi,k8s-openapi/latest`.
+//! `cargo test -p smp-core --features k8s-kinds,k8s-openapi/latest`.
 //! The values are written as JSON, as some fields are `Option`s in one
 //! version and not in another (`Deployment.spec`).
 

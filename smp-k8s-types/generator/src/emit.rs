@@ -4,7 +4,7 @@
 //! only some of those versions have, and the lookup tables.
 
 use crate::parse::{Kind, Presence, TypeDef};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// The first line of every generated file.
@@ -149,22 +149,34 @@ impl File {
             }
         }
 
+        let gated = gated(&forms);
+
         // Ungated first, then oldest first.
         let mut runs: Vec<Versions> = by_run.keys().copied().collect();
         runs.sort_by_key(|r| (*r != everywhere, *r));
         for run in &runs {
-            let forms = &by_run[run];
-            line(w, "");
-            let (open, close) = gates(*run, everywhere);
-            optional_line(w, &open);
-            line(w, "smp_derive::__foreign_impls! {");
-            line(w, "    krate = crate;");
-            line(w, "    gates = k8s_openapi;");
-            for form in forms {
-                w.push_str(&form.text);
+            // The alpha and beta API versions' types apart, under their
+            // feature: a program that names none of them does not compile
+            // their impls.
+            let (prerelease, stable): (Vec<&Form>, Vec<&Form>) =
+                by_run[run].iter().partition(|form| gated.contains(form.path.as_str()));
+            for (forms, gate) in [(stable, None), (prerelease, Some(PRERELEASE_GATE))] {
+                if forms.is_empty() {
+                    continue;
+                }
+                line(w, "");
+                let (open, close) = gates(*run, everywhere);
+                optional_line(w, &open);
+                optional_line(w, gate.unwrap_or_default());
+                line(w, "smp_derive::__foreign_impls! {");
+                line(w, "    krate = crate;");
+                line(w, "    gates = k8s_openapi;");
+                for form in forms {
+                    w.push_str(&form.text);
+                }
+                line(w, "}");
+                optional_line(w, &close);
             }
-            line(w, "}");
-            optional_line(w, &close);
         }
 
         line(w, "");
@@ -230,6 +242,51 @@ impl File {
 /// each table names every type's schema function, so that building them
 /// compiles a schema for each of k8s-openapi's types.
 const KINDS_GATE: &str = "#[cfg(feature = \"k8s-kinds\")]";
+
+/// The feature of smp-core that compiles the impls of the types of alpha
+/// and beta API versions (on with `k8s-kinds`, whose tables name them).
+const PRERELEASE_GATE: &str = "#[cfg(feature = \"k8s-prerelease\")]";
+
+/// The types whose impls the prerelease feature gates: those of alpha and
+/// beta API versions that no other type holds (a stable type may hold an
+/// alpha field's type: `batch/v1`'s `JobSchedulingConfiguration` holds
+/// `scheduling/v1alpha3` types), in any version.
+fn gated(forms: &[(Versions, Form)]) -> BTreeSet<&str> {
+    let mut holds: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (_, form) in forms {
+        holds.entry(&form.path).or_default().extend(type_paths(&form.text).filter(|p| *p != form.path));
+    }
+    let mut needed: BTreeSet<&str> = BTreeSet::new();
+    let mut next: Vec<&str> = holds.keys().copied().filter(|p| !is_prerelease(p)).collect();
+    while let Some(path) = next.pop() {
+        for held in holds.get(path).into_iter().flatten() {
+            if needed.insert(held) {
+                next.push(held);
+            }
+        }
+    }
+    holds.keys().copied().filter(|p| is_prerelease(p) && !needed.contains(p)).collect()
+}
+
+/// The k8s-openapi type paths in a description (`k8s_openapi::...::Name`).
+fn type_paths(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices("k8s_openapi::").map(move |(start, _)| {
+        let rest = &text[start..];
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+        rest[..end].trim_end_matches(':')
+    })
+}
+
+/// Whether a type is of an alpha or beta API version (a module such as
+/// `v1beta1` or `v1alpha3` on its path).
+fn is_prerelease(path: &str) -> bool {
+    path.split("::").any(|segment| {
+        let Some(rest) = segment.strip_prefix('v') else { return false };
+        let major = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        let level = major.strip_prefix("alpha").or_else(|| major.strip_prefix("beta"));
+        major.len() < rest.len() && level.is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    })
+}
 
 /// The gates that keep a run of versions (opening and closing text, empty
 /// when the run is every version).
@@ -373,6 +430,27 @@ mod tests {
         );
         // The newest run stays open to later versions.
         assert_eq!(complement(Versions { first: 35, last: 37 }, EVERYWHERE), ["k8s_openapi::k8s_if_le_1_34!"]);
+    }
+
+    #[test]
+    fn type_paths_are_found_in_descriptions() {
+        let text = "    k8s_openapi::api::batch::v1::X as \"X\" {\n        a: Option<std::vec::Vec<k8s_openapi::api::scheduling::v1alpha3::Y>> = \"a\";\n        const \"kind\" = <Self as k8s_openapi::Resource>::KIND;\n";
+        let paths: Vec<&str> = type_paths(text).collect();
+        assert_eq!(
+            paths,
+            ["k8s_openapi::api::batch::v1::X", "k8s_openapi::api::scheduling::v1alpha3::Y", "k8s_openapi::Resource"]
+        );
+    }
+
+    #[test]
+    fn prerelease_versions() {
+        assert!(is_prerelease("k8s_openapi::api::resource::v1beta2::ResourceClaim"));
+        assert!(is_prerelease("k8s_openapi::api::scheduling::v1alpha3::Workload"));
+        assert!(!is_prerelease("k8s_openapi::api::apps::v1::Deployment"));
+        assert!(!is_prerelease("k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler"));
+        assert!(!is_prerelease("k8s_openapi::api::core::v1::beta1::X"));
+        assert!(!is_prerelease("k8s_openapi::api::core::vbeta1::X"));
+        assert!(!is_prerelease("k8s_openapi::api::core::v1beta::X"));
         assert_eq!(table_name("T", Versions { first: 34, last: 34 }, EVERYWHERE), "T_ONLY_1_34");
         assert_eq!(table_name("T", Versions { first: 33, last: 35 }, EVERYWHERE), "T_UNTIL_1_35");
     }
