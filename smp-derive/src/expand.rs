@@ -101,12 +101,11 @@ fn inline_methods(methods: TokenStream) -> TokenStream {
 fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
     let name = &c.name;
     let body = match &c.body {
-        Body::Fields(fields) | Body::JsonStruct(fields) => {
-            let constants = c.constants.iter().map(|(json, _)| {
-                quote!(#p::FieldSchema::new(#json, #p::Strategy::NONE, ::core::option::Option::None, || #p::Shape::Scalar))
-            });
-            let entries = constants.chain(fields.iter().map(|f| field_schema(f, p)));
-            quote!(#p::Shape::Struct(const { &#p::StructSchema { name: #name, fields: &[#(#entries),*] } }))
+        // The schema is in the table.
+        Body::Fields(_) => quote!(#p::Shape::Struct(const { #p::schema_of(<Self as #p::Walk>::__TABLE) })),
+        Body::JsonStruct(_) => {
+            let schema = struct_schema(c, p);
+            quote!(#p::Shape::Struct(const { &#schema }))
         }
         Body::Transparent(ty) => quote!(<#ty as #p::Walk>::__shape()),
         // Spanned at the `into` attribute: the type there needs the walker.
@@ -132,6 +131,20 @@ fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
     }
 }
 
+/// A struct's schema: its name, its constant keys, its fields.
+fn struct_schema(c: &Container, p: &TokenStream) -> TokenStream {
+    let name = &c.name;
+    let constants = c.constants.iter().map(|(json, _)| {
+        quote!(#p::FieldSchema::new(#json, #p::Strategy::NONE, ::core::option::Option::None, || #p::Shape::Scalar))
+    });
+    let fields = match &c.body {
+        Body::Fields(fields) | Body::JsonStruct(fields) => fields.as_slice(),
+        _ => &[],
+    };
+    let entries = constants.chain(fields.iter().map(|f| field_schema(f, p)));
+    quote!(#p::StructSchema { name: #name, fields: &[#(#entries),*] })
+}
+
 fn field_schema(f: &Field, p: &TokenStream) -> TokenStream {
     let ty = &f.ty;
     let json = &f.json;
@@ -150,21 +163,6 @@ fn field_schema(f: &Field, p: &TokenStream) -> TokenStream {
         #p::FieldSchema {
             name: #json, strategy: #strategy, merge_key: #merge_key,
             pointer: #pointer, flatten: #flatten, shape: #shape, key_eq: #key_eq,
-        }
-    }
-}
-
-/// The field descriptor the runtime helpers take.
-fn field_desc(f: &Field, p: &TokenStream) -> TokenStream {
-    let json = &f.json;
-    let strategy = strategy_const(f, p);
-    let merge_key = merge_key_const(f, p);
-    quote! {
-        #p::Field {
-            key: #json,
-            strategy: #strategy,
-            merge_key: #merge_key,
-            parent: <Self as #p::Walk>::__shape,
         }
     }
 }
@@ -214,6 +212,7 @@ fn struct_field_methods() -> TokenStream {
 /// small functions that reach it; one routine in smp-core walks every
 /// table.
 fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenStream) -> TokenStream {
+    let schema = struct_schema(c, p);
     let ops = fields.iter().map(|f| field_ops(f, p));
     // The JSON names a patch may set, sorted, each with its field's index,
     // for a binary search; the first field of a name wins.
@@ -234,6 +233,7 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
         const __TABLE: ::core::option::Option<&'static #p::FieldTable> = {
             #field_types
             ::core::option::Option::Some(&#p::FieldTable {
+                schema: #schema,
                 fields: &[#(#ops),*],
                 by_name: &[#(#names),*],
                 shape: <Self as #p::Walk>::__shape,
@@ -386,7 +386,6 @@ fn skips_null(f: &Field, path: &syn::ExprPath) -> bool {
 /// it is when missing; the steps themselves are compiled once per field
 /// type.
 fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
-    let desc = field_desc(f, p);
     let skip = match &f.skip_if {
         None => quote!(#p::Skip::Never),
         Some(path) if skips_null(f, path) => quote!(#p::Skip::Null),
@@ -394,6 +393,11 @@ fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
     };
     let ty = &f.ty;
     let missing = match (&f.missing, own_missing_value(f)) {
+        // An option (`Option::is_none` takes it): its default is its type's
+        // missing value, `None`.
+        (Missing::Default, None) if f.skip_if.as_ref().is_some_and(|path| skips_null(f, path)) => {
+            quote!(#p::Missing::Type)
+        }
         (Missing::Default, None) => quote!(#p::Missing::Default(#p::default_of::<#ty>)),
         (_, None) => quote!(#p::Missing::Type),
         (_, Some(_)) => quote!(#p::Missing::Set),
@@ -408,7 +412,6 @@ fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
     };
     quote! {
         #p::FieldOps {
-            field: #desc,
             skip: #skip,
             missing: #missing,
             applied: #applied,

@@ -115,8 +115,8 @@ pub use keyed::FieldKey;
 use serde_json::{Map, Value};
 
 /// How one field of a struct is patched: its JSON name, its patch metadata
-/// (constants written by the derive) and the schema of the struct that
-/// holds it.
+/// (from the schema in the struct's table) and the schema of the struct
+/// that holds it.
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
     /// The field's JSON name.
@@ -362,7 +362,7 @@ pub mod __private {
     pub use super::fallback::{Grouped, finish_diff, group_patch};
     pub use super::sets::ScalarMapKey;
     pub use super::walk::{
-        Accessed, FieldAccess, FieldOps, FieldTable, FieldValue, Json, Missing, Skip, by_table, default_of,
+        Accessed, FieldAccess, FieldOps, FieldTable, FieldValue, Json, Missing, Skip, by_table, default_of, schema_of,
         no_own_default, no_skip_if, this, this_mut,
     };
     pub use super::{Field, FieldKey, FieldPatch, ListField, RetainKeysField, StrategicMerge, StructFields, Walk};

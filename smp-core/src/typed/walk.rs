@@ -246,7 +246,7 @@ pub mod by_table {
     pub fn field_key<'s>(s: &'s dyn FieldValue, table: Table, json_name: &str) -> FieldKey<'s> {
         let Some(table) = table else { return FieldKey::Opaque };
         // Else a field serde writes but does not read.
-        let at = table.index_of(json_name).or_else(|| table.fields.iter().position(|f| f.field.key == json_name));
+        let at = table.index_of(json_name).or_else(|| (0..table.fields.len()).position(|i| table.field(i).key == json_name));
         match at {
             Some(i) => table_key(s, table, i),
             None => FieldKey::Absent,
@@ -302,9 +302,9 @@ pub mod by_table {
         for (key, value) in table.constants {
             m.insert((*key).to_string(), Value::String((*value).to_string()));
         }
-        for (i, ops) in table.fields.iter().enumerate() {
+        for i in 0..table.fields.len() {
             if let Some(v) = written(table, s, i) {
-                m.insert(ops.field.key.to_string(), v.json()?);
+                m.insert(table.field(i).key.to_string(), v.json()?);
             }
         }
         Ok(Value::Object(m))
@@ -424,7 +424,12 @@ pub type Read<T> = fn(&Value, Option<&Field>) -> Result<T>;
 /// only a field with a `skip_serializing_if` or a default of its own needs
 /// a function of the struct (a `match` on the field's index).
 pub struct FieldTable {
-    /// Every JSON field, in declaration order.
+    /// The struct's schema: its name, then its constant keys and its
+    /// fields with their patch metadata (the schema [`Walk::__shape`]
+    /// gives, one table for both).
+    pub schema: StructSchema,
+    /// How each field of the schema (after the constant keys) is reached
+    /// and written, in declaration order.
     pub fields: &'static [FieldOps],
     /// The JSON names of the fields a patch may set, sorted, with their
     /// index in `fields` (the first field of a name wins).
@@ -444,6 +449,12 @@ pub struct FieldTable {
 }
 
 impl FieldTable {
+    /// The field at an index, with its patch metadata from the schema.
+    pub(crate) fn field(&self, i: usize) -> Field {
+        let f = &self.schema.fields[self.constants.len() + i];
+        Field { key: f.name, strategy: f.strategy, merge_key: f.merge_key, parent: self.shape }
+    }
+
     /// The index of the field a patch or serde reads under this JSON name.
     pub(crate) fn index_of(&self, json_name: &str) -> Option<usize> {
         let at = self.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok()?;
@@ -540,6 +551,15 @@ unsafe fn field_at<T: FieldValue>(at: *const u8) -> *const dyn FieldValue {
 /// `at` points to a `T`.
 unsafe fn field_at_mut<T: FieldValue>(at: *mut u8) -> *mut dyn FieldValue {
     at.cast::<T>() as *mut dyn FieldValue
+}
+
+/// The schema in a struct's table ([`Walk::__shape`] of a struct with
+/// one, for generated code).
+pub const fn schema_of(table: Table) -> &'static StructSchema {
+    match table {
+        Some(table) => &table.schema,
+        None => panic!("a struct with fields has a table"),
+    }
 }
 
 /// Sets a field to its type's default (a [`Missing::Default`], for
@@ -874,11 +894,9 @@ pub enum Missing {
     Set,
 }
 
-/// One field of a struct: its patch metadata, and how serde writes and
-/// reads it.
+/// One field of a struct: how it is reached, and how serde writes and
+/// reads it (its name and patch metadata are in the table's schema).
 pub struct FieldOps {
-    /// JSON name, strategy, merge key.
-    pub field: Field,
     /// When serde leaves it out.
     pub skip: Skip,
     /// Its value when a patch removes it.
@@ -900,7 +918,7 @@ pub(crate) trait Fields {
 
     /// The field at this index, and whether serde reads it (a patch may
     /// set it).
-    fn field(&self, i: usize) -> (&Field, bool);
+    fn field(&self, i: usize) -> (Field, bool);
 
     /// The field's value as serde writes it (`None`: left out).
     fn value(&self, i: usize) -> Option<FieldRef<'_>>;
@@ -937,9 +955,8 @@ impl<R: Deref<Target = dyn FieldValue>> Fields for Struct<R> {
         self.table.fields.len()
     }
 
-    fn field(&self, i: usize) -> (&Field, bool) {
-        let ops = &self.table.fields[i];
-        (&ops.field, ops.applied)
+    fn field(&self, i: usize) -> (Field, bool) {
+        (self.table.field(i), self.table.fields[i].applied)
     }
 
     fn value(&self, i: usize) -> Option<FieldRef<'_>> {
@@ -966,9 +983,10 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
             return Ok(());
         }
         let present = !removed && self.value(i).is_some();
+        let field = self.table.field(i);
         let kept = match self.table.get_mut(&mut *self.s, i) {
-            Some(FieldMut::Value(v)) => v.apply_field(present, patch, &ops.field)?,
-            Some(FieldMut::Optional(mut v)) => v.apply_field(present, patch, &ops.field)?,
+            Some(FieldMut::Value(v)) => v.apply_field(present, patch, &field)?,
+            Some(FieldMut::Optional(mut v)) => v.apply_field(present, patch, &field)?,
             None => return Ok(()),
         };
         if kept {
@@ -995,7 +1013,7 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
                 Ok(())
             }
             Missing::Type => match self.table.get_mut(&mut *self.s, i) {
-                Some(FieldMut::Value(v)) => v.set_missing(ops.field.key),
+                Some(FieldMut::Value(v)) => v.set_missing(self.table.field(i).key),
                 Some(FieldMut::Optional(mut v)) => {
                     v.set_none();
                     Ok(())
@@ -1136,7 +1154,7 @@ fn fields_quiet_if_equal_in(s: &dyn Fields, schema: &'static StructSchema) -> bo
         return true;
     }
     let Some(fields) = table_facts(s, schema, facts) else { return false };
-    fields.iter().enumerate().all(|(i, f)| !f.sets || s.value(i).is_none_or(|v| v.quiet_if_equal(s.field(i).0)))
+    fields.iter().enumerate().all(|(i, f)| !f.sets || s.value(i).is_none_or(|v| v.quiet_if_equal(&s.field(i).0)))
 }
 
 /// [`Walk::__quiet_if_equal`] of a struct with a table.
@@ -1187,7 +1205,7 @@ fn diff_fields_in(
     let mut retain: Vec<&'static str> = Vec::new();
     let mut removed = false;
     for i in 0..new.count() {
-        let field = new.field(i).0;
+        let field = &new.field(i).0;
         let (a, b) = (old.value(i), new.value(i));
         // Only a `retainKeys` struct's patch lists its fields.
         if opts.retain_keys() {
