@@ -101,9 +101,7 @@ fn inline_methods(methods: TokenStream) -> TokenStream {
 fn shape_fn(c: &Container, p: &TokenStream) -> TokenStream {
     let name = &c.name;
     let body = match &c.body {
-        // The schema is in the table.
-        Body::Fields(_) => quote!(#p::Shape::Struct(const { #p::schema_of(<Self as #p::Walk>::__TABLE) })),
-        Body::JsonStruct(_) => {
+        Body::Fields(_) | Body::JsonStruct(_) => {
             let schema = struct_schema(c, p);
             quote!(#p::Shape::Struct(const { &#schema }))
         }
@@ -212,7 +210,6 @@ fn struct_field_methods() -> TokenStream {
 /// small functions that reach it; one routine in smp-core walks every
 /// table.
 fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenStream) -> TokenStream {
-    let schema = struct_schema(c, p);
     let ops = fields.iter().map(|f| field_ops(f, p));
     // The JSON names a patch may set, sorted, each with its field's index,
     // for a binary search; the first field of a name wins.
@@ -233,7 +230,6 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
         const __TABLE: ::core::option::Option<&'static #p::FieldTable> = {
             #field_types
             ::core::option::Option::Some(&#p::FieldTable {
-                schema: #schema,
                 fields: &[#(#ops),*],
                 by_name: &[#(#names),*],
                 shape: <Self as #p::Walk>::__shape,

@@ -15,7 +15,7 @@ use crate::engine::apply::retained_keys;
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result};
 use crate::lists::key::KeyValue;
-use crate::schema::{Shape, StructSchema};
+use crate::schema::{FieldSchema, Shape, Strategy, StructSchema};
 use crate::value::{fmt_s, fmt_v_map};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -246,7 +246,7 @@ pub mod by_table {
     pub fn field_key<'s>(s: &'s dyn FieldValue, table: Table, json_name: &str) -> FieldKey<'s> {
         let Some(table) = table else { return FieldKey::Opaque };
         // Else a field serde writes but does not read.
-        let at = table.index_of(json_name).or_else(|| (0..table.fields.len()).position(|i| table.field(i).key == json_name));
+        let at = table.index_of(json_name).or_else(|| table.field_schemas().iter().position(|f| f.name == json_name));
         match at {
             Some(i) => table_key(s, table, i),
             None => FieldKey::Absent,
@@ -256,7 +256,7 @@ pub mod by_table {
     /// [`Walk::__quiet_if_equal`].
     pub fn quiet_if_equal(s: &dyn FieldValue, table: Table) -> bool {
         match table.map(|t| (t, (t.shape)())) {
-            Some((table, Shape::Struct(schema))) => fields_quiet_if_equal_in(&Struct { table, s }, schema),
+            Some((table, Shape::Struct(schema))) => fields_quiet_if_equal_in(&Struct::new(table, s), schema),
             _ => false,
         }
     }
@@ -267,7 +267,7 @@ pub mod by_table {
             // A table that does not line up with its schema is refused:
             // generated code always writes both alike.
             Some((table, Shape::Struct(schema))) => {
-                fields_depth_ok_in(&Struct { table, s }, schema, open).unwrap_or(false)
+                fields_depth_ok_in(&Struct::new(table, s), schema, open).unwrap_or(false)
             }
             _ => false,
         }
@@ -285,12 +285,12 @@ pub mod by_table {
         if a.type_id() != (table.type_id)() || b.type_id() != (table.type_id)() {
             return Err(different_types());
         }
-        diff_fields_in(&Struct { table, s }, &Struct { table, s: desired }, (table.shape)(), opts, false)
+        diff_fields_in(&Struct::new(table, s), &Struct::new(table, desired), (table.shape)(), opts, false)
     }
 
     /// [`Walk::__apply_object`].
     pub fn apply_object(s: &mut dyn FieldValue, table: Table, patch: &Map<String, Value>) -> Result<()> {
-        apply_struct(&mut Struct { table: table.ok_or_else(no_table)?, s }, patch)
+        apply_struct(&mut Struct::new(table.ok_or_else(no_table)?, s), patch)
     }
 
     /// [`Walk::__json`] of a struct that serde writes field by field: its
@@ -302,9 +302,9 @@ pub mod by_table {
         for (key, value) in table.constants {
             m.insert((*key).to_string(), Value::String((*value).to_string()));
         }
-        for i in 0..table.fields.len() {
+        for (i, f) in table.field_schemas().iter().enumerate() {
             if let Some(v) = written(table, s, i) {
-                m.insert(table.field(i).key.to_string(), v.json()?);
+                m.insert(f.name.to_string(), v.json()?);
             }
         }
         Ok(Value::Object(m))
@@ -346,7 +346,7 @@ pub mod by_table {
                 }
             }
         }
-        let mut s = Struct { table, s };
+        let mut s = Struct::new(table, s);
         for (i, _) in read.iter().enumerate().filter(|(_, read)| !**read) {
             s.remove(i)?;
         }
@@ -424,12 +424,9 @@ pub type Read<T> = fn(&Value, Option<&Field>) -> Result<T>;
 /// only a field with a `skip_serializing_if` or a default of its own needs
 /// a function of the struct (a `match` on the field's index).
 pub struct FieldTable {
-    /// The struct's schema: its name, then its constant keys and its
-    /// fields with their patch metadata (the schema [`Walk::__shape`]
-    /// gives, one table for both).
-    pub schema: StructSchema,
-    /// How each field of the schema (after the constant keys) is reached
-    /// and written, in declaration order.
+    /// How each field of the struct's schema (after its constant keys) is
+    /// reached and written, in declaration order: the schema has the
+    /// fields' names and patch metadata.
     pub fields: &'static [FieldOps],
     /// The JSON names of the fields a patch may set, sorted, with their
     /// index in `fields` (the first field of a name wins).
@@ -449,10 +446,23 @@ pub struct FieldTable {
 }
 
 impl FieldTable {
-    /// The field at an index, with its patch metadata from the schema.
-    pub(crate) fn field(&self, i: usize) -> Field {
-        let f = &self.schema.fields[self.constants.len() + i];
-        Field { key: f.name, strategy: f.strategy, merge_key: f.merge_key, parent: self.shape }
+    /// The schema of the struct's fields, after its constant keys (empty
+    /// when the schema is not a struct's: generated code writes a
+    /// struct's with every table).
+    pub(crate) fn field_schemas(&self) -> &'static [FieldSchema] {
+        match (self.shape)() {
+            Shape::Struct(schema) => schema.fields.get(self.constants.len()..).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
+    /// The field at an index with its name and patch metadata, from the
+    /// schema's fields (`field_schemas`).
+    pub(crate) fn field(&self, schemas: &'static [FieldSchema], i: usize) -> Field {
+        match schemas.get(i) {
+            Some(f) => Field { key: f.name, strategy: f.strategy, merge_key: f.merge_key, parent: self.shape },
+            None => Field { key: "", strategy: Strategy::NONE, merge_key: None, parent: self.shape },
+        }
     }
 
     /// The index of the field a patch or serde reads under this JSON name.
@@ -551,15 +561,6 @@ unsafe fn field_at<T: FieldValue>(at: *const u8) -> *const dyn FieldValue {
 /// `at` points to a `T`.
 unsafe fn field_at_mut<T: FieldValue>(at: *mut u8) -> *mut dyn FieldValue {
     at.cast::<T>() as *mut dyn FieldValue
-}
-
-/// The schema in a struct's table ([`Walk::__shape`] of a struct with
-/// one, for generated code).
-pub const fn schema_of(table: Table) -> &'static StructSchema {
-    match table {
-        Some(table) => &table.schema,
-        None => panic!("a struct with fields has a table"),
-    }
 }
 
 /// Sets a field to its type's default (a [`Missing::Default`], for
@@ -947,7 +948,15 @@ pub(crate) trait FieldsMut: Fields {
 /// vtable, `&mut dyn FieldValue` when it is being patched.
 struct Struct<R> {
     table: &'static FieldTable,
+    /// The schema of its fields (`FieldTable::field_schemas`).
+    schemas: &'static [FieldSchema],
     s: R,
+}
+
+impl<R> Struct<R> {
+    fn new(table: &'static FieldTable, s: R) -> Self {
+        Struct { table, schemas: table.field_schemas(), s }
+    }
 }
 
 impl<R: Deref<Target = dyn FieldValue>> Fields for Struct<R> {
@@ -956,7 +965,7 @@ impl<R: Deref<Target = dyn FieldValue>> Fields for Struct<R> {
     }
 
     fn field(&self, i: usize) -> (Field, bool) {
-        (self.table.field(i), self.table.fields[i].applied)
+        (self.table.field(self.schemas, i), self.table.fields[i].applied)
     }
 
     fn value(&self, i: usize) -> Option<FieldRef<'_>> {
@@ -983,7 +992,7 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
             return Ok(());
         }
         let present = !removed && self.value(i).is_some();
-        let field = self.table.field(i);
+        let field = self.table.field(self.schemas, i);
         let kept = match self.table.get_mut(&mut *self.s, i) {
             Some(FieldMut::Value(v)) => v.apply_field(present, patch, &field)?,
             Some(FieldMut::Optional(mut v)) => v.apply_field(present, patch, &field)?,
@@ -1013,7 +1022,7 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
                 Ok(())
             }
             Missing::Type => match self.table.get_mut(&mut *self.s, i) {
-                Some(FieldMut::Value(v)) => v.set_missing(self.table.field(i).key),
+                Some(FieldMut::Value(v)) => v.set_missing(self.table.field(self.schemas, i).key),
                 Some(FieldMut::Optional(mut v)) => {
                     v.set_none();
                     Ok(())
@@ -1185,7 +1194,7 @@ pub(crate) fn diff_fields(
     opts: Opts,
     equal: bool,
 ) -> Result<Map<String, Value>> {
-    diff_fields_in(&Struct { table, s: old }, &Struct { table, s: new }, shape, opts, equal)
+    diff_fields_in(&Struct::new(table, old), &Struct::new(table, new), shape, opts, equal)
 }
 
 /// [`diff_fields`] on two values of one struct type.
