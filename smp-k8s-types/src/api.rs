@@ -82,7 +82,7 @@ impl Route {
     /// The route for `K`: strategic for the kinds built into Kubernetes
     /// (those of k8s-openapi), the custom-resource route for any other.
     pub fn of<K: Resource<DynamicType = ()>>() -> Route {
-        let builtin = smp_core::k8s::shape_of_kind(&K::api_version(&()), &K::kind(&())).is_some();
+        let builtin = smp_core::k8s::is_built_in(&K::api_version(&()), &K::kind(&()));
         if builtin { Route::Strategic } else { Route::CustomResource }
     }
 }

@@ -46,7 +46,7 @@
 //!   `kubectl.kubernetes.io/last-applied-configuration` annotation, on JSON
 //!   objects with any schema.
 //! - [`shape_of_kind`], [`shape_of_definition`] (feature `kinds`, on with
-//!   `kube` and `cli`): the patch metadata of a built-in kind named at run
+//!   `server` and `cli`): the patch metadata of a built-in kind named at run
 //!   time, without an OpenAPI document; [`crd_schema`]: the schemas of
 //!   CustomResourceDefinition manifests.
 //! - [`ssa_schemas`]: the built-in kinds' server-side apply schemas, for

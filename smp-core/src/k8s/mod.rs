@@ -104,6 +104,9 @@ mod arbitrary_json {
 /// An OpenAPI definition name and the schema of its type.
 type Definition = (&'static str, fn() -> Shape);
 
+/// A resource type's `apiVersion` and `kind`.
+type Kind = (&'static str, &'static str);
+
 #[cfg(feature = "k8s-kinds")]
 /// A resource type's `apiVersion`, `kind` and schema.
 type Resource = (&'static str, &'static str, fn() -> Shape);
@@ -187,6 +190,20 @@ pub fn shape_of_definition(name: &str) -> Option<Shape> {
         .copied()
         .chain([HAND_WRITTEN])
         .find_map(|table| table.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| (table[i].1)()))
+}
+
+/// Whether a resource type is built into Kubernetes (one of k8s-openapi's,
+/// of a stable version or not), by `apiVersion` and `kind`, in the
+/// Kubernetes version k8s-openapi is built for: the API server takes
+/// strategic merge patches for these, merge patches for custom resources.
+/// Unlike [`shape_of_kind`] (feature `k8s-kinds`), it compiles no schema.
+///
+/// ```
+/// assert!(smp_core::k8s::is_built_in("apps/v1", "Deployment"));
+/// assert!(!smp_core::k8s::is_built_in("example.com/v1", "Widget"));
+/// ```
+pub fn is_built_in(api_version: &str, kind: &str) -> bool {
+    generated::KINDS.iter().copied().flatten().any(|(a, k)| *a == api_version && *k == kind)
 }
 
 #[cfg(feature = "k8s-kinds")]

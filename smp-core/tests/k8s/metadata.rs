@@ -191,6 +191,20 @@ fn resources_have_constant_api_version_and_kind() {
 }
 
 #[test]
+fn built_in_kinds_are_the_resources_with_schemas() {
+    let resources: Vec<(&str, &str)> = smp_core::k8s::resources().map(|(a, k, _)| (a, k)).collect();
+    assert!(resources.len() > 100, "{} resources", resources.len());
+    for (api_version, kind) in &resources {
+        assert!(smp_core::k8s::is_built_in(api_version, kind), "{api_version} {kind}");
+        // A near miss of each is not.
+        assert!(!smp_core::k8s::is_built_in(api_version, &format!("{kind}s")), "{api_version} {kind}s");
+        assert!(!smp_core::k8s::is_built_in(&format!("x{api_version}"), kind), "x{api_version} {kind}");
+    }
+    assert!(smp_core::k8s::is_built_in("resource.k8s.io/v1beta2", "ResourceClaim"));
+    assert!(!smp_core::k8s::is_built_in("stable.example.com/v1", "CronTab"));
+}
+
+#[test]
 fn special_types() {
     assert!(matches!(Quantity::shape(), Shape::Scalar));
     assert!(matches!(Time::shape(), Shape::Scalar));

@@ -182,13 +182,13 @@ impl File {
         line(w, "");
         line(w, "/// The schema of each type above by OpenAPI definition name: one table");
         line(w, "/// per run of versions, each sorted by name.");
-        self.table(w, "DEFINITIONS", "super::Definition", &runs, &by_run, |f| {
+        self.table(w, "DEFINITIONS", "super::Definition", KINDS_GATE, &runs, &by_run, |f| {
             Some(format!("    ({:?}, <{} as crate::StrategicMerge>::shape),", f.definition, f.path))
         });
         line(w, "");
         line(w, "/// The schema of each resource type above (one with a constant");
         line(w, "/// `apiVersion` and `kind`): one table per run of versions.");
-        self.table(w, "RESOURCES", "super::Resource", &runs, &by_run, |f| {
+        self.table(w, "RESOURCES", "super::Resource", KINDS_GATE, &runs, &by_run, |f| {
             let path = &f.path;
             f.resource.then(|| {
                 format!(
@@ -197,23 +197,37 @@ impl File {
                 )
             })
         });
+        line(w, "");
+        line(w, "/// The `apiVersion` and `kind` of each resource type above, without its");
+        line(w, "/// schema: one table per run of versions.");
+        self.table(w, "KINDS", "super::Kind", "", &runs, &by_run, |f| {
+            let path = &f.path;
+            f.resource.then(|| {
+                format!(
+                    "    (<{path} as k8s_openapi::Resource>::API_VERSION, <{path} as k8s_openapi::Resource>::KIND),"
+                )
+            })
+        });
         out
     }
 
     /// A table with one constant per run of versions (empty in the other
-    /// versions), each sorted by definition name, and the list of them.
+    /// versions), each sorted by definition name, and the list of them,
+    /// each under `gate` (a `#[cfg]` line, or none).
+    #[allow(clippy::too_many_arguments)]
     fn table(
         &self,
         w: &mut String,
         table: &str,
         entry_type: &str,
+        gate: &str,
         runs: &[Versions],
         by_run: &BTreeMap<Versions, Vec<&Form>>,
         entry: impl Fn(&Form) -> Option<String>,
     ) {
         let everywhere = Versions { first: self.versions[0], last: *self.versions.last().expect("a version") };
         let names: Vec<String> = runs.iter().map(|r| table_name(table, *r, everywhere)).collect();
-        line(w, KINDS_GATE);
+        optional_line(w, gate);
         line(w, &format!("pub(super) static {table}: &[&[{entry_type}]] = &[{}];", names.join(", ")));
         for (run, name) in runs.iter().zip(&names) {
             let mut forms = by_run[run].clone();
@@ -221,7 +235,7 @@ impl File {
             line(w, "");
             let (open, close) = gates(*run, everywhere);
             optional_line(w, &open);
-            line(w, KINDS_GATE);
+            optional_line(w, gate);
             line(w, &format!("const {name}: &[{entry_type}] = &["));
             for form in forms {
                 if let Some(text) = entry(form) {
@@ -231,8 +245,9 @@ impl File {
             line(w, "];");
             optional_line(w, &close);
             // The same table, empty, in the other versions.
-            for gate in complement(*run, everywhere) {
-                line(w, &format!("{gate} {{ {KINDS_GATE} const {name}: &[{entry_type}] = &[]; }}"));
+            for complement in complement(*run, everywhere) {
+                let cfg = if gate.is_empty() { String::new() } else { format!("{gate} ") };
+                line(w, &format!("{complement} {{ {cfg}const {name}: &[{entry_type}] = &[]; }}"));
             }
         }
     }

@@ -255,7 +255,7 @@ mod fake_apiserver {
                         );
                     }
                     "application/strategic-merge-patch+json" => {
-                        let shape = smp_core::k8s::shape_of_kind("v1", "ConfigMap").expect("built in");
+                        let shape = <k8s_openapi::api::core::v1::ConfigMap as smp_core::StrategicMerge>::shape();
                         smp_core::apply(&stored, body, Schema::Static(shape)).map_err(|e| e.to_string())
                     }
                     "application/merge-patch+json" => merge_patch::apply(&stored, body).map_err(|e| e.to_string()),
