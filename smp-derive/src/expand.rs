@@ -403,8 +403,8 @@ fn field_ops(f: &Field, p: &TokenStream) -> TokenStream {
     // Spanned at the type, so that a type without the walker is one error
     // there (the schema's), not one more at the derive.
     let access = match &f.with {
-        Some(_) => quote!(<#p::Json<#ty> as #p::Accessed>::ACCESS),
-        None => quote_spanned!(ty.span()=> <#ty as #p::Accessed>::ACCESS),
+        Some(_) => quote!(#p::Json::<#ty>::ACCESS),
+        None => quote_spanned!(ty.span()=> <#ty as #p::Walk>::__ACCESS),
     };
     quote! {
         #p::FieldOps {

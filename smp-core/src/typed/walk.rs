@@ -531,18 +531,11 @@ impl FieldAccess {
     }
 }
 
-/// The [`FieldAccess`] of a field type (for generated code).
-pub trait Accessed {
-    /// The functions that reach a field of this type.
-    const ACCESS: &'static FieldAccess;
-}
-
-impl<T: Walk> Accessed for T {
-    const ACCESS: &'static FieldAccess = T::__ACCESS;
-}
-
-impl<T: Serialize + DeserializeOwned + 'static> Accessed for Json<T> {
-    const ACCESS: &'static FieldAccess = &FieldAccess::value::<Json<T>>();
+impl<T: Serialize + DeserializeOwned + 'static> Json<T> {
+    /// The [`FieldAccess`] of a field read and written through its serde
+    /// form (`#[patch(with)]`, for generated code; a field of a type with
+    /// the walker has [`Walk::__ACCESS`]).
+    pub const ACCESS: &'static FieldAccess = &FieldAccess::value::<Json<T>>();
 }
 
 /// The field of type `T` at `at`, behind its vtable.
