@@ -6,7 +6,11 @@
 //! (`generated.rs`, written by `cargo run -p smp-k8s-gen` from
 //! k8s-openapi's sources and `smp-k8s-types/generator/patch_metadata.txt`),
 //! each under the gates of the Kubernetes versions that have it; the types
-//! that are not plain structs are implemented here by hand.
+//! that are not plain structs are implemented here by hand. The types of
+//! alpha and beta API versions (`v1beta2`, `v1alpha3`...) are under the
+//! feature `k8s-prerelease` too, except those a stable type holds.
+//! [`is_built_in`] tells the kinds apart from custom resources without
+//! compiling a schema.
 //!
 //! The walkers of these types are `#[inline]`: like generic code, each is
 //! compiled in the program that uses it (with the walkers of the types it
