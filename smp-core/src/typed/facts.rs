@@ -42,9 +42,6 @@ pub(crate) struct StructFacts {
     pub(crate) unbounded: &'static [usize],
     /// The deepest nesting of the other fields' values.
     pub(crate) bounded: usize,
-    /// Where the fields of the type's field table start in `fields`
-    /// (`None`: they do not line up), checked on first use.
-    table: OnceLock<Option<usize>>,
 }
 
 /// What is known of one field of a struct.
@@ -120,15 +117,8 @@ struct Work {
 
 impl Work {
     fn of_struct(&mut self, s: &'static StructSchema) -> &'static StructFacts {
-        static ON_A_CYCLE: StructFacts = StructFacts {
-            depth: None,
-            quiet: false,
-            sets: true,
-            fields: &[],
-            unbounded: &[],
-            bounded: 0,
-            table: OnceLock::new(),
-        };
+        static ON_A_CYCLE: StructFacts =
+            StructFacts { depth: None, quiet: false, sets: true, fields: &[], unbounded: &[], bounded: 0 };
         let a = addr(s);
         if let Some(f) = known().read().unwrap_or_else(|e| e.into_inner()).get(&a) {
             return f;
@@ -158,7 +148,7 @@ impl Work {
         let unbounded: Vec<usize> = (0..fields.len()).filter(|&i| fields[i].depth.is_none()).collect();
         let unbounded: &'static [usize] = Box::leak(unbounded.into_boxed_slice());
         let bounded = fields.iter().filter_map(|f| f.depth).max().unwrap_or(0);
-        let facts = StructFacts { depth, quiet, sets, fields, unbounded, bounded, table: OnceLock::new() };
+        let facts = StructFacts { depth, quiet, sets, fields, unbounded, bounded };
         let facts: &'static StructFacts = Box::leak(Box::new(facts));
         self.done.insert(a, facts);
         facts
@@ -220,20 +210,16 @@ impl Work {
 }
 
 /// The facts of a struct's fields (`facts`: the struct's), by their index
-/// in its field table (`names`: the JSON names of the table's fields): the table lists the
-/// fields the schema lists after the constant ones (`apiVersion`, `kind`).
-/// `None` when they do not line up.
+/// in its field table of `count` fields: the table lists the fields the
+/// schema lists after the constant ones (`apiVersion`, `kind`), and takes
+/// their names from there. `None` when the schema has fewer fields.
 pub(crate) fn table_fields(
     schema: &'static StructSchema,
     facts: &'static StructFacts,
-    names: impl FnOnce() -> Vec<&'static str>,
+    count: usize,
 ) -> Option<&'static [FieldFacts]> {
-    let skip = *facts.table.get_or_init(|| {
-        let names = names();
-        let skip = schema.fields.len().checked_sub(names.len())?;
-        names.iter().zip(&schema.fields[skip..]).all(|(n, f)| *n == f.name).then_some(skip)
-    });
-    skip.map(|skip| &facts.fields[skip..])
+    let skip = schema.fields.len().checked_sub(count)?;
+    facts.fields.get(skip..)
 }
 
 /// Two equal values of this struct type diff to `{}` (`Some(sets)`: once

@@ -256,7 +256,9 @@ pub mod by_table {
     /// [`Walk::__quiet_if_equal`].
     pub fn quiet_if_equal(s: &dyn FieldValue, table: Table) -> bool {
         match table.map(|t| (t, (t.shape)())) {
-            Some((table, Shape::Struct(schema))) => fields_quiet_if_equal_in(&Struct::new(table, s), schema),
+            Some((table, shape @ Shape::Struct(schema))) => {
+                fields_quiet_if_equal_in(&Struct::new(table, shape, s), schema)
+            }
             _ => false,
         }
     }
@@ -266,8 +268,8 @@ pub mod by_table {
         match table.map(|t| (t, (t.shape)())) {
             // A table that does not line up with its schema is refused:
             // generated code always writes both alike.
-            Some((table, Shape::Struct(schema))) => {
-                fields_depth_ok_in(&Struct::new(table, s), schema, open).unwrap_or(false)
+            Some((table, shape @ Shape::Struct(schema))) => {
+                fields_depth_ok_in(&Struct::new(table, shape, s), schema, open).unwrap_or(false)
             }
             _ => false,
         }
@@ -285,12 +287,14 @@ pub mod by_table {
         if a.type_id() != (table.type_id)() || b.type_id() != (table.type_id)() {
             return Err(different_types());
         }
-        diff_fields_in(&Struct::new(table, s), &Struct::new(table, desired), (table.shape)(), opts, false)
+        let shape = (table.shape)();
+        diff_fields_in(&Struct::new(table, shape, s), &Struct::new(table, shape, desired), shape, opts, false)
     }
 
     /// [`Walk::__apply_object`].
     pub fn apply_object(s: &mut dyn FieldValue, table: Table, patch: &Map<String, Value>) -> Result<()> {
-        apply_struct(&mut Struct::new(table.ok_or_else(no_table)?, s), patch)
+        let table = table.ok_or_else(no_table)?;
+        apply_struct(&mut Struct::new(table, (table.shape)(), s), patch)
     }
 
     /// [`Walk::__json`] of a struct that serde writes field by field: its
@@ -346,7 +350,7 @@ pub mod by_table {
                 }
             }
         }
-        let mut s = Struct::new(table, s);
+        let mut s = Struct::new(table, (table.shape)(), s);
         for (i, _) in read.iter().enumerate().filter(|(_, read)| !**read) {
             s.remove(i)?;
         }
@@ -446,11 +450,16 @@ pub struct FieldTable {
 }
 
 impl FieldTable {
-    /// The schema of the struct's fields, after its constant keys (empty
-    /// when the schema is not a struct's: generated code writes a
-    /// struct's with every table).
+    /// The schema of the struct's fields, after its constant keys.
     pub(crate) fn field_schemas(&self) -> &'static [FieldSchema] {
-        match (self.shape)() {
+        self.field_schemas_in((self.shape)())
+    }
+
+    /// [`field_schemas`](Self::field_schemas) in the struct's schema, read
+    /// once by the caller (empty when it is not a struct's: generated code
+    /// writes a struct's with every table).
+    fn field_schemas_in(&self, shape: Shape) -> &'static [FieldSchema] {
+        match shape {
             Shape::Struct(schema) => schema.fields.get(self.constants.len()..).unwrap_or_default(),
             _ => &[],
         }
@@ -947,8 +956,10 @@ struct Struct<R> {
 }
 
 impl<R> Struct<R> {
-    fn new(table: &'static FieldTable, s: R) -> Self {
-        Struct { table, schemas: table.field_schemas(), s }
+    /// `shape`: the table's schema, `(table.shape)()`, which the caller
+    /// has read.
+    fn new(table: &'static FieldTable, shape: Shape, s: R) -> Self {
+        Struct { table, schemas: table.field_schemas_in(shape), s }
     }
 }
 
@@ -1118,7 +1129,7 @@ fn table_facts(
     schema: &'static StructSchema,
     facts: &'static StructFacts,
 ) -> Option<&'static [FieldFacts]> {
-    facts::table_fields(schema, facts, || (0..s.count()).map(|i| s.field(i).0.key).collect())
+    facts::table_fields(schema, facts, s.count())
 }
 
 /// A struct's depth check: only fields whose type does not bound their depth
@@ -1187,7 +1198,7 @@ pub(crate) fn diff_fields(
     opts: Opts,
     equal: bool,
 ) -> Result<Map<String, Value>> {
-    diff_fields_in(&Struct::new(table, old), &Struct::new(table, new), shape, opts, equal)
+    diff_fields_in(&Struct::new(table, shape, old), &Struct::new(table, shape, new), shape, opts, equal)
 }
 
 /// [`diff_fields`] on two values of one struct type.
