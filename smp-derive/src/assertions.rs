@@ -3,11 +3,10 @@
 //! error message (`#[diagnostic::on_unimplemented]`) says what is wrong
 //! with the attribute. The token-level checks are in `internals::check`.
 
-use crate::expand::{field_ident, self_ty};
 use crate::internals::model::{Body, Container, Field};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::LitStr;
+use syn::{Ident, LitStr};
 
 /// Type-level facts the checks of other types need about this one: its
 /// JSON fields (a struct), or that it is a scalar (an enum of unit
@@ -18,7 +17,7 @@ pub fn facts(c: &Container, p: &TokenStream) -> TokenStream {
         Body::Fields(fields) | Body::JsonStruct(fields) => witness(c, fields, p),
         Body::Scalar => {
             let scalar = scalar_impl(c, p, None);
-            let self_ty = self_ty(c);
+            let self_ty = c.self_ty();
             let (impl_generics, _, where_clause) = c.generics.split_for_impl();
             // serde_json writes a unit variant as a map key too.
             quote! {
@@ -40,7 +39,7 @@ pub fn facts(c: &Container, p: &TokenStream) -> TokenStream {
 /// The JSON fields of the type serde writes the value as (when it is a
 /// struct deriving `StrategicMerge`), for a merge key.
 fn fields_of(c: &Container, into: &syn::Type, p: &TokenStream) -> TokenStream {
-    let self_ty = self_ty(c);
+    let self_ty = c.self_ty();
     let mut bounded = c.generics.clone();
     for tp in bounded.type_params_mut() {
         tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
@@ -67,7 +66,7 @@ fn fields_of(c: &Container, into: &syn::Type, p: &TokenStream) -> TokenStream {
 /// `Scalar` for the type (for a transparent wrapper: when what it wraps
 /// is one).
 fn scalar_impl(c: &Container, p: &TokenStream, inner: Option<&syn::Type>) -> TokenStream {
-    let self_ty = self_ty(c);
+    let self_ty = c.self_ty();
     let (impl_generics, _, where_clause) = c.generics.split_for_impl();
     let mut predicates: Vec<TokenStream> =
         where_clause.map(|w| w.predicates.iter().map(|p| quote!(#p)).collect()).unwrap_or_default();
@@ -89,7 +88,7 @@ fn scalar_impl(c: &Container, p: &TokenStream, inner: Option<&syn::Type>) -> Tok
 /// is looked up in it. It lives in an anonymous block, out of the user's
 /// namespace.
 fn witness(c: &Container, fields: &[Field], p: &TokenStream) -> TokenStream {
-    let self_ty = self_ty(c);
+    let self_ty = c.self_ty();
     let vis = &c.vis;
     let witness = format_ident!("{}Fields", c.ident);
     let mut seen = std::collections::HashSet::new();
@@ -324,4 +323,19 @@ fn retain_keys_check(span: Span, ty: &syn::Type, p: &TokenStream) -> TokenStream
             retain_keys_field(field);
         }
     }
+}
+
+/// The JSON name as an identifier (mangled when it is not one).
+fn field_ident(json: &str, span: Span) -> Ident {
+    let valid = !json.is_empty()
+        && json.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && json.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if valid && syn::parse_str::<Ident>(json).is_ok() {
+        return Ident::new(json, span);
+    }
+    if valid && !matches!(json, "self" | "Self" | "super" | "crate" | "_") {
+        return Ident::new_raw(json, span);
+    }
+    let hex: String = json.bytes().map(|b| format!("{b:02x}")).collect();
+    format_ident!("__smp_field_{}", hex, span = span)
 }

@@ -2,15 +2,16 @@
 
 use crate::assertions;
 use crate::engine_path::Engine;
-use crate::internals::model::{self, Body, Container, Field, Missing, Reader};
+use crate::internals;
+use crate::internals::model::{Body, Container, Field, Missing, Reader};
 use crate::internals::strategy::Strategy;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident};
 
 pub fn derive(input: &DeriveInput, engine: Engine) -> TokenStream {
-    let (container, result) = model::from_input(input, engine);
+    let (container, result) = internals::from_input(input, engine);
     match result {
         Ok(()) => implementation(&container),
         // Report our attribute errors, and still implement the trait so that
@@ -24,18 +25,6 @@ pub fn derive(input: &DeriveInput, engine: Engine) -> TokenStream {
     }
 }
 
-/// The implementing type as written in `impl ... for <type>`.
-pub fn self_ty(c: &Container) -> TokenStream {
-    match &c.foreign {
-        Some(path) => quote!(#path),
-        None => {
-            let ident = &c.ident;
-            let (_, ty_generics, _) = c.generics.split_for_impl();
-            quote!(#ident #ty_generics)
-        }
-    }
-}
-
 pub fn implementation(c: &Container) -> TokenStream {
     implementation_with(c, true)
 }
@@ -45,7 +34,7 @@ pub fn implementation(c: &Container) -> TokenStream {
 fn implementation_with(c: &Container, check_fields: bool) -> TokenStream {
     let krate = &c.krate;
     let p = quote!(#krate::typed::__private);
-    let self_ty = self_ty(c);
+    let self_ty = c.self_ty();
     let mut generics = c.generics.clone();
     for tp in generics.type_params_mut() {
         tp.bounds.push(syn::parse_quote!(#p::StrategicMerge));
@@ -440,19 +429,4 @@ fn own_missing_value(f: &Field) -> Option<TokenStream> {
         Missing::ContainerDefault => quote!(<Self as ::core::default::Default>::default().#member),
         Missing::ContainerPath(path) => quote!(#path().#member),
     })
-}
-
-/// The JSON name as an identifier (mangled when it is not one).
-pub fn field_ident(json: &str, span: Span) -> Ident {
-    let valid = !json.is_empty()
-        && json.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && json.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if valid && syn::parse_str::<Ident>(json).is_ok() {
-        return Ident::new(json, span);
-    }
-    if valid && !matches!(json, "self" | "Self" | "super" | "crate" | "_") {
-        return Ident::new_raw(json, span);
-    }
-    let hex: String = json.bytes().map(|b| format!("{b:02x}")).collect();
-    format_ident!("__smp_field_{}", hex, span = span)
 }

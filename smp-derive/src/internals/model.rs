@@ -2,8 +2,9 @@
 //! name, presence rule and patch metadata.
 
 use super::attr::{self, Attr, Errors};
-use super::check;
 use super::strategy::Strategy;
+use proc_macro2::TokenStream;
+use quote::quote;
 use serde_derive_internals::{Ctxt, Derive, ast, attr as serde_attr};
 use syn::{DeriveInput, ExprPath, Generics, Ident, LitStr, Member, Path, Type, Visibility};
 
@@ -94,6 +95,20 @@ pub struct Field {
     pub built_in: bool,
 }
 
+impl Container {
+    /// The implementing type as written in `impl ... for <type>`.
+    pub fn self_ty(&self) -> TokenStream {
+        match &self.foreign {
+            Some(path) => quote!(#path),
+            None => {
+                let ident = &self.ident;
+                let (_, ty_generics, _) = self.generics.split_for_impl();
+                quote!(#ident #ty_generics)
+            }
+        }
+    }
+}
+
 impl Field {
     /// The field is an `Option` with no default: `None` is its value when
     /// it is absent, and the schema gives no other. Declared defaults are
@@ -137,17 +152,21 @@ impl Field {
     }
 }
 
-/// Builds the model, and checks it: the errors of our own attributes.
-/// serde's own attribute errors are left for serde's derive to report.
-pub fn from_input(input: &DeriveInput, engine: crate::engine_path::Engine) -> (Container, Result<(), syn::Error>) {
-    let mut errors = Errors::default();
-    let cattrs = attr::container_attrs(&input.attrs, &mut errors);
+/// Builds the model. Its errors are those of our own attributes; serde's
+/// own attribute errors, which `cx` collects, are left for serde's derive
+/// to report.
+pub fn build<'a>(
+    input: &'a DeriveInput,
+    cx: &Ctxt,
+    engine: crate::engine_path::Engine,
+    errors: &mut Errors,
+) -> (Container, Option<ast::Container<'a>>) {
+    let cattrs = attr::container_attrs(&input.attrs, errors);
     let krate = cattrs.krate.unwrap_or_else(|| engine.default_path());
-    let cx = Ctxt::new();
     let private = Ident::new("__private", proc_macro2::Span::call_site());
-    let parsed = ast::Container::from_ast(&cx, input, Derive::Serialize, &private);
+    let parsed = ast::Container::from_ast(cx, input, Derive::Serialize, &private);
     let mut skipped = Vec::new();
-    let body = parsed.as_ref().map_or(Body::Any, |parsed| body(parsed, &krate, &mut skipped, &mut errors));
+    let body = parsed.as_ref().map_or(Body::Any, |parsed| body(parsed, &krate, &mut skipped, errors));
     let reader = parsed.as_ref().and_then(|parsed| like_serde_derive(parsed, &body, &skipped));
     let container = Container {
         ident: input.ident.clone(),
@@ -161,10 +180,7 @@ pub fn from_input(input: &DeriveInput, engine: crate::engine_path::Engine) -> (C
         skipped,
         reader: reader.map_or(Reader::Serde, Reader::LikeSerdeDerive),
     };
-    check::check(input, parsed.as_ref(), &container, &mut errors);
-    // serde reports its own attribute errors; ours are independent.
-    let _ = cx.check();
-    (container, errors.check())
+    (container, parsed)
 }
 
 fn body(parsed: &ast::Container<'_>, krate: &Path, skipped: &mut Vec<String>, errors: &mut Errors) -> Body {
