@@ -44,6 +44,7 @@
 //! the server records `kubectl-*`-like defaults without it).
 
 use crate::kubectl::to_json;
+pub use crate::patch::Route;
 use crate::patch::{Patch, set_resource_version};
 use kube_client::Api;
 use kube_client::api::{PatchParams, PostParams};
@@ -66,25 +67,6 @@ pub enum Lock {
     /// The patch applies only while `metadata.resourceVersion` is still the
     /// live object's (controller-runtime's `MergeFromWithOptimisticLock`).
     ResourceVersion,
-}
-
-/// How a patch is sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
-    /// `application/strategic-merge-patch+json`: built-in kinds.
-    Strategic,
-    /// `application/merge-patch+json` without lock, guarded
-    /// `application/json-patch+json` with it: custom resources.
-    CustomResource,
-}
-
-impl Route {
-    /// The route for `K`: strategic for the kinds built into Kubernetes
-    /// (those of k8s-openapi), the custom-resource route for any other.
-    pub fn of<K: Resource<DynamicType = ()>>() -> Route {
-        let builtin = smp_core::k8s::is_built_in(&K::api_version(&()), &K::kind(&()));
-        if builtin { Route::Strategic } else { Route::CustomResource }
-    }
 }
 
 /// What [`PatchFrom::create_or_patch`] did.

@@ -237,9 +237,9 @@ pub trait StrategicPatch: StrategicMerge {
         // Serialised below: refused first when too deep.
         smp_core::typed::check_depth(self)?;
         smp_core::typed::check_depth(desired)?;
-        match crate::api::Route::of::<Self>() {
-            crate::api::Route::Strategic => kubectl::typed_apply_patch(self, desired, overwrite).map(Patch::Strategic),
-            crate::api::Route::CustomResource => {
+        match Route::of::<Self>() {
+            Route::Strategic => kubectl::typed_apply_patch(self, desired, overwrite).map(Patch::Strategic),
+            Route::CustomResource => {
                 let (live, desired) = (kubectl::to_json(self)?, kubectl::to_json(desired)?);
                 kubectl::merge_apply_patch(&live, &desired).map(Patch::Merge)
             }
@@ -269,4 +269,23 @@ fn is_only_resource_version(patch: &Value) -> bool {
     let Some(root) = patch.as_object() else { return false };
     let metadata = root.get("metadata").and_then(Value::as_object);
     root.len() == 1 && metadata.is_some_and(|m| m.len() == 1 && m.contains_key("resourceVersion"))
+}
+
+/// How a patch is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// `application/strategic-merge-patch+json`: built-in kinds.
+    Strategic,
+    /// `application/merge-patch+json` without lock, guarded
+    /// `application/json-patch+json` with it: custom resources.
+    CustomResource,
+}
+
+impl Route {
+    /// The route for `K`: strategic for the kinds built into Kubernetes
+    /// (those of k8s-openapi), the custom-resource route for any other.
+    pub fn of<K: Resource<DynamicType = ()>>() -> Route {
+        let builtin = smp_core::k8s::is_built_in(&K::api_version(&()), &K::kind(&()));
+        if builtin { Route::Strategic } else { Route::CustomResource }
+    }
 }

@@ -40,7 +40,7 @@ pub struct ResourceType {
     /// status, writes to `/status` keep everything else.
     pub status_subresource: bool,
     /// A `scale` subresource: where its replicas and selector live.
-    pub scale: Option<super::scale::ScalePaths>,
+    pub scale: Option<super::scale_paths::ScalePaths>,
     /// A CRD version's `additionalPrinterColumns` (the columns of
     /// `kubectl get`).
     pub printer_columns: Vec<Value>,
@@ -125,7 +125,7 @@ impl Catalog {
                 namespaced: names::namespaced(kind),
                 short_names: names::short_names(kind).iter().map(|s| s.to_string()).collect(),
                 status_subresource: has_field(&shape, "status"),
-                scale: super::scale::built_in(names::group_of(api_version), &names::plural(kind)),
+                scale: super::scale_paths::built_in(names::group_of(api_version), &names::plural(kind)),
                 printer_columns: Vec::new(),
                 schema: KindSchema::BuiltIn(shape),
                 storage: true,

@@ -66,7 +66,7 @@ pub fn resource_types(crd: &Value) -> Result<Vec<ResourceType>, ApiError> {
             namespaced,
             short_names: short_names.clone(),
             status_subresource: v["subresources"].get("status").is_some(),
-            scale: super::scale::of_crd_version(v),
+            scale: super::scale_paths::of_crd_version(v),
             printer_columns: v["additionalPrinterColumns"].as_array().cloned().unwrap_or_default(),
             storage: v["storage"] == Value::Bool(true),
             ssa: super::apply::crd_schema(group, version, kind, &schema),

@@ -50,6 +50,7 @@ mod protobuf;
 mod prune;
 mod route;
 mod scale;
+mod scale_paths;
 mod selector;
 mod status;
 mod store;
@@ -60,7 +61,7 @@ pub use catalog::{KindSchema, ResourceType};
 pub use clock::{Clock, Uids};
 pub use fault::{Action, Fault, LoggedRequest};
 pub use http::{ResponseBody, ServerService};
-pub use scale::{ScalePaths, SelectorSource};
+pub use scale_paths::{ScalePaths, SelectorSource};
 pub use status::ApiError;
 
 use catalog::Catalog;

@@ -4,56 +4,9 @@
 //! declares `subresources.scale`, as kube-apiserver's scale registries do.
 
 use super::catalog::ResourceType;
+use super::scale_paths::{ScalePaths, SelectorSource};
 use super::status::ApiError;
 use serde_json::{Map, Value, json};
-
-/// Where a resource keeps what its `Scale` shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScalePaths {
-    /// The desired replicas (`.spec.replicas`).
-    pub spec_replicas: Vec<String>,
-    /// The observed replicas (`.status.replicas`).
-    pub status_replicas: Vec<String>,
-    /// The label selector `status.selector` shows.
-    pub selector: SelectorSource,
-}
-
-/// How a resource holds the selector of its pods.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SelectorSource {
-    /// A `LabelSelector` at `.spec.selector` (the apps kinds).
-    LabelSelector,
-    /// A map of labels at `.spec.selector` (replication controllers).
-    Labels,
-    /// A CRD's `labelSelectorPath`: a string already in selector form.
-    Path(Option<Vec<String>>),
-}
-
-/// A CRD's `.a.b` path as its fields.
-fn path(text: &str) -> Vec<String> {
-    text.split('.').filter(|p| !p.is_empty()).map(str::to_string).collect()
-}
-
-/// The scale of a built-in resource, if it has one.
-pub fn built_in(group: &str, plural: &str) -> Option<ScalePaths> {
-    let selector = match (group, plural) {
-        ("apps", "deployments" | "replicasets" | "statefulsets") => SelectorSource::LabelSelector,
-        ("", "replicationcontrollers") => SelectorSource::Labels,
-        _ => return None,
-    };
-    Some(ScalePaths { spec_replicas: path(".spec.replicas"), status_replicas: path(".status.replicas"), selector })
-}
-
-/// The scale a CRD version declares (`subresources.scale`).
-pub fn of_crd_version(version: &Value) -> Option<ScalePaths> {
-    let scale = version["subresources"].get("scale")?;
-    let field = |name: &str| scale.get(name).and_then(Value::as_str).map(path);
-    Some(ScalePaths {
-        spec_replicas: field("specReplicasPath")?,
-        status_replicas: field("statusReplicasPath")?,
-        selector: SelectorSource::Path(field("labelSelectorPath")),
-    })
-}
 
 fn at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Value> {
     path.iter().try_fold(object, |v, k| v.get(k))
@@ -198,6 +151,7 @@ pub fn write(paths: &ScalePaths, object: &Value, name: &str, scale: &Value) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::scale_paths::{built_in, of_crd_version};
 
     #[test]
     fn selectors_print_as_labels_selector_strings() {

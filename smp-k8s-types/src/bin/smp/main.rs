@@ -17,6 +17,7 @@ mod numbers;
 mod op;
 mod output;
 mod prescan;
+mod request;
 mod schema;
 #[cfg(feature = "server")]
 mod serve;
@@ -199,7 +200,7 @@ impl Invocation {
             let found = batch.found.load(std::sync::atomic::Ordering::Relaxed);
             return Ok(if found { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
-        let request = single::Request {
+        let request = request::Request {
             op: self.op,
             inputs: self.inputs.iter().flatten().collect(),
             inline_patch: self.inline_patch.as_deref(),

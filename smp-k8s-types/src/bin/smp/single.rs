@@ -3,9 +3,10 @@
 //! each object, and optionally an account of what each patch did.
 
 use crate::args::{Format, PatchType, Source};
-use crate::documents::{self, Document, Objects};
-use crate::op::{Extensions, Op, apply_as};
+use crate::documents::{self, Document};
+use crate::op::{Op, apply_as};
 use crate::output::{self, Failure};
+use crate::request::Request;
 use crate::schema::Resolver;
 use crate::{explain, input, numbers, textdiff};
 use serde_json::{Value, json};
@@ -14,29 +15,6 @@ use std::process::ExitCode;
 
 /// The annotation `kubectl apply` keeps the last applied configuration in.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
-
-/// What to read and how to answer.
-pub struct Request<'a> {
-    pub op: Op,
-    /// The files, in the order of [`Op::inputs`] (with `from_annotation`,
-    /// without the first).
-    pub inputs: Vec<&'a Source>,
-    /// apply's `-p` text.
-    pub inline_patch: Option<&'a str>,
-    pub overwrite: bool,
-    pub from_annotation: bool,
-    pub recursive: bool,
-    pub explain: bool,
-    pub diff: bool,
-    pub format: Format,
-    pub exit_code: bool,
-    /// `--type`.
-    pub patch_type: PatchType,
-    /// `--patch-merge-key`, `--strict`, `--checked`.
-    pub ext: Extensions,
-    /// Kubernetes objects, or any documents (`--untyped`, `--openapi`).
-    pub objects: Objects,
-}
 
 /// One object's documents, in the order of [`Op::inputs`], and where it
 /// came from.

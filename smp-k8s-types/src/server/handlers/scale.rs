@@ -4,7 +4,8 @@
 use super::write::{Managed, commit, reply};
 use super::{Ctx, Reply};
 use crate::server::patch::{self, PatchType};
-use crate::server::scale::{self, ScalePaths};
+use crate::server::scale;
+use crate::server::scale_paths::ScalePaths;
 use crate::server::status::ApiError;
 use serde_json::Value;
 
