@@ -6,7 +6,6 @@
 //! identify an element ([`KeyFields`]), the key of an element or of a patch
 //! entry ([`Key`]), and the hashed lookups ([`Interner`], [`TagIndex`]).
 
-use super::order::{Lookup, Uncomparable};
 use crate::doc::member::Identity;
 pub(crate) use crate::doc::member::{Field, KeyValue};
 use crate::error::{Error, ErrorKind, Segment};
@@ -453,6 +452,42 @@ impl<'v> ValueIndex<'v> {
 /// The error for the places where Go's `==` panics.
 pub fn uncomparable() -> Error {
     ErrorKind::Uncomparable.into()
+}
+
+/// The reference compared two maps (or two lists) with `==` while looking an
+/// item up, which panics in Go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Uncomparable;
+
+/// Where the reference's `index` finds an item in an order list: at a
+/// position, nowhere, or nowhere because looking it up panics. Four bytes
+/// (the positions of a [`TagIndex`], which are
+/// `u32`s): the ordering steps hold one per element of a list, for two or
+/// three lists at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lookup(u32);
+
+impl Lookup {
+    /// Not in the order list.
+    pub const MISSING: Lookup = Lookup(u32::MAX);
+    /// Looking the item up panics in Go.
+    pub const UNCOMPARABLE: Lookup = Lookup(u32::MAX - 1);
+
+    /// Found at `pos`.
+    pub fn at(pos: u32) -> Self {
+        debug_assert!(pos < Self::UNCOMPARABLE.0, "a position of a u32 index");
+        Lookup(pos)
+    }
+
+    /// The position, if the item was found.
+    pub fn found(self) -> Option<usize> {
+        (self.0 < Self::UNCOMPARABLE.0).then_some(self.0 as usize)
+    }
+
+    /// The position, nowhere, or the panic of Go's lookup.
+    pub fn get(self) -> Result<Option<usize>, Uncomparable> {
+        if self == Self::UNCOMPARABLE { Err(Uncomparable) } else { Ok(self.found()) }
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@
 //! pairs elements by position, so they are paired in place, unsorted.
 
 use super::element::{DiffElements, missing_key};
-use super::key::{Field, Interner, Key, KeyFields, Tag, TagIndex, uncomparable};
-use super::order::{Lookup, Step, Uncomparable, go_sort_by, sort_by_lookup, walk_sorted};
+use super::key::{Field, Interner, Key, KeyFields, Lookup, Tag, TagIndex, Uncomparable, uncomparable};
+use super::order::{Step, go_sort_by, sort_by_lookup, walk_sorted};
 use crate::diff_options::Opts;
 use crate::directive::{PATCH, PatchOp};
 use crate::doc::{Document, Object as _};

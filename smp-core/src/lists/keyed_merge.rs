@@ -10,9 +10,9 @@
 //! reference meets them, so that the same one is reported.
 
 use super::element::{Elements, MergeElements, PatchObject, element_kind, missing_key};
-use super::key::{Field, Key, KeyFields, KeyValue, Tag, TagIndex, number_keys, uncomparable};
+use super::key::{Field, Key, KeyFields, KeyValue, Lookup, Tag, TagIndex, Uncomparable, number_keys, uncomparable};
 use super::key::{KeyHasher, KeyMap};
-use super::order::{Lookup, Uncomparable, in_order, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
+use super::order::{in_order, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
 use crate::directive::{PATCH, PatchOp};
 use crate::doc::copy_patch_value;
 use crate::doc::{Document, Object as _};

@@ -6,47 +6,11 @@
 //! generic over the element, so that the JSON engine and the typed layer
 //! share them.
 
-use super::key::{Field, Key, KeyValue, ValueIndex, uncomparable};
+use super::key::{Field, Key, KeyValue, Lookup, Uncomparable, ValueIndex, uncomparable};
 use crate::directive::{PATCH, PatchOp};
 use crate::doc::{Document, Object as _, go_eq};
 use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_v_list};
-
-/// The reference compared two maps (or two lists) with `==` while looking an
-/// item up, which panics in Go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Uncomparable;
-
-/// Where the reference's `index` finds an item in an order list: at a
-/// position, nowhere, or nowhere because looking it up panics. Four bytes
-/// (the positions of a [`TagIndex`](super::key::TagIndex), which are
-/// `u32`s): the ordering steps hold one per element of a list, for two or
-/// three lists at once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lookup(u32);
-
-impl Lookup {
-    /// Not in the order list.
-    pub const MISSING: Lookup = Lookup(u32::MAX);
-    /// Looking the item up panics in Go.
-    pub const UNCOMPARABLE: Lookup = Lookup(u32::MAX - 1);
-
-    /// Found at `pos`.
-    pub fn at(pos: u32) -> Self {
-        debug_assert!(pos < Self::UNCOMPARABLE.0, "a position of a u32 index");
-        Lookup(pos)
-    }
-
-    /// The position, if the item was found.
-    pub fn found(self) -> Option<usize> {
-        (self.0 < Self::UNCOMPARABLE.0).then_some(self.0 as usize)
-    }
-
-    /// The position, nowhere, or the panic of Go's lookup.
-    pub fn get(self) -> Result<Option<usize>, Uncomparable> {
-        if self == Self::UNCOMPARABLE { Err(Uncomparable) } else { Ok(self.found()) }
-    }
-}
 
 #[cfg(test)]
 /// Sorts `items` as Go's `sort.SliceStable` does with the reference's
