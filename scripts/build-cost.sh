@@ -4,9 +4,10 @@
 #
 # Makes throwaway binary crates in a temporary folder, each built clean
 # (its own target directory, no incremental caches), and prints a table of
-# wall time, the time of the units that matter (the program's own crate,
-# k8s-openapi, smp-core) and the binary's size, with the ratios of each
-# "smp" crate to its "base" twin:
+# wall time, CPU time (user and system, every rustc of the build), the
+# time of the units that matter (the program's own crate, k8s-openapi,
+# smp-core) and the binary's size, with the ratios of each "smp" crate to
+# its "base" twin:
 #
 #   base       k8s-openapi + serde_json: reads and prints a Deployment, Pod,
 #              Service, StatefulSet and ConfigMap
@@ -179,18 +180,26 @@ print(f'{total(sys.argv[2].replace("-", "_")) or total(sys.argv[2]):.1f} {total(
 EOF
 }
 
-declare -A wall own k8s core size
+declare -A wall cpu own k8s core size
+# The CPU time of a whole build: user and system time of cargo and every
+# rustc it waited for. On a machine whose cores are all busy (two cores,
+# a release build), the wall time follows it.
+TIMEFORMAT='%U %S'
 for profile in $profiles; do
   flag=""; [ "$profile" = release ] && flag="--release"
   for name in $crates; do
     make_crate "$name"
     dir="$work/$name"
     start=$(date +%s.%N)
-    (cd "$dir" && cargo build $flag --timings --locked -q 2>"$dir/build.log" || cargo build $flag --timings -q 2>>"$dir/build.log") \
-      || { cat "$dir/build.log" >&2; exit 1; }
+    if ! { time (cd "$dir" && { cargo build $flag --timings --locked -q 2>"$dir/build.log" \
+      || cargo build $flag --timings -q 2>>"$dir/build.log"; }); } 2>"$dir/cpu"; then
+      cat "$dir/build.log" >&2
+      exit 1
+    fi
     end=$(date +%s.%N)
     key="$profile/$name"
     wall[$key]=$(python3 -c "print(f'{$end - $start:.1f}')")
+    cpu[$key]=$(awk '{printf "%.1f", $1 + $2}' "$dir/cpu")
     read -r own[$key] k8s[$key] core[$key] < <(unit_times "$(ls -t "$dir"/target/cargo-timings/cargo-timing-*.html | head -1)" "$name")
     size[$key]=$(stat -c %s "$dir/target/$profile/$name")
     echo "built $key: ${wall[$key]} s (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
@@ -203,19 +212,19 @@ echo
 echo "machine: $(nproc) cores, $(uname -m); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "smp: $(git -C "$root" rev-parse --short HEAD)"
 echo
-echo "| profile | crate | wall s | own unit s | k8s-openapi s | smp-core s | binary MB | wall vs base | own unit vs base | binary vs base |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| profile | crate | wall s | CPU s | own unit s | k8s-openapi s | smp-core s | binary MB | wall vs base | CPU vs base | own unit vs base | binary vs base |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for profile in $profiles; do
   for name in $crates; do
     key="$profile/$name"
     base="$profile/${name%smp}base"
     mb=$(python3 -c "print(f'{${size[$key]} / 1e6:.1f}')")
     if [ "$name" != "${name%smp}" ] && [ -n "${wall[$base]:-}" ]; then
-      cmp="| $(ratio "${wall[$key]}" "${wall[$base]}") | $(ratio "${own[$key]}" "${own[$base]}") | $(ratio "${size[$key]}" "${size[$base]}") |"
+      cmp="| $(ratio "${wall[$key]}" "${wall[$base]}") | $(ratio "${cpu[$key]}" "${cpu[$base]}") | $(ratio "${own[$key]}" "${own[$base]}") | $(ratio "${size[$key]}" "${size[$base]}") |"
     else
-      cmp="| | | |"
+      cmp="| | | | |"
     fi
-    echo "| $profile | $name | ${wall[$key]} | ${own[$key]} | ${k8s[$key]} | ${core[$key]} | $mb $cmp"
+    echo "| $profile | $name | ${wall[$key]} | ${cpu[$key]} | ${own[$key]} | ${k8s[$key]} | ${core[$key]} | $mb $cmp"
   done
 done
 [ -z "${KEEP:-}" ] || echo "kept: $work"
