@@ -9,4 +9,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${1:-../shared}
 jq -c -S -s 'map(.components.schemas) | add' "$shared"/k8s/openapi-v3/*.json \
-    > smp-k8s-types/src/server/openapi_schemas.json
+    > smp-k8s-types/src/server/handlers/openapi_schemas.json

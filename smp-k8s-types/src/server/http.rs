@@ -2,8 +2,8 @@
 //! process) and the same service on a TCP listener (hyper).
 
 use super::Shared;
+use super::handlers::WatchStream;
 use super::handlers::{self, Call, Reply};
-use super::watch::WatchStream;
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use http_body::{Body, Frame};

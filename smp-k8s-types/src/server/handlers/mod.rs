@@ -1,8 +1,11 @@
 //! One request: faults first, then the route's handler, then the log.
 
+mod discovery;
+mod openapi;
 mod read;
 mod review;
 mod scale;
+mod watch;
 mod write;
 
 use super::catalog::ResourceType;
@@ -10,8 +13,7 @@ use super::fault::{Action, LoggedRequest};
 use super::route::{self, Route, Target};
 use super::status::ApiError;
 use super::store::Key;
-use super::watch::{self, WatchStream};
-use super::{Shared, State, discovery, lock, openapi, protobuf, table};
+use super::{Shared, State, lock, protobuf, table};
 use bytes::Bytes;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -19,6 +21,7 @@ use std::sync::Arc;
 
 pub(crate) use read::selectors;
 pub(crate) use review::is_review;
+pub(crate) use watch::WatchStream;
 pub(crate) use write::insert;
 
 /// A request, as the handlers read it.

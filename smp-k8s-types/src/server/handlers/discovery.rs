@@ -3,8 +3,8 @@
 //! asks for the aggregated form first and reads these when the answer is
 //! plain `application/json`.
 
-use super::catalog::{Catalog, ResourceType};
-use super::status::ApiError;
+use crate::server::catalog::{Catalog, ResourceType};
+use crate::server::status::ApiError;
 use serde_json::{Value, json};
 
 k8s_openapi::k8s_if_1_33! { const MINOR: &str = "33"; }
@@ -84,7 +84,7 @@ fn entries(r: &ResourceType) -> Vec<Value> {
         "singularName": r.singular,
         "namespaced": r.namespaced,
         "kind": r.kind,
-        "verbs": if super::handlers::is_review(&r.group, &r.plural) { &["create"][..] } else { VERBS },
+        "verbs": if super::is_review(&r.group, &r.plural) { &["create"][..] } else { VERBS },
     });
     if !r.short_names.is_empty() {
         main["shortNames"] = json!(r.short_names);

@@ -2,10 +2,10 @@
 //! `{"type": "ADDED", "object": {...}}`, from a resourceVersion, with
 //! bookmarks when asked.
 
-use super::handlers::Ctx;
-use super::selector::Selector;
-use super::status::ApiError;
-use super::store::{Change, EventType, version_string};
+use super::Ctx;
+use crate::server::selector::Selector;
+use crate::server::status::ApiError;
+use crate::server::store::{Change, EventType, version_string};
 use bytes::Bytes;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
@@ -35,7 +35,7 @@ pub struct WatchStream {
     deadline: Pin<Box<tokio::time::Sleep>>,
     bookmarks: Option<tokio::time::Interval>,
     /// Each object as a Table (`kubectl get --watch`).
-    tables: Option<super::table::WatchTables>,
+    tables: Option<crate::server::table::WatchTables>,
 }
 
 fn line(kind: &str, object: &Value) -> Bytes {
@@ -50,9 +50,9 @@ fn line(kind: &str, object: &Value) -> Bytes {
 /// server no longer remembers gets one ERROR event (410 Expired).
 pub fn open(ctx: &Ctx<'_>, as_table: bool) -> Result<WatchStream, ApiError> {
     let tables = as_table
-        .then(|| super::table::WatchTables::new(ctx.resource.clone(), ctx.query, &ctx.shared.clock))
+        .then(|| crate::server::table::WatchTables::new(ctx.resource.clone(), ctx.query, &ctx.shared.clock))
         .transpose()?;
-    let (labels, fields) = super::handlers::selectors(ctx)?;
+    let (labels, fields) = super::selectors(ctx)?;
     let flag = |name: &str| ctx.query.get(name).is_some_and(|v| v == "true" || v == "1");
     let timeout =
         ctx.query.get("timeoutSeconds").and_then(|t| t.parse().ok()).map_or(DEFAULT_TIMEOUT, Duration::from_secs);
@@ -116,7 +116,7 @@ impl WatchStream {
     }
 
     fn show(&self, object: &Value) -> Value {
-        let shown = super::object::with_type(object, &self.api_version, &self.kind);
+        let shown = crate::server::object::with_type(object, &self.api_version, &self.kind);
         match &self.tables {
             Some(tables) => tables.of(&shown),
             None => shown,

@@ -12,8 +12,8 @@
 //! kube-apiserver publishes them. Other built-in groups have no schemas:
 //! kubectl then uses the types compiled into it.
 
-use super::catalog::{Catalog, KindSchema, ResourceType};
-use super::status::ApiError;
+use crate::server::catalog::{Catalog, KindSchema, ResourceType};
+use crate::server::status::ApiError;
 use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
 
@@ -134,7 +134,7 @@ fn hash(catalog: &Catalog, group: &str, version: &str) -> String {
     SCHEMAS_TEXT.hash(&mut h);
     for r in catalog.all().filter(|r| r.group == group && r.version == version) {
         (&r.plural, &r.kind, r.namespaced, r.status_subresource).hash(&mut h);
-        if let super::catalog::KindSchema::Custom(schema) = &r.schema {
+        if let KindSchema::Custom(schema) = &r.schema {
             schema.to_string().hash(&mut h);
         }
     }
@@ -142,8 +142,10 @@ fn hash(catalog: &Catalog, group: &str, version: &str) -> String {
 }
 
 fn operation(r: &ResourceType) -> Value {
-    let content: Map<String, Value> =
-        super::patch::accepted(r).into_iter().map(|t| (t.to_string(), json!({"schema": {"type": "object"}}))).collect();
+    let content: Map<String, Value> = crate::server::patch::accepted(r)
+        .into_iter()
+        .map(|t| (t.to_string(), json!({"schema": {"type": "object"}})))
+        .collect();
     json!({
         "x-kubernetes-action": "patch",
         "x-kubernetes-group-version-kind": {"group": r.group, "version": r.version, "kind": r.kind},
