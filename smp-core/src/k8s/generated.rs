@@ -6140,710 +6140,8 @@ const DEFINITIONS_FROM_1_37: &[super::Definition] = &[
 }
 k8s_openapi::k8s_if_le_1_36! { #[cfg(feature = "k8s-kinds")] const DEFINITIONS_FROM_1_37: &[super::Definition] = &[]; }
 
-/// The schema of each resource type above (one with a constant
-/// `apiVersion` and `kind`): one table per run of versions.
-#[cfg(feature = "k8s-kinds")]
-pub(super) static RESOURCES: &[&[super::Resource]] = &[RESOURCES_ALL, RESOURCES_UNTIL_1_33, RESOURCES_UNTIL_1_34, RESOURCES_UNTIL_1_36, RESOURCES_ONLY_1_34, RESOURCES_FROM_1_34, RESOURCES_ONLY_1_35, RESOURCES_FROM_1_35, RESOURCES_ONLY_1_36, RESOURCES_FROM_1_36, RESOURCES_FROM_1_37];
-
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_ALL: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::ControllerRevision as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::ControllerRevision as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::ControllerRevision as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::DaemonSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::DaemonSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::DaemonSet as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::Deployment as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::Deployment as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::Deployment as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::ReplicaSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::ReplicaSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::ReplicaSet as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::apps::v1::StatefulSet as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::apps::v1::StatefulSet as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::apps::v1::StatefulSet as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authentication::v1::SelfSubjectReview as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authentication::v1::SelfSubjectReview as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authentication::v1::SelfSubjectReview as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authentication::v1::TokenRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authentication::v1::TokenRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authentication::v1::TokenRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authentication::v1::TokenReview as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authentication::v1::TokenReview as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authentication::v1::TokenReview as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authorization::v1::LocalSubjectAccessReview as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authorization::v1::LocalSubjectAccessReview as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authorization::v1::LocalSubjectAccessReview as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authorization::v1::SelfSubjectAccessReview as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authorization::v1::SelfSubjectAccessReview as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authorization::v1::SelfSubjectAccessReview as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authorization::v1::SelfSubjectRulesReview as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authorization::v1::SelfSubjectRulesReview as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authorization::v1::SelfSubjectRulesReview as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::authorization::v1::SubjectAccessReview as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::authorization::v1::SubjectAccessReview as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::authorization::v1::SubjectAccessReview as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::autoscaling::v1::Scale as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::autoscaling::v1::Scale as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::autoscaling::v1::Scale as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::batch::v1::CronJob as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::batch::v1::CronJob as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::batch::v1::CronJob as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::batch::v1::Job as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::batch::v1::Job as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::batch::v1::Job as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::certificates::v1::CertificateSigningRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::certificates::v1::CertificateSigningRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::certificates::v1::CertificateSigningRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::coordination::v1::Lease as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::coordination::v1::Lease as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::coordination::v1::Lease as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::Binding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::Binding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::Binding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::ComponentStatus as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::ComponentStatus as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::ComponentStatus as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::ConfigMap as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::ConfigMap as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::ConfigMap as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::Endpoints as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::Endpoints as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::Endpoints as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::Event as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::Event as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::Event as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::LimitRange as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::LimitRange as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::LimitRange as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::Namespace as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::Namespace as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::Namespace as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::Node as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::Node as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::Node as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::PersistentVolume as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::PersistentVolume as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::PersistentVolume as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::PersistentVolumeClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::PersistentVolumeClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::PersistentVolumeClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::Pod as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::Pod as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::Pod as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::PodTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::PodTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::PodTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::ReplicationController as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::ReplicationController as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::ReplicationController as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::ResourceQuota as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::ResourceQuota as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::ResourceQuota as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::Secret as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::Secret as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::Secret as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::Service as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::Service as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::Service as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::core::v1::ServiceAccount as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::core::v1::ServiceAccount as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::core::v1::ServiceAccount as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::discovery::v1::EndpointSlice as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::discovery::v1::EndpointSlice as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::discovery::v1::EndpointSlice as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::events::v1::Event as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::events::v1::Event as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::events::v1::Event as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::flowcontrol::v1::FlowSchema as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1::IPAddress as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1::IPAddress as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1::IPAddress as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1::Ingress as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1::Ingress as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1::Ingress as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1::IngressClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1::IngressClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1::IngressClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1::NetworkPolicy as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1::NetworkPolicy as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1::NetworkPolicy as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1::ServiceCIDR as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1::ServiceCIDR as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1::ServiceCIDR as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::node::v1::RuntimeClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::node::v1::RuntimeClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::node::v1::RuntimeClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::policy::v1::Eviction as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::policy::v1::Eviction as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::policy::v1::Eviction as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::policy::v1::PodDisruptionBudget as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::policy::v1::PodDisruptionBudget as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::policy::v1::PodDisruptionBudget as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::rbac::v1::ClusterRole as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::rbac::v1::ClusterRole as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::rbac::v1::ClusterRole as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::rbac::v1::ClusterRoleBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::rbac::v1::ClusterRoleBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::rbac::v1::ClusterRoleBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::rbac::v1::Role as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::rbac::v1::Role as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::rbac::v1::Role as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::rbac::v1::RoleBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::rbac::v1::RoleBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::rbac::v1::RoleBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta1::ResourceSlice as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta1::ResourceSlice as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta1::ResourceSlice as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::ResourceSlice as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::ResourceSlice as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::ResourceSlice as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::scheduling::v1::PriorityClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1::PriorityClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1::PriorityClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1::CSIDriver as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1::CSIDriver as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1::CSIDriver as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1::CSINode as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1::CSINode as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1::CSINode as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1::CSIStorageCapacity as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1::CSIStorageCapacity as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1::CSIStorageCapacity as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1::StorageClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1::StorageClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1::StorageClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1::VolumeAttachment as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1::VolumeAttachment as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1::VolumeAttachment as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::Status as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::Status as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::apimachinery::pkg::apis::meta::v1::Status as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService as crate::StrategicMerge>::shape,
-    ),
-];
-
-k8s_openapi::k8s_if_le_1_33! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_UNTIL_1_33: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicy as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicy as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1alpha3::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1alpha3::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1alpha3::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1alpha3::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1alpha3::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1alpha3::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1alpha3::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1alpha3::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1alpha3::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1alpha3::ResourceSlice as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1alpha3::ResourceSlice as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1alpha3::ResourceSlice as crate::StrategicMerge>::shape,
-    ),
-];
-}
-k8s_openapi::k8s_if_ge_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCES_UNTIL_1_33: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_le_1_34! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_UNTIL_1_34: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigration as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigration as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigration as crate::StrategicMerge>::shape,
-    ),
-];
-}
-k8s_openapi::k8s_if_ge_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCES_UNTIL_1_34: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_le_1_36! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_UNTIL_1_36: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1beta1::IPAddress as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1beta1::IPAddress as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1beta1::IPAddress as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::networking::v1beta1::ServiceCIDR as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::networking::v1beta1::ServiceCIDR as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::networking::v1beta1::ServiceCIDR as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as crate::StrategicMerge>::shape,
-    ),
-];
-}
-k8s_openapi::k8s_if_ge_1_37! { #[cfg(feature = "k8s-kinds")] const RESOURCES_UNTIL_1_36: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_34! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_ONLY_1_34: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as crate::StrategicMerge>::shape,
-    ),
-];
-}}
-k8s_openapi::k8s_if_le_1_33! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_34: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_34: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_34! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_FROM_1_34: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1::DeviceClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1::DeviceClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1::DeviceClass as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1::ResourceClaim as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1::ResourceClaim as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1::ResourceClaim as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1::ResourceClaimTemplate as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1::ResourceClaimTemplate as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1::ResourceSlice as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1::ResourceSlice as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1::ResourceSlice as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storage::v1::VolumeAttributesClass as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storage::v1::VolumeAttributesClass as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storage::v1::VolumeAttributesClass as crate::StrategicMerge>::shape,
-    ),
-];
-}
-k8s_openapi::k8s_if_le_1_33! { #[cfg(feature = "k8s-kinds")] const RESOURCES_FROM_1_34: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_35! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_ONLY_1_35: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::scheduling::v1alpha1::Workload as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1alpha1::Workload as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1alpha1::Workload as crate::StrategicMerge>::shape,
-    ),
-];
-}}
-k8s_openapi::k8s_if_le_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_35: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_36! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_35: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_35! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_FROM_1_35: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration as crate::StrategicMerge>::shape,
-    ),
-];
-}
-k8s_openapi::k8s_if_le_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCES_FROM_1_35: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_36! { k8s_openapi::k8s_if_le_1_36! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_ONLY_1_36: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::scheduling::v1alpha2::PodGroup as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1alpha2::PodGroup as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1alpha2::PodGroup as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::scheduling::v1alpha2::Workload as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1alpha2::Workload as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1alpha2::Workload as crate::StrategicMerge>::shape,
-    ),
-];
-}}
-k8s_openapi::k8s_if_le_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_36: &[super::Resource] = &[]; }
-k8s_openapi::k8s_if_ge_1_37! { #[cfg(feature = "k8s-kinds")] const RESOURCES_ONLY_1_36: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_36! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_FROM_1_36: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1beta2::DeviceTaintRule as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1beta2::DeviceTaintRule as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1beta2::DeviceTaintRule as crate::StrategicMerge>::shape,
-    ),
-];
-}
-k8s_openapi::k8s_if_le_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCES_FROM_1_36: &[super::Resource] = &[]; }
-
-k8s_openapi::k8s_if_ge_1_37! {
-#[cfg(feature = "k8s-kinds")]
-const RESOURCES_FROM_1_37: &[super::Resource] = &[
-    (
-        <k8s_openapi::api::certificates::v1::ClusterTrustBundle as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::certificates::v1::ClusterTrustBundle as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::certificates::v1::ClusterTrustBundle as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::certificates::v1::PodCertificateRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::certificates::v1::PodCertificateRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::certificates::v1::PodCertificateRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::lifecycle::v1alpha1::Eviction as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::lifecycle::v1alpha1::Eviction as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::lifecycle::v1alpha1::Eviction as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::resource::v1::DeviceTaintRule as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::resource::v1::DeviceTaintRule as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::resource::v1::DeviceTaintRule as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::scheduling::v1alpha3::PodGroup as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1alpha3::PodGroup as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1alpha3::PodGroup as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::scheduling::v1alpha3::Workload as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1alpha3::Workload as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1alpha3::Workload as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::scheduling::v1beta1::PodGroup as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1beta1::PodGroup as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1beta1::PodGroup as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::scheduling::v1beta1::Workload as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::scheduling::v1beta1::Workload as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::scheduling::v1beta1::Workload as crate::StrategicMerge>::shape,
-    ),
-    (
-        <k8s_openapi::api::storagemigration::v1::StorageVersionMigration as k8s_openapi::Resource>::API_VERSION,
-        <k8s_openapi::api::storagemigration::v1::StorageVersionMigration as k8s_openapi::Resource>::KIND,
-        <k8s_openapi::api::storagemigration::v1::StorageVersionMigration as crate::StrategicMerge>::shape,
-    ),
-];
-}
-k8s_openapi::k8s_if_le_1_36! { #[cfg(feature = "k8s-kinds")] const RESOURCES_FROM_1_37: &[super::Resource] = &[]; }
-
-/// The `apiVersion` and `kind` of each resource type above, without its
-/// schema: one table per run of versions.
+/// The `apiVersion` and `kind` of each resource type above (one with a
+/// constant `apiVersion` and `kind`): one table per run of versions.
 pub(super) static KINDS: &[&[super::Kind]] = &[KINDS_ALL, KINDS_UNTIL_1_33, KINDS_UNTIL_1_34, KINDS_UNTIL_1_36, KINDS_ONLY_1_34, KINDS_FROM_1_34, KINDS_ONLY_1_35, KINDS_FROM_1_35, KINDS_ONLY_1_36, KINDS_FROM_1_36, KINDS_FROM_1_37];
 
 const KINDS_ALL: &[super::Kind] = &[
@@ -7035,3 +6333,209 @@ const KINDS_FROM_1_37: &[super::Kind] = &[
 ];
 }
 k8s_openapi::k8s_if_le_1_36! { const KINDS_FROM_1_37: &[super::Kind] = &[]; }
+
+/// The schema of each resource type of `KINDS`, in the same tables and
+/// the same order.
+#[cfg(feature = "k8s-kinds")]
+pub(super) static RESOURCE_SHAPES: &[&[super::ResourceShape]] = &[RESOURCE_SHAPES_ALL, RESOURCE_SHAPES_UNTIL_1_33, RESOURCE_SHAPES_UNTIL_1_34, RESOURCE_SHAPES_UNTIL_1_36, RESOURCE_SHAPES_ONLY_1_34, RESOURCE_SHAPES_FROM_1_34, RESOURCE_SHAPES_ONLY_1_35, RESOURCE_SHAPES_FROM_1_35, RESOURCE_SHAPES_ONLY_1_36, RESOURCE_SHAPES_FROM_1_36, RESOURCE_SHAPES_FROM_1_37];
+
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_ALL: &[super::ResourceShape] = &[
+    <k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::apps::v1::ControllerRevision as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::apps::v1::DaemonSet as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::apps::v1::Deployment as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::apps::v1::ReplicaSet as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::apps::v1::StatefulSet as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::authentication::v1::SelfSubjectReview as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::authentication::v1::TokenRequest as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::authentication::v1::TokenReview as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::authorization::v1::LocalSubjectAccessReview as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::authorization::v1::SelfSubjectAccessReview as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::authorization::v1::SelfSubjectRulesReview as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::authorization::v1::SubjectAccessReview as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::autoscaling::v1::Scale as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::batch::v1::CronJob as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::batch::v1::Job as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::certificates::v1::CertificateSigningRequest as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::coordination::v1::Lease as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::coordination::v1alpha2::LeaseCandidate as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::coordination::v1beta1::LeaseCandidate as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::Binding as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::ComponentStatus as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::ConfigMap as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::Endpoints as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::Event as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::LimitRange as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::Namespace as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::Node as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::PersistentVolume as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::PersistentVolumeClaim as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::Pod as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::PodTemplate as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::ReplicationController as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::ResourceQuota as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::Secret as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::Service as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::core::v1::ServiceAccount as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::discovery::v1::EndpointSlice as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::events::v1::Event as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::flowcontrol::v1::FlowSchema as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::networking::v1::IPAddress as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::networking::v1::Ingress as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::networking::v1::IngressClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::networking::v1::NetworkPolicy as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::networking::v1::ServiceCIDR as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::node::v1::RuntimeClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::policy::v1::Eviction as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::policy::v1::PodDisruptionBudget as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::rbac::v1::ClusterRole as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::rbac::v1::ClusterRoleBinding as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::rbac::v1::Role as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::rbac::v1::RoleBinding as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1alpha3::DeviceTaintRule as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta1::DeviceClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta1::ResourceClaim as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta1::ResourceSlice as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta2::DeviceClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta2::ResourceClaim as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta2::ResourceSlice as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::scheduling::v1::PriorityClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storage::v1::CSIDriver as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storage::v1::CSINode as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storage::v1::CSIStorageCapacity as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storage::v1::StorageClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storage::v1::VolumeAttachment as crate::StrategicMerge>::shape,
+    <k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition as crate::StrategicMerge>::shape,
+    <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup as crate::StrategicMerge>::shape,
+    <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList as crate::StrategicMerge>::shape,
+    <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList as crate::StrategicMerge>::shape,
+    <k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions as crate::StrategicMerge>::shape,
+    <k8s_openapi::apimachinery::pkg::apis::meta::v1::Status as crate::StrategicMerge>::shape,
+    <k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService as crate::StrategicMerge>::shape,
+];
+
+k8s_openapi::k8s_if_le_1_33! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_UNTIL_1_33: &[super::ResourceShape] = &[
+    <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicy as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::admissionregistration::v1beta1::ValidatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1alpha3::DeviceClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1alpha3::ResourceClaim as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1alpha3::ResourceClaimTemplate as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1alpha3::ResourceSlice as crate::StrategicMerge>::shape,
+];
+}
+k8s_openapi::k8s_if_ge_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_UNTIL_1_33: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_le_1_34! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_UNTIL_1_34: &[super::ResourceShape] = &[
+    <k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigration as crate::StrategicMerge>::shape,
+];
+}
+k8s_openapi::k8s_if_ge_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_UNTIL_1_34: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_le_1_36! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_UNTIL_1_36: &[super::ResourceShape] = &[
+    <k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::networking::v1beta1::IPAddress as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::networking::v1beta1::ServiceCIDR as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storage::v1beta1::VolumeAttributesClass as crate::StrategicMerge>::shape,
+];
+}
+k8s_openapi::k8s_if_ge_1_37! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_UNTIL_1_36: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_ge_1_34! { k8s_openapi::k8s_if_le_1_34! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_ONLY_1_34: &[super::ResourceShape] = &[
+    <k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest as crate::StrategicMerge>::shape,
+];
+}}
+k8s_openapi::k8s_if_le_1_33! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_ONLY_1_34: &[super::ResourceShape] = &[]; }
+k8s_openapi::k8s_if_ge_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_ONLY_1_34: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_ge_1_34! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_FROM_1_34: &[super::ResourceShape] = &[
+    <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1::DeviceClass as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1::ResourceClaim as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1::ResourceClaimTemplate as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1::ResourceSlice as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storage::v1::VolumeAttributesClass as crate::StrategicMerge>::shape,
+];
+}
+k8s_openapi::k8s_if_le_1_33! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_FROM_1_34: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_ge_1_35! { k8s_openapi::k8s_if_le_1_35! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_ONLY_1_35: &[super::ResourceShape] = &[
+    <k8s_openapi::api::scheduling::v1alpha1::Workload as crate::StrategicMerge>::shape,
+];
+}}
+k8s_openapi::k8s_if_le_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_ONLY_1_35: &[super::ResourceShape] = &[]; }
+k8s_openapi::k8s_if_ge_1_36! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_ONLY_1_35: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_ge_1_35! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_FROM_1_35: &[super::ResourceShape] = &[
+    <k8s_openapi::api::certificates::v1beta1::PodCertificateRequest as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration as crate::StrategicMerge>::shape,
+];
+}
+k8s_openapi::k8s_if_le_1_34! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_FROM_1_35: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_ge_1_36! { k8s_openapi::k8s_if_le_1_36! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_ONLY_1_36: &[super::ResourceShape] = &[
+    <k8s_openapi::api::scheduling::v1alpha2::PodGroup as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::scheduling::v1alpha2::Workload as crate::StrategicMerge>::shape,
+];
+}}
+k8s_openapi::k8s_if_le_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_ONLY_1_36: &[super::ResourceShape] = &[]; }
+k8s_openapi::k8s_if_ge_1_37! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_ONLY_1_36: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_ge_1_36! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_FROM_1_36: &[super::ResourceShape] = &[
+    <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1beta2::DeviceTaintRule as crate::StrategicMerge>::shape,
+];
+}
+k8s_openapi::k8s_if_le_1_35! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_FROM_1_36: &[super::ResourceShape] = &[]; }
+
+k8s_openapi::k8s_if_ge_1_37! {
+#[cfg(feature = "k8s-kinds")]
+const RESOURCE_SHAPES_FROM_1_37: &[super::ResourceShape] = &[
+    <k8s_openapi::api::certificates::v1::ClusterTrustBundle as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::certificates::v1::PodCertificateRequest as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::lifecycle::v1alpha1::Eviction as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::resource::v1::DeviceTaintRule as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::scheduling::v1alpha3::PodGroup as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::scheduling::v1alpha3::Workload as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::scheduling::v1beta1::PodGroup as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::scheduling::v1beta1::Workload as crate::StrategicMerge>::shape,
+    <k8s_openapi::api::storagemigration::v1::StorageVersionMigration as crate::StrategicMerge>::shape,
+];
+}
+k8s_openapi::k8s_if_le_1_36! { #[cfg(feature = "k8s-kinds")] const RESOURCE_SHAPES_FROM_1_37: &[super::ResourceShape] = &[]; }

@@ -112,8 +112,9 @@ type Definition = (&'static str, fn() -> Shape);
 type Kind = (&'static str, &'static str);
 
 #[cfg(feature = "k8s-kinds")]
-/// A resource type's `apiVersion`, `kind` and schema.
-type Resource = (&'static str, &'static str, fn() -> Shape);
+/// A resource type's schema, beside its [`Kind`] in the same place of the
+/// other table.
+type ResourceShape = fn() -> Shape;
 
 #[cfg(feature = "k8s-kinds")]
 /// The definitions of the hand-written types, sorted by name.
@@ -216,12 +217,7 @@ pub fn is_built_in(api_version: &str, kind: &str) -> bool {
 /// (e.g. `apps/v1`, `Deployment`), in the Kubernetes version k8s-openapi is
 /// built for.
 pub fn shape_of_kind(api_version: &str, kind: &str) -> Option<Shape> {
-    generated::RESOURCES
-        .iter()
-        .copied()
-        .flatten()
-        .find(|(a, k, _)| *a == api_version && *k == kind)
-        .map(|(_, _, shape)| shape())
+    kinds_with_shapes().find(|((a, k), _)| *a == api_version && *k == kind).map(|(_, shape)| shape())
 }
 
 #[cfg(feature = "k8s-kinds")]
@@ -229,7 +225,15 @@ pub fn shape_of_kind(api_version: &str, kind: &str) -> Option<Shape> {
 /// Every built-in resource type, as `(apiVersion, kind, schema)`, in the
 /// Kubernetes version k8s-openapi is built for.
 pub fn resources() -> impl Iterator<Item = (&'static str, &'static str, Shape)> {
-    generated::RESOURCES.iter().copied().flatten().map(|(api_version, kind, shape)| (*api_version, *kind, shape()))
+    kinds_with_shapes().map(|((api_version, kind), shape)| (api_version, kind, shape()))
+}
+
+#[cfg(feature = "k8s-kinds")]
+/// Each resource type's kind with its schema: the generator writes both
+/// tables from the same types, in the same order.
+fn kinds_with_shapes() -> impl Iterator<Item = (Kind, ResourceShape)> {
+    let kinds = generated::KINDS.iter().copied().flatten().copied();
+    kinds.zip(generated::RESOURCE_SHAPES.iter().copied().flatten().copied())
 }
 
 #[cfg(feature = "k8s-kinds")]

@@ -200,6 +200,11 @@ fn built_in_kinds_are_the_resources_with_schemas() {
         assert!(!smp_core::k8s::is_built_in(api_version, &format!("{kind}s")), "{api_version} {kind}s");
         assert!(!smp_core::k8s::is_built_in(&format!("x{api_version}"), kind), "x{api_version} {kind}");
     }
+    // Each kind's schema is its own type's: the kinds and the schemas are
+    // two tables read side by side.
+    for (api_version, kind, shape) in smp_core::k8s::resources() {
+        assert_eq!(fields(shape).name, kind, "{api_version} {kind}");
+    }
     // Kinds of alpha and beta versions too, whose impls are a feature.
     assert!(resources.iter().any(|(a, _)| a.contains("beta") || a.contains("alpha")));
     assert!(!smp_core::k8s::is_built_in("stable.example.com/v1", "CronTab"));

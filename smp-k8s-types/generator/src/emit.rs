@@ -182,25 +182,13 @@ impl File {
         line(w, "");
         line(w, "/// The schema of each type above by OpenAPI definition name: one table");
         line(w, "/// per run of versions, each sorted by name.");
-        self.table(w, "DEFINITIONS", "super::Definition", KINDS_GATE, &runs, &by_run, |f| {
+        self.table(w, Table::DEFINITIONS, &runs, &by_run, |f| {
             Some(format!("    ({:?}, <{} as crate::StrategicMerge>::shape),", f.definition, f.path))
         });
         line(w, "");
-        line(w, "/// The schema of each resource type above (one with a constant");
-        line(w, "/// `apiVersion` and `kind`): one table per run of versions.");
-        self.table(w, "RESOURCES", "super::Resource", KINDS_GATE, &runs, &by_run, |f| {
-            let path = &f.path;
-            f.resource.then(|| {
-                format!(
-                    "    (\n        <{path} as k8s_openapi::Resource>::API_VERSION,\n        <{path} as \
-                     k8s_openapi::Resource>::KIND,\n        <{path} as crate::StrategicMerge>::shape,\n    ),"
-                )
-            })
-        });
-        line(w, "");
-        line(w, "/// The `apiVersion` and `kind` of each resource type above, without its");
-        line(w, "/// schema: one table per run of versions.");
-        self.table(w, "KINDS", "super::Kind", "", &runs, &by_run, |f| {
+        line(w, "/// The `apiVersion` and `kind` of each resource type above (one with a");
+        line(w, "/// constant `apiVersion` and `kind`): one table per run of versions.");
+        self.table(w, Table::KINDS, &runs, &by_run, |f| {
             let path = &f.path;
             f.resource.then(|| {
                 format!(
@@ -208,23 +196,27 @@ impl File {
                 )
             })
         });
+        line(w, "");
+        line(w, "/// The schema of each resource type of `KINDS`, in the same tables and");
+        line(w, "/// the same order.");
+        self.table(w, Table::RESOURCE_SHAPES, &runs, &by_run, |f| {
+            f.resource.then(|| format!("    <{} as crate::StrategicMerge>::shape,", f.path))
+        });
         out
     }
 
     /// A table with one constant per run of versions (empty in the other
-    /// versions), each sorted by definition name, and the list of them,
-    /// each under `gate` (a `#[cfg]` line, or none).
-    #[allow(clippy::too_many_arguments)]
+    /// versions), each sorted by definition name, and the list of them:
+    /// tables written from the same forms line up entry by entry.
     fn table(
         &self,
         w: &mut String,
-        table: &str,
-        entry_type: &str,
-        gate: &str,
+        table: Table,
         runs: &[Versions],
         by_run: &BTreeMap<Versions, Vec<&Form>>,
         entry: impl Fn(&Form) -> Option<String>,
     ) {
+        let Table { name: table, entry_type, gate } = table;
         let everywhere = Versions { first: self.versions[0], last: *self.versions.last().expect("a version") };
         let names: Vec<String> = runs.iter().map(|r| table_name(table, *r, everywhere)).collect();
         optional_line(w, gate);
@@ -251,6 +243,22 @@ impl File {
             }
         }
     }
+}
+
+/// A table of the types by name: its name, the type of its entries, and
+/// the `#[cfg]` line it is under (or none).
+struct Table {
+    name: &'static str,
+    entry_type: &'static str,
+    gate: &'static str,
+}
+
+impl Table {
+    const DEFINITIONS: Table = Table { name: "DEFINITIONS", entry_type: "super::Definition", gate: KINDS_GATE };
+    /// Names only, compiled without `k8s-kinds` (`is_built_in`).
+    const KINDS: Table = Table { name: "KINDS", entry_type: "super::Kind", gate: "" };
+    const RESOURCE_SHAPES: Table =
+        Table { name: "RESOURCE_SHAPES", entry_type: "super::ResourceShape", gate: KINDS_GATE };
 }
 
 /// The feature of smp-core that compiles the tables of types by name:
