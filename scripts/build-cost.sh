@@ -15,6 +15,14 @@
 #   cr-base    a custom resource spec embedding a PodTemplateSpec, read and
 #              printed
 #   cr-smp     the same spec deriving StrategicMerge, diffed and applied
+#   op-base    an operator: kube's client (rustls, tokio), a custom resource
+#              whose spec embeds a PodTemplateSpec, and a Deployment, each
+#              read, changed and sent back as a JSON merge patch
+#   op-smp     the same operator sending smp's patches (strategic for the
+#              Deployment, the custom resource's route for the resource)
+#
+#   The op pair is not built by default (kube's dependencies make it
+#   several times longer): CRATES="op-base op-smp".
 #
 #   scripts/build-cost.sh                    # debug and release
 #   PROFILES=debug scripts/build-cost.sh     # one profile
@@ -34,7 +42,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/smp-build-cost.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 export CARGO_INCREMENTAL=0
 
-manifest() { # name, extra dependencies
+manifest() { # name, extra dependencies, k8s-openapi features
   cat <<EOF
 [package]
 name = "$1"
@@ -43,7 +51,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-k8s-openapi = { version = "0.29", features = ["latest"] }
+k8s-openapi = { version = "0.29", features = [$3] }
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 $2
@@ -153,17 +161,112 @@ EOF
   fi
 }
 
+# An operator's reconcile pass, with kube's client: the custom resource
+# and a Deployment, read, changed and patched back.
+operator() { # smp or base
+  local derive="" kube_derive="" attr="" use=""
+  if [ "$1" = smp ]; then
+    derive=", StrategicMerge"
+    kube_derive='#[kube(derive = "PartialEq", derive = "StrategicMerge")]'
+    attr='#[patch(strategy = "merge", merge_key = "name")]'
+    use="use smp_k8s_types::StrategicMerge;
+use smp_k8s_types::api::PatchFrom;"
+  fi
+  cat <<EOF
+$use
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+use kube::api::{Api, PatchParams};
+use kube::{Client, CustomResource};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema$derive)]
+pub struct Worker {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replicas: Option<i32>,
+}
+
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema$derive)]
+#[kube(group = "example.com", version = "v1", kind = "Backend", namespaced)]
+$kube_derive
+#[serde(rename_all = "camelCase")]
+pub struct BackendSpec {
+    template: PodTemplateSpec,
+    $attr
+    #[serde(default)]
+    workers: Vec<Worker>,
+}
+
+fn scale(mut d: Deployment) -> Deployment {
+    d.spec.replicas = Some(3);
+    d
+}
+
+fn add_worker(mut b: Backend) -> Backend {
+    b.spec.workers.push(Worker { name: "w".into(), replicas: Some(2) });
+    b
+}
+EOF
+  if [ "$1" = smp ]; then
+    cat <<'EOF'
+async fn reconcile(client: Client) -> Result<(), Box<dyn std::error::Error>> {
+    let params = PatchParams::default();
+    let deployments: Api<Deployment> = Api::default_namespaced(client.clone());
+    let live = deployments.get("web").await?;
+    deployments.patch_from("web", &live, &scale(live.clone()), &params).await?;
+    let backends: Api<Backend> = Api::default_namespaced(client);
+    let live = backends.get("backend").await?;
+    backends.patch_from_with_lock("backend", &live, &add_worker(live.clone()), &params).await?;
+    Ok(())
+}
+EOF
+  else
+    cat <<'EOF'
+async fn reconcile(client: Client) -> Result<(), Box<dyn std::error::Error>> {
+    let params = PatchParams::default();
+    let deployments: Api<Deployment> = Api::default_namespaced(client.clone());
+    let live = deployments.get("web").await?;
+    deployments.patch("web", &params, &kube::api::Patch::Merge(&scale(live))).await?;
+    let backends: Api<Backend> = Api::default_namespaced(client);
+    let live = backends.get("backend").await?;
+    backends.patch("backend", &params, &kube::api::Patch::Merge(&add_worker(live))).await?;
+    Ok(())
+}
+EOF
+  fi
+  cat <<'EOF'
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    reconcile(Client::try_default().await?).await
+}
+EOF
+}
+
 make_crate() { # name
   local dir="$work/$1" deps=""
-  case "$1" in *smp) deps="smp-k8s-types = { path = \"$root/smp-k8s-types\" }" ;; esac
+  case "$1" in
+    op-smp) deps="smp-k8s-types = { path = \"$root/smp-k8s-types\", features = [\"kube\"] }" ;;
+    *smp) deps="smp-k8s-types = { path = \"$root/smp-k8s-types\" }" ;;
+  esac
+  case "$1" in op-*) deps="$deps
+kube = { version = \"5.0\", default-features = false, features = [\"client\", \"derive\", \"rustls-tls\", \"ring\"] }
+schemars = \"1\"
+tokio = { version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }" ;; esac
   mkdir -p "$dir/src"
-  manifest "$1" "$deps" >"$dir/Cargo.toml"
+  # A custom resource's schema takes k8s-openapi's JSON schemas.
+  local features='"latest"'
+  case "$1" in op-*) features='"latest", "schemars"' ;; esac
+  manifest "$1" "$deps" "$features" >"$dir/Cargo.toml"
   cp "$root/Cargo.lock" "$dir/Cargo.lock"
   case "$1" in
     base) five_kinds base ;;
     smp) five_kinds smp ;;
     cr-base) custom_resource base ;;
     cr-smp) custom_resource smp ;;
+    op-base) operator base ;;
+    op-smp) operator smp ;;
   esac >"$dir/src/main.rs"
 }
 
