@@ -233,11 +233,16 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
 
 /// A struct's JSON read through its table, by code in smp-core, instead
 /// of by its serde code for `serde_json::Value` (every struct with a table
-/// is written so).
+/// is written so), in place: each field is read where it is, into the
+/// struct's default value when there is none yet.
 fn json_by_table(p: &TokenStream) -> TokenStream {
     quote! {
+        const __NEW: #p::New<Self> = ::core::option::Option::Some(<Self as ::core::default::Default>::default);
         fn __from_json(v: &#p::Value) -> #p::Result<Self> {
             #p::by_table::from_json(v)
+        }
+        fn __read_json(&mut self, v: &#p::Value) -> #p::Result<()> {
+            #p::by_table::read_json(self, Self::__TABLE, v)
         }
     }
 }

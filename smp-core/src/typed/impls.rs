@@ -6,8 +6,8 @@ use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value, to_value};
 use super::keyed::{self, ElementType};
 use super::optional::{self, FieldRef, OptionalOps};
-use super::slots::{Slots, elements};
-use super::walk::{FieldAccess, FieldValue, as_field, typed};
+use super::slots::{self, Slots, elements};
+use super::walk::{FieldAccess, FieldValue, New, as_field, typed};
 use super::{Field, FieldKey, StrategicMerge, Walk};
 use crate::directive::PATCH;
 use crate::engine::diff::Opts;
@@ -242,6 +242,14 @@ impl<T: StrategicMerge> Walk for Option<T> {
         }
     }
 
+    const __NEW: New<Self> = Some(|| None);
+
+    fn __read_json(&mut self, v: &Value) -> Result<()> {
+        let ops: &OptionalOps = const { &OptionalOps::of::<T>() };
+        // SAFETY: `self` is an `Option<T>`, of the steps' `T`.
+        unsafe { ops.read_json((self as *mut Self).cast(), v) }
+    }
+
     fn __as_option(&self) -> Option<Option<&dyn FieldValue>> {
         Some(match self {
             Some(v) => Some(v),
@@ -369,6 +377,22 @@ impl<T: StrategicMerge> Walk for Vec<T> {
             }
         }
         Ok(out)
+    }
+
+    const __NEW: New<Self> = Some(Vec::new);
+
+    fn __read_json(&mut self, v: &Value) -> Result<()> {
+        if const { T::__NEW.is_some() } {
+            slots::read_list(self, v)
+        } else {
+            match Self::__from_json(v) {
+                Ok(value) => {
+                    *self = value;
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
+        }
     }
 
     fn __quiet_if_equal(&self, field: &Field) -> bool {

@@ -362,7 +362,7 @@ pub mod __private {
     pub use super::fallback::{Grouped, finish_diff, group_patch};
     pub use super::sets::ScalarMapKey;
     pub use super::walk::{
-        FieldAccess, FieldOps, FieldTable, FieldValue, Json, Missing, Skip, by_table, default_of, no_own_default,
+        FieldAccess, FieldOps, FieldTable, FieldValue, Json, Missing, New, Skip, by_table, default_of, no_own_default,
         no_skip_if, this, this_mut,
     };
     pub use super::{Field, FieldKey, FieldPatch, ListField, RetainKeysField, StrategicMerge, StructFields, Walk};

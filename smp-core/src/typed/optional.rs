@@ -18,8 +18,16 @@ pub struct OptionalOps {
     get: unsafe fn(*const u8) -> Option<*const dyn FieldValue>,
     get_mut: unsafe fn(*mut u8) -> Option<*mut dyn FieldValue>,
     set_none: unsafe fn(*mut u8),
-    set_json: unsafe fn(*mut u8, &Value, Option<&Field>) -> Result<()>,
-    read_json: unsafe fn(*mut u8, &Value) -> Result<()>,
+    /// Makes the option `Some` (with `T`'s new value, [`Walk::__NEW`],
+    /// when it is `None`), to read into the value inside; false for a `T`
+    /// without a new value.
+    fill: unsafe fn(*mut u8) -> bool,
+    /// Reads the option whole and moves it there: for a `T` without a new
+    /// value.
+    read_whole: Option<unsafe fn(*mut u8, &Value) -> Result<()>>,
+    /// `Option<T>`'s `__set_json` for a `T` that serde may read from JSON
+    /// text ([`Walk::__JSON_TEXT`]); the others are read in place.
+    set_text: Option<unsafe fn(*mut u8, &Value, Option<&Field>) -> Result<()>>,
 }
 
 impl OptionalOps {
@@ -29,8 +37,9 @@ impl OptionalOps {
             get: get::<T>,
             get_mut: get_mut::<T>,
             set_none: set_none::<T>,
-            set_json: set_json::<T>,
-            read_json: read_json::<T>,
+            fill: fill::<T>,
+            read_whole: if T::__NEW.is_some() { None } else { Some(read_whole::<T>) },
+            set_text: if T::__JSON_TEXT { Some(set_text::<T>) } else { None },
         }
     }
 
@@ -43,6 +52,50 @@ impl OptionalOps {
         // SAFETY: as the caller says; `get` returns a pointer into it.
         unsafe { (self.get)(at).map(|v| &*v) }
     }
+
+    /// `Option<T>`'s `__read_json`, into the option at `at`: `null` is
+    /// `None`, anything else is read into the value inside.
+    ///
+    /// # Safety
+    ///
+    /// `at` points to an `Option<T>` of these steps' `T`, borrowed
+    /// mutably for the call.
+    pub(crate) unsafe fn read_json(&self, at: *mut u8, v: &Value) -> Result<()> {
+        // SAFETY (of the calls below): as the caller says; `get_mut`
+        // returns a pointer into the option, which nothing else borrows
+        // meanwhile.
+        if v.is_null() {
+            unsafe { (self.set_none)(at) };
+            return Ok(());
+        }
+        if let Some(read_whole) = self.read_whole {
+            return unsafe { read_whole(at, v) };
+        }
+        let inner = if unsafe { (self.fill)(at) } { unsafe { (self.get_mut)(at) } } else { None };
+        match inner {
+            Some(inner) => unsafe { &mut *inner }.read_json(v),
+            None => Err(no_new_value()),
+        }
+    }
+
+    /// `Option<T>`'s `__set_json`, into the option at `at`: read with the
+    /// retries of a field.
+    ///
+    /// # Safety
+    ///
+    /// As for [`OptionalOps::read_json`].
+    unsafe fn set_json(&self, at: *mut u8, v: &Value, field: Option<&Field>) -> Result<()> {
+        // SAFETY (of the calls below): as the caller says.
+        match self.set_text {
+            Some(set_text) => unsafe { set_text(at, v, field) },
+            None => fallback::read_value_with(v, field, &mut |v| unsafe { self.read_json(at, v) }),
+        }
+    }
+}
+
+#[cold]
+fn no_new_value() -> crate::error::Error {
+    ErrorKind::Internal("an option read in place without a value to read into").into()
 }
 
 // SAFETY (of the functions below): `at` points to an `Option<T>`.
@@ -65,31 +118,32 @@ unsafe fn set_none<T: Walk>(at: *mut u8) {
     unsafe { *at.cast::<Option<T>>() = None }
 }
 
-/// `Option<T>`'s `__set_json`: read with the retries of a field.
-unsafe fn set_json<T: Walk>(at: *mut u8, v: &Value, field: Option<&Field>) -> Result<()> {
-    let slot = unsafe { &mut *at.cast::<Option<T>>() };
-    if T::__JSON_TEXT {
-        match fallback::from_field_or_text::<Option<T>>(v, field) {
-            Ok(value) => {
-                *slot = value;
-                Ok(())
-            }
-            Err(e) => Err(e),
+unsafe fn fill<T: Walk>(at: *mut u8) -> bool {
+    let Some(new) = T::__NEW else { return false };
+    let at = at.cast::<Option<T>>();
+    if unsafe { (*at).is_none() } {
+        // SAFETY: a `None` has nothing to drop.
+        unsafe { at.write(Some(new())) };
+    }
+    true
+}
+
+/// `Option<T>`'s `__from_json`, moved into the field.
+unsafe fn read_whole<T: Walk>(at: *mut u8, v: &Value) -> Result<()> {
+    match <Option<T> as Walk>::__from_json(v) {
+        Ok(value) => {
+            unsafe { *at.cast::<Option<T>>() = value };
+            Ok(())
         }
-    } else {
-        fallback::read_value_with(v, field, &mut |v| read_into(slot, v))
+        Err(e) => Err(e),
     }
 }
 
-/// `Option<T>`'s `__from_json`, into the field.
-unsafe fn read_json<T: Walk>(at: *mut u8, v: &Value) -> Result<()> {
-    read_into(unsafe { &mut *at.cast::<Option<T>>() }, v)
-}
-
-fn read_into<T: Walk>(slot: &mut Option<T>, v: &Value) -> Result<()> {
-    match <Option<T> as Walk>::__from_json(v) {
+/// `Option<T>`'s `__set_json` for a `T` read from text too.
+unsafe fn set_text<T: Walk>(at: *mut u8, v: &Value, field: Option<&Field>) -> Result<()> {
+    match fallback::from_field_or_text::<Option<T>>(v, field) {
         Ok(value) => {
-            *slot = value;
+            unsafe { *at.cast::<Option<T>>() = value };
             Ok(())
         }
         Err(e) => Err(e),
@@ -266,10 +320,10 @@ impl OptionalSlot<'_> {
         unsafe { (self.ops.set_none)(self.at) }
     }
 
-    /// `Option<T>`'s `__from_json`, into the field.
+    /// `Option<T>`'s `__read_json`, into the field.
     pub(crate) fn read_json(&mut self, v: &Value) -> Result<()> {
         // SAFETY: `new`'s contract.
-        unsafe { (self.ops.read_json)(self.at, v) }
+        unsafe { self.ops.read_json(self.at, v) }
     }
 
     /// `Option<T>`'s `__apply_field`: the patch entries go to the value
@@ -355,11 +409,11 @@ impl FieldValue for Whole {
 
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
         // SAFETY: as in `value`.
-        unsafe { (self.ops.set_json)(self.at, v, field) }
+        unsafe { self.ops.set_json(self.at, v, field) }
     }
 
     fn read_json(&mut self, v: &Value) -> Result<()> {
         // SAFETY: as in `value`.
-        unsafe { (self.ops.read_json)(self.at, v) }
+        unsafe { self.ops.read_json(self.at, v) }
     }
 }

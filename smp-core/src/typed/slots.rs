@@ -5,6 +5,7 @@
 //! type; an element type adds only the few steps of [`Slots`], and the
 //! merged order is made at the end by swaps.
 
+use super::fallback;
 use super::walk::FieldValue;
 use super::{Field, StrategicMerge};
 use crate::error::{ErrorKind, Result};
@@ -31,6 +32,13 @@ pub(crate) trait Slots: Any {
     /// Reads an element from JSON (with the element type's reader and its
     /// retries) and adds it at the end, where there is room.
     fn push_read(&mut self, v: &Value) -> Result<()>;
+
+    /// Empties the list, with room for `n` elements.
+    fn reset(&mut self, n: usize);
+
+    /// Adds the element type's new value ([`Walk::__NEW`](super::Walk::__NEW)) at the end, to
+    /// read into; `None` for a type without one.
+    fn push_new(&mut self) -> Option<NonNull<dyn FieldValue>>;
 
     /// A pointer to the element at `i`, made without a reference to the
     /// list, so that pointers to its other elements stay valid.
@@ -76,6 +84,9 @@ impl<T: StrategicMerge> Slots for Vec<T> {
         if !self.has_room() {
             return Err(no_room());
         }
+        if const { T::__NEW.is_some() } {
+            return read_new(self, v);
+        }
         match (T::__READ)(v, None) {
             Ok(e) => {
                 self.push(e);
@@ -83,6 +94,17 @@ impl<T: StrategicMerge> Slots for Vec<T> {
             }
             Err(e) => Err(e),
         }
+    }
+
+    fn reset(&mut self, n: usize) {
+        self.clear();
+        self.reserve(n);
+    }
+
+    fn push_new(&mut self) -> Option<NonNull<dyn FieldValue>> {
+        let new = T::__NEW?;
+        let e: &mut dyn FieldValue = self.push_mut(new());
+        Some(NonNull::from(e))
     }
 
     fn element(&mut self, i: usize) -> Option<NonNull<dyn FieldValue>> {
@@ -120,6 +142,34 @@ impl<T: StrategicMerge> Slots for Vec<T> {
 
     fn as_value(&mut self) -> &mut dyn FieldValue {
         self
+    }
+}
+
+/// [`Walk::__read_json`] of a list whose element type has a new value:
+/// each element is read into a new one.
+pub(crate) fn read_list(list: &mut dyn Slots, v: &Value) -> Result<()> {
+    let Value::Array(items) = v else { return Err(fallback::invalid_type(v, "a sequence")) };
+    list.reset(items.len());
+    for item in items {
+        let Some(mut e) = list.push_new() else { return Err(no_new_value()) };
+        // SAFETY: the element just added, which nothing else borrows.
+        unsafe { e.as_mut() }.read_json(item)?;
+    }
+    Ok(())
+}
+
+/// Reads an element into a new one added at the end (where there is
+/// room), with its type's reader and retries; on error it is removed.
+fn read_new(list: &mut dyn Slots, v: &Value) -> Result<()> {
+    let len = list.len();
+    let Some(mut e) = list.push_new() else { return Err(no_new_value()) };
+    // SAFETY: the element just added, which nothing else borrows.
+    match unsafe { e.as_mut() }.set_json(v, None) {
+        Ok(()) => Ok(()),
+        Err(err) => {
+            list.truncate(len);
+            Err(err)
+        }
     }
 }
 
@@ -260,6 +310,11 @@ impl Handle<'_> {
     pub(crate) fn at(&self) -> usize {
         self.at
     }
+}
+
+#[cold]
+fn no_new_value() -> crate::error::Error {
+    ErrorKind::Internal("a list read in place without a value to read into").into()
 }
 
 #[cold]

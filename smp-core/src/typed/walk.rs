@@ -176,6 +176,25 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
         fallback::deserialize(v)
     }
 
+    /// A value to read into in place ([`Walk::__read_json`] then
+    /// overwrites all of it), for the places that make one before reading
+    /// (an option's `Some`, a list's new element); `None`: values of this
+    /// type are read whole ([`Walk::__from_json`]) and moved there.
+    const __NEW: New<Self> = None;
+
+    /// Sets the value to what [`Walk::__from_json`] reads from `v`; a
+    /// type with [`Walk::__NEW`] reads in place, the others move the value
+    /// read. (On error the value may be half read.)
+    fn __read_json(&mut self, v: &Value) -> Result<()> {
+        match Self::__from_json(v) {
+            Ok(value) => {
+                *self = value;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Sets the value from its JSON form; an error is at the key of the
     /// field (if any) that holds it.
     fn __set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
@@ -314,14 +333,23 @@ pub mod by_table {
         Ok(Value::Object(m))
     }
 
-    /// [`Walk::__from_json`] of such a struct, from its default value:
-    /// as k8s-openapi reads it, a key that names no field is ignored, a
-    /// null is a missing key, and a constant key must hold its value.
+    /// [`Walk::__from_json`] of such a struct: its default value, read
+    /// into ([`read_json`]).
     pub fn from_json<S: Walk + Default>(v: &Value) -> Result<S> {
-        let Some(table) = S::__TABLE else { return Err(no_table()) };
         let mut s = S::default();
-        read_fields(&mut s, table, v)?;
-        Ok(s)
+        match s.__read_json(v) {
+            Ok(()) => Ok(s),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// [`Walk::__read_json`] of such a struct, in place: as k8s-openapi
+    /// reads it, a key that names no field is ignored, a null is a missing
+    /// key, and a constant key must hold its value; each field is read in
+    /// place, or takes its missing value, so nothing of the old value is
+    /// left.
+    pub fn read_json(s: &mut dyn FieldValue, table: Table, v: &Value) -> Result<()> {
+        read_fields(s, table.ok_or_else(no_table)?, v)
     }
 
     fn read_fields(s: &mut dyn FieldValue, table: &'static FieldTable, v: &Value) -> Result<()> {
@@ -421,6 +449,9 @@ pub type Table = Option<&'static FieldTable>;
 /// A reader of a type's values from JSON; an error is at the key of the
 /// field (if any) that holds the value.
 pub type Read<T> = fn(&Value, Option<&Field>) -> Result<T>;
+
+/// A maker of a type's value to read into ([`Walk::__NEW`]).
+pub type New<T> = Option<fn() -> T>;
 
 /// The fields of a struct: a constant table that generated code writes,
 /// walked by the one routine below for every struct. A field is reached at
@@ -789,13 +820,7 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn read_json(&mut self, v: &Value) -> Result<()> {
-        match T::__from_json(v) {
-            Ok(value) => {
-                *self = value;
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+        self.__read_json(v)
     }
 
     // Only a struct's field (one with a table, or an object of its own) is
