@@ -4,16 +4,16 @@
 
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value, to_value};
-use super::keyed::{self, ElementType};
+use super::list;
 use super::optional::{self, FieldRef, OptionalOps};
-use super::slots::{self, Slots, elements};
+use super::slots::{self, ElementOf};
 use super::walk::{FieldAccess, FieldValue, New, as_field, typed};
 use super::{Field, FieldKey, StrategicMerge, Walk};
 use crate::directive::PATCH;
 use crate::engine::diff::Opts;
 use crate::error::Result;
 use crate::lists::key::KeyValue;
-use crate::schema::{MergeKey, Shape};
+use crate::schema::Shape;
 use crate::value::deep_eq;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -175,11 +175,11 @@ where
     [T; N]: serde::Serialize + serde::de::DeserializeOwned,
 {
     fn __shape() -> Shape {
-        Shape::List(T::shape)
+        Shape::List(T::__shape)
     }
 
     fn __depth_ok(&self, open: usize) -> bool {
-        elements_ok(T::shape(), &mut self.iter().map(as_field), open)
+        elements_ok(T::__shape(), &mut self.iter().map(as_field), open)
     }
 }
 
@@ -194,7 +194,7 @@ impl<T: StrategicMerge> Walk for Option<T> {
     const __MERGED_SET: bool = T::__MERGED_SET;
 
     fn __shape() -> Shape {
-        T::shape()
+        T::__shape()
     }
 
     // The rules of an option are the ones of an option field
@@ -287,7 +287,7 @@ macro_rules! pointer_impl {
             const __MERGED_SET: bool = T::__MERGED_SET;
             const __ABSENT_OK: bool = T::__ABSENT_OK;
             fn __shape() -> Shape {
-                T::shape()
+                T::__shape()
             }
             fn __as_key(&self) -> Option<KeyValue<'_>> {
                 (**self).__as_key()
@@ -356,15 +356,15 @@ impl<T: StrategicMerge> Walk for Vec<T> {
     const __JSON_TEXT: bool = T::__JSON_TEXT;
 
     fn __shape() -> Shape {
-        Shape::List(T::shape)
+        Shape::List(T::__shape)
     }
 
     fn __depth_ok(&self, open: usize) -> bool {
-        elements_ok(T::shape(), &mut elements(self), open)
+        list::depth_ok(self, ElementOf::<T>::TYPE, open)
     }
 
     fn __json(&self) -> Result<Value> {
-        list_json(self)
+        list::json(self)
     }
 
     fn __from_json(v: &Value) -> Result<Self> {
@@ -396,7 +396,7 @@ impl<T: StrategicMerge> Walk for Vec<T> {
     }
 
     fn __quiet_if_equal(&self, field: &Field) -> bool {
-        list_quiet_if_equal(self, keyed(T::shape(), field).is_some(), field)
+        list::quiet_if_equal(self, ElementOf::<T>::TYPE, field)
     }
 
     fn __diff_field(
@@ -406,119 +406,12 @@ impl<T: StrategicMerge> Walk for Vec<T> {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        let nested = matches!(T::shape(), Shape::List(_));
-        if let (false, Some(mk)) = (nested, keyed(T::shape(), field))
-            && let (Some(a), Some(b)) = (typed::<Self>(old)?, typed::<Self>(new)?)
-        {
-            return keyed::diff_keyed_list(a, b, ElementType::of::<T>(), mk, field, patch, opts);
-        }
-        diff_list(old, new, nested, field, patch, opts)
+        list::diff_field(old, new, ElementOf::<T>::TYPE, field, patch, opts)
     }
 
     fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
-        match keyed(T::shape(), field) {
-            Some(mk) => keyed::apply_keyed_list(self, present, patch, ElementType::of::<T>(), mk, field),
-            None => apply_list(self, present, matches!(T::shape(), Shape::List(_)), patch, field),
-        }
+        list::apply_field(self, present, patch, ElementOf::<T>::TYPE, field)
     }
-}
-
-/// Diff of a list that is not merged by key (`nested`: a list of lists).
-fn diff_list(
-    old: Option<&dyn FieldValue>,
-    new: Option<&dyn FieldValue>,
-    nested: bool,
-    field: &Field,
-    patch: &mut Map<String, Value>,
-    opts: Opts,
-) -> Result<()> {
-    if let (Some(a), Some(b), false) = (old, new, nested) {
-        // Equal sets whose elements are sorted: what `quiet_if_equal` checks.
-        if field.strategy.merge && b.same(a) && a.quiet_if_equal(field) {
-            // An unchanged set; only an unsorted one would get a
-            // `$setElementOrder`.
-            return Ok(());
-        }
-        if !field.strategy.merge {
-            // A replaced list is sent whole when its JSON changed (values
-            // may differ where serde does not look: skipped fields).
-            if !b.same(a) && opts.additions() {
-                let new = b.json()?;
-                if !deep_eq(&a.json()?, &new) {
-                    patch.insert(field.key.to_string(), new);
-                }
-            }
-            return Ok(());
-        }
-    }
-    fallback::diff_field(old, new, field, patch, opts)
-}
-
-/// Apply to a list that is not merged by key (`nested`: a list of lists).
-fn apply_list(
-    v: &mut dyn FieldValue,
-    present: bool,
-    nested: bool,
-    patch: FieldPatch<'_>,
-    field: &Field,
-) -> Result<bool> {
-    if patch.is_plain() && !nested {
-        match (present, patch.value) {
-            (_, Some(Value::Null)) => return Ok(false),
-            // Replaced verbatim.
-            (true, Some(new @ Value::Array(_))) if !field.strategy.merge => {
-                return v.set_json(new, Some(field)).map(|()| true);
-            }
-            (false, Some(new)) => return take_new_value(v, new, field),
-            _ => {}
-        }
-    }
-    fallback::apply_field(v, present, patch, field)
-}
-
-/// The merge key of a list of structs (elements of schema `shape`) merged
-/// by key.
-fn keyed(shape: Shape, field: &Field) -> Option<&MergeKey<'static>> {
-    match (field.strategy.merge, shape, &field.merge_key) {
-        (true, Shape::Struct(_), Some(mk)) => Some(mk),
-        _ => None,
-    }
-}
-
-/// A list's JSON: each element's own, so that no serde code is compiled
-/// for the list besides its elements'.
-fn list_json(list: &dyn Slots) -> Result<Value> {
-    let mut out = Vec::with_capacity(list.len());
-    for e in elements(list) {
-        out.push(e.json()?);
-    }
-    Ok(Value::Array(out))
-}
-
-/// [`Walk::__quiet_if_equal`] of a list (`keyed`: merged by key).
-fn list_quiet_if_equal(list: &dyn Slots, keyed: bool, field: &Field) -> bool {
-    if !field.strategy.merge {
-        // A replaced list: equal lists need no patch.
-        return true;
-    }
-    if keyed {
-        return elements(list).all(|e| e.quiet_if_equal(field));
-    }
-    // What the diff of an unchanged set checks.
-    sorted_strings(list)
-}
-
-/// Whether every element serialises to a string and the strings are in
-/// order (as the reference sorts a set of scalars: by their `%v` text).
-fn sorted_strings(list: &dyn Slots) -> bool {
-    let mut prev = "";
-    for e in elements(list) {
-        match e.key() {
-            FieldKey::Value(KeyValue::Str(s)) if prev <= s => prev = s,
-            _ => return false,
-        }
-    }
-    true
 }
 
 /// The diff of a map field whose values are scalars, on both sides, key by
@@ -574,11 +467,11 @@ macro_rules! map_impl {
             const __JSON_TEXT: bool = <$t>::__JSON_TEXT;
 
             fn __shape() -> Shape {
-                Shape::Map(<$t>::shape)
+                Shape::Map(<$t>::__shape)
             }
 
             fn __depth_ok(&self, open: usize) -> bool {
-                elements_ok(<$t>::shape(), &mut self.values().map(as_field), open)
+                elements_ok(<$t>::__shape(), &mut self.values().map(as_field), open)
             }
 
             /// Each value's own JSON, so that no serde code is compiled

@@ -6,10 +6,10 @@
 //! merge leaves them where they lie and moves handles to them
 //! (`typed/slots.rs`).
 
+use super::Field;
 use super::fallback::{self, FieldPatch};
-use super::slots::{Handle, Slots, Store, elements};
+use super::slots::{ElementType, Handle, Slots, Store, elements};
 use super::walk::{FieldTable, FieldValue, Table, table_key};
-use super::{Field, StrategicMerge};
 use crate::directive::ListDirective;
 use crate::engine::diff::Opts;
 use crate::error::{Result, bad_arg};
@@ -41,19 +41,6 @@ impl<'a> FieldKey<'a> {
             Some(None) => FieldKey::Opaque,
             Some(Some(v)) => FieldKey::Value(v),
         }
-    }
-}
-
-/// What the keyed list steps know of the element type.
-#[derive(Clone, Copy)]
-pub(crate) struct ElementType {
-    table: Table,
-    shape: Shape,
-}
-
-impl ElementType {
-    pub(crate) fn of<T: StrategicMerge>() -> Self {
-        ElementType { table: T::__TABLE, shape: T::shape() }
     }
 }
 
@@ -249,7 +236,7 @@ fn read_keys<'e>(list: &'e dyn Slots, primary: Option<&str>, at: Option<KeyAt>) 
 pub(crate) fn diff_keyed_list(
     old: &dyn Slots,
     new: &dyn Slots,
-    elem: ElementType,
+    elem: &ElementType,
     mk: &MergeKey<'_>,
     field: &Field,
     patch: &mut Map<String, Value>,
@@ -267,7 +254,7 @@ pub(crate) fn diff_keyed_list(
         return fallback::diff_field(Some(old.as_field()), Some(new.as_field()), field, patch, opts);
     };
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
-    let l = Borrowed { quiet: super::facts::quiet(elem.shape), primary, field };
+    let l = Borrowed { quiet: super::facts::quiet((elem.shape)()), primary, field };
     let list = keyed_diff::diff(&l, fields, &old_read, &new_read, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));
@@ -287,7 +274,7 @@ pub(crate) fn apply_keyed_list(
     list: &mut dyn Slots,
     present: bool,
     patch: FieldPatch<'_>,
-    elem: ElementType,
+    elem: &ElementType,
     mk: &MergeKey<'_>,
     field: &Field,
 ) -> Result<bool> {
@@ -300,7 +287,7 @@ pub(crate) fn apply_keyed_list(
         return fallback::apply_field(list.as_value(), present, patch, field);
     }
     let store = Store::new(list);
-    let l = Owned { store: &store, key, shape: elem.shape };
+    let l = Owned { store: &store, key, shape: (elem.shape)() };
     let live = present.then(|| store.live());
     let merged = apply_entries(&l, KeyFields::primary(mk), live, patch, field)?;
     let order: Option<Vec<usize>> = merged.map(|list| list.iter().map(Handle::at).collect());

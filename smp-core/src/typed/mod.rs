@@ -96,6 +96,7 @@ pub(crate) mod fallback;
 mod foreign;
 mod impls;
 mod keyed;
+mod list;
 mod optional;
 mod sets;
 mod slots;
@@ -216,13 +217,13 @@ pub trait StrategicMerge: Walk {
         // Compared once here: the walk below does not compare its struct
         // fields whole, and skips every quiet field of equal values.
         let equal = self == desired;
-        if let Some(sets) = facts::quiet(Self::shape())
+        if let Some(sets) = facts::quiet(Self::__shape())
             && equal
             && (!sets || walk::table_quiet_if_equal(self, table))
         {
             return Ok(Value::Object(Map::new()));
         }
-        walk::diff_fields(self, desired, table, Self::shape(), opts, equal).map(Value::Object)
+        walk::diff_fields(self, desired, table, Self::__shape(), opts, equal).map(Value::Object)
     }
 
     /// [`diff`](Self::diff), or `None` when the patch would change nothing:
@@ -283,7 +284,7 @@ pub trait StrategicMerge: Walk {
             // The typed diff does not write `$patchMergeKey`: the engine's
             // three-way on the serialised values.
             let json = Self::__json;
-            let schema = Schema::Static(Self::shape());
+            let schema = Schema::Static(Self::__shape());
             return crate::three_way(&json(last_applied)?, &json(desired)?, &json(self)?, schema, options);
         }
         let diff = |pair: Pair, opts: DiffOptions| match pair {
@@ -291,7 +292,7 @@ pub trait StrategicMerge: Walk {
             Pair::OriginalToModified => last_applied.__diff_object(desired, Opts::new(opts)),
             Pair::OriginalToCurrent => last_applied.__diff_object(self, Opts::new(opts)),
         };
-        three_way_with::<Value>(diff, Schema::Static(Self::shape()), options, false).map(Value::Object)
+        three_way_with::<Value>(diff, Schema::Static(Self::__shape()), options, false).map(Value::Object)
     }
 }
 

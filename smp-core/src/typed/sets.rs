@@ -87,11 +87,11 @@ macro_rules! set_impl {
         impl<T: StrategicMerge $(+ $bound)+> Walk for $set<T> {
             const __MERGED_SET: bool = T::__SCALAR;
             fn __shape() -> Shape {
-                Shape::List(T::shape)
+                Shape::List(T::__shape)
             }
 
             fn __depth_ok(&self, open: usize) -> bool {
-                elements_ok(T::shape(), &mut self.iter().map(as_field), open)
+                elements_ok(T::__shape(), &mut self.iter().map(as_field), open)
             }
 
             fn __diff_field(
@@ -132,11 +132,11 @@ macro_rules! scalar_key_map_impl {
         /// need no diff.
         impl<K: ScalarMapKey $(+ $bound)+, T: StrategicMerge> Walk for $map<K, T> {
             fn __shape() -> Shape {
-                Shape::Map(T::shape)
+                Shape::Map(T::__shape)
             }
 
             fn __depth_ok(&self, open: usize) -> bool {
-                elements_ok(T::shape(), &mut self.values().map(as_field), open)
+                elements_ok(T::__shape(), &mut self.values().map(as_field), open)
             }
 
             fn __diff_field(

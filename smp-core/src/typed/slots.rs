@@ -6,14 +6,46 @@
 //! merged order is made at the end by swaps.
 
 use super::fallback;
-use super::walk::FieldValue;
+use super::walk::{FieldValue, Table};
 use super::{Field, StrategicMerge};
 use crate::error::{ErrorKind, Result};
+use crate::schema::Shape;
 use serde_json::Value;
 use std::any::Any;
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+
+/// What the list steps know of a list's element type.
+pub(crate) struct ElementType {
+    /// Its field table, if it is a struct with one.
+    pub(crate) table: Table,
+    /// Its schema.
+    pub(crate) shape: fn() -> Shape,
+    /// A value of the list type, `Vec<T>`, as a list (`None`: another type).
+    pub(crate) slots: fn(&dyn FieldValue) -> Option<&dyn Slots>,
+}
+
+impl ElementType {
+    pub(crate) const fn of<T: StrategicMerge>() -> Self {
+        ElementType { table: T::__TABLE, shape: T::__shape, slots: as_slots::<T> }
+    }
+}
+
+/// The [`ElementType`] of `T`, a constant.
+pub(crate) struct ElementOf<T>(PhantomData<T>);
+
+impl<T: StrategicMerge> ElementOf<T> {
+    pub(crate) const TYPE: &'static ElementType = &ElementType::of::<T>();
+}
+
+fn as_slots<T: StrategicMerge>(v: &dyn FieldValue) -> Option<&dyn Slots> {
+    let v: &dyn Any = v;
+    match v.downcast_ref::<Vec<T>>() {
+        Some(list) => Some(list),
+        None => None,
+    }
+}
 
 /// A `Vec` of typed values, seen without its element type.
 pub(crate) trait Slots: Any {
