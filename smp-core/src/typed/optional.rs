@@ -16,12 +16,11 @@ use std::marker::PhantomData;
 /// The steps of an `Option<T>` field, compiled once per `T`.
 pub struct OptionalOps {
     get: unsafe fn(*const u8) -> Option<*const dyn FieldValue>,
-    get_mut: unsafe fn(*mut u8) -> Option<*mut dyn FieldValue>,
+    /// The value inside, to change it; with `fill`, a `None` is first made
+    /// `Some` of `T`'s new value ([`Walk::__NEW`]), to read into, when `T`
+    /// has one.
+    get_mut: unsafe fn(*mut u8, bool) -> Option<*mut dyn FieldValue>,
     set_none: unsafe fn(*mut u8),
-    /// Makes the option `Some` (with `T`'s new value, [`Walk::__NEW`],
-    /// when it is `None`), to read into the value inside; false for a `T`
-    /// without a new value.
-    fill: unsafe fn(*mut u8) -> bool,
     /// Reads the option whole and moves it there: for a `T` without a new
     /// value.
     read_whole: Option<unsafe fn(*mut u8, &Value) -> Result<()>>,
@@ -37,7 +36,6 @@ impl OptionalOps {
             get: get::<T>,
             get_mut: get_mut::<T>,
             set_none: set_none::<T>,
-            fill: fill::<T>,
             read_whole: if T::__NEW.is_some() { None } else { Some(read_whole::<T>) },
             set_text: if T::__JSON_TEXT { Some(set_text::<T>) } else { None },
         }
@@ -63,7 +61,7 @@ impl OptionalOps {
     pub(crate) unsafe fn read_json(&self, at: *mut u8, v: &Value) -> Result<()> {
         // SAFETY (of the calls below): as the caller says; `get_mut`
         // returns a pointer into the option, which nothing else borrows
-        // meanwhile.
+        // meanwhile (`read_whole` is set for a `T` without a new value).
         if v.is_null() {
             unsafe { (self.set_none)(at) };
             return Ok(());
@@ -71,8 +69,7 @@ impl OptionalOps {
         if let Some(read_whole) = self.read_whole {
             return unsafe { read_whole(at, v) };
         }
-        let inner = if unsafe { (self.fill)(at) } { unsafe { (self.get_mut)(at) } } else { None };
-        match inner {
+        match unsafe { (self.get_mut)(at, true) } {
             Some(inner) => unsafe { &mut *inner }.read_json(v),
             None => Err(no_new_value()),
         }
@@ -107,8 +104,16 @@ unsafe fn get<T: Walk>(at: *const u8) -> Option<*const dyn FieldValue> {
     }
 }
 
-unsafe fn get_mut<T: Walk>(at: *mut u8) -> Option<*mut dyn FieldValue> {
-    match unsafe { &mut *at.cast::<Option<T>>() } {
+unsafe fn get_mut<T: Walk>(at: *mut u8, fill: bool) -> Option<*mut dyn FieldValue> {
+    let at = at.cast::<Option<T>>();
+    if fill
+        && unsafe { (*at).is_none() }
+        && let Some(new) = T::__NEW
+    {
+        // A `None` has nothing to drop.
+        unsafe { at.write(Some(new())) };
+    }
+    match unsafe { &mut *at } {
         Some(v) => Some(v as &mut dyn FieldValue as *mut dyn FieldValue),
         None => None,
     }
@@ -116,16 +121,6 @@ unsafe fn get_mut<T: Walk>(at: *mut u8) -> Option<*mut dyn FieldValue> {
 
 unsafe fn set_none<T: Walk>(at: *mut u8) {
     unsafe { *at.cast::<Option<T>>() = None }
-}
-
-unsafe fn fill<T: Walk>(at: *mut u8) -> bool {
-    let Some(new) = T::__NEW else { return false };
-    let at = at.cast::<Option<T>>();
-    if unsafe { (*at).is_none() } {
-        // SAFETY: a `None` has nothing to drop.
-        unsafe { at.write(Some(new())) };
-    }
-    true
 }
 
 /// `Option<T>`'s `__from_json`, moved into the field.
@@ -332,7 +327,7 @@ impl OptionalSlot<'_> {
     pub(crate) fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         if present {
             // SAFETY: `new`'s contract; the value is borrowed through `self`.
-            if let Some(inner) = unsafe { (self.ops.get_mut)(self.at) } {
+            if let Some(inner) = unsafe { (self.ops.get_mut)(self.at, false) } {
                 return unsafe { &mut *inner }.apply_field(true, patch, field);
             }
         }
