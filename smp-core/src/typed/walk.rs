@@ -87,7 +87,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The value of the field with this JSON name, as a merge key.
     fn __field_key(&self, json_name: &str) -> FieldKey<'_> {
         if Self::__BY_TABLE {
-            by_table::field_key(self, Self::__TABLE, json_name)
+            FieldValue::field_key(self, json_name)
         } else {
             // A struct the walk does not see field by field (`flatten`,
             // `from`/`into`, an enum, a transparent wrapper): only its JSON
@@ -115,7 +115,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// field holding the value.
     fn __quiet_if_equal(&self, _field: &Field) -> bool {
         if Self::__BY_TABLE {
-            by_table::quiet_if_equal(self, Self::__TABLE)
+            FieldValue::quiet_if_equal(self, _field)
         } else {
             // A scalar; anything else whose sets and maps are seen in its
             // JSON only (a struct with `flatten` or `from`/`into`, an enum,
@@ -127,11 +127,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// Whether the value's JSON form, written inside `open` levels of
     /// objects and lists, nests no deeper than the engine accepts.
     fn __depth_ok(&self, open: usize) -> bool {
-        if Self::__BY_TABLE {
-            by_table::depth_ok(self, Self::__TABLE, open)
-        } else {
-            Self::__SCALAR || probe_ok(self, open)
-        }
+        if Self::__BY_TABLE { FieldValue::depth_ok(self, open) } else { Self::__SCALAR || probe_ok(self, open) }
     }
 
     /// serde reads a missing key as a value of this type (`None`): only
@@ -147,7 +143,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The diff of a whole object (the document root, or a struct field).
     fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
         if Self::__BY_TABLE {
-            by_table::diff_object(self, desired, Self::__TABLE, opts)
+            FieldValue::diff_object(self, desired, opts)
         } else {
             fallback::diff_object(self, desired, Self::__shape(), opts)
         }
@@ -156,7 +152,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// Applies a patch map to a whole object.
     fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
         if Self::__BY_TABLE {
-            by_table::apply_object(self, Self::__TABLE, patch)
+            FieldValue::apply_object(self, patch)
         } else {
             fallback::apply_object(self, patch, Self::__shape())
         }
@@ -167,7 +163,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// leaves it out), so that no serde code for `Value` is compiled for
     /// the struct.
     fn __json(&self) -> Result<Value> {
-        if Self::__BY_TABLE { by_table::to_json(self, Self::__TABLE) } else { fallback::to_value(self) }
+        if Self::__BY_TABLE { FieldValue::json(self) } else { fallback::to_value(self) }
     }
 
     /// The value serde reads from JSON, without the retries of
@@ -745,17 +741,24 @@ fn different_types() -> crate::error::Error {
     ErrorKind::Internal("fields of different types").into()
 }
 
+/// The steps of a type with the walker. A struct walked by its table
+/// takes its steps here, from [`by_table`] and the steps of struct fields,
+/// not through its [`Walk`] methods (whose defaults come back here for
+/// it), so that a struct adds no copy of those to a program. (Each test of
+/// `T::__BY_TABLE` is on the constant alone, so that only its branch is
+/// compiled.)
 impl<T: Walk> FieldValue for T {
     fn is_null(&self) -> bool {
-        self.__is_null()
+        if T::__BY_TABLE { false } else { self.__is_null() }
     }
 
     fn key(&self) -> FieldKey<'_> {
-        FieldKey::of(Some(self.__as_key()))
+        // Only its JSON shows a struct as a key.
+        if T::__BY_TABLE { FieldKey::Opaque } else { FieldKey::of(Some(self.__as_key())) }
     }
 
     fn field_key(&self, json_name: &str) -> FieldKey<'_> {
-        self.__field_key(json_name)
+        if T::__BY_TABLE { by_table::field_key(self, T::__TABLE, json_name) } else { self.__field_key(json_name) }
     }
 
     fn same(&self, other: &dyn FieldValue) -> bool {
@@ -767,15 +770,15 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn by_field(&self) -> bool {
-        T::__by_field()
+        if T::__BY_TABLE { true } else { T::__by_field() }
     }
 
     fn depth_ok(&self, open: usize) -> bool {
-        self.__depth_ok(open)
+        if T::__BY_TABLE { by_table::depth_ok(self, T::__TABLE, open) } else { self.__depth_ok(open) }
     }
 
     fn quiet_if_equal(&self, field: &Field) -> bool {
-        self.__quiet_if_equal(field)
+        if T::__BY_TABLE { by_table::quiet_if_equal(self, T::__TABLE) } else { self.__quiet_if_equal(field) }
     }
 
     fn diff_field(
@@ -786,11 +789,19 @@ impl<T: Walk> FieldValue for T {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        T::__diff_field(old, new, field, patch, opts)
+        if T::__BY_TABLE {
+            diff_struct_field(old, new, field, patch, opts)
+        } else {
+            T::__diff_field(old, new, field, patch, opts)
+        }
     }
 
     fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
-        self.__apply_field(present, patch, field)
+        if T::__BY_TABLE {
+            apply_struct_field(self, present, patch, field)
+        } else {
+            self.__apply_field(present, patch, field)
+        }
     }
 
     fn set_missing(&mut self, key: &str) -> Result<()> {
@@ -808,15 +819,20 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn json(&self) -> Result<Value> {
-        self.__json()
+        if T::__BY_TABLE { by_table::to_json(self, T::__TABLE) } else { self.__json() }
     }
 
     fn as_option(&self) -> Option<Option<&dyn FieldValue>> {
-        self.__as_option()
+        if T::__BY_TABLE { None } else { self.__as_option() }
     }
 
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
-        self.__set_json(v, field)
+        // `Walk::__set_json`'s step for a type read from a `Value` only.
+        if const { T::__BY_TABLE && !T::__JSON_TEXT } {
+            fallback::set_from_json(self, v, field)
+        } else {
+            self.__set_json(v, field)
+        }
     }
 
     fn read_json(&mut self, v: &Value) -> Result<()> {
@@ -827,8 +843,7 @@ impl<T: Walk> FieldValue for T {
     // diffed or patched as an object, by the type's own steps.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
         if T::__BY_TABLE {
-            // The struct's table step, as `__diff_object` takes it, without
-            // seeing `new` as a `T`: the table checks the types.
+            // Without seeing `new` as a `T`: the table checks the types.
             return by_table::diff_object(self, new, T::__TABLE, opts);
         }
         let new: &dyn Any = new;
@@ -839,7 +854,7 @@ impl<T: Walk> FieldValue for T {
     }
 
     fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        self.__apply_object(patch)
+        if T::__BY_TABLE { by_table::apply_object(self, T::__TABLE, patch) } else { self.__apply_object(patch) }
     }
 }
 
