@@ -141,7 +141,7 @@ fn field_schema(f: &Field, p: &TokenStream) -> TokenStream {
     let (shape, pointer, key_eq) = match &f.with {
         Some(with) => (quote!(#with::shape), quote!(false), quote!(false)),
         None => (
-            quote!(<#ty as #p::Walk>::__shape),
+            quote!(<#ty as #p::Walk>::__SHAPE),
             quote!(<#ty as #p::Walk>::__POINTER),
             quote!(<#ty as #p::Walk>::__KEY_EQ),
         ),

@@ -175,7 +175,7 @@ where
     [T; N]: serde::Serialize + serde::de::DeserializeOwned,
 {
     fn __shape() -> Shape {
-        Shape::List(T::__shape)
+        Shape::List(T::__SHAPE)
     }
 
     fn __depth_ok(&self, open: usize) -> bool {
@@ -192,6 +192,7 @@ impl<T: StrategicMerge> Walk for Option<T> {
     const __SCALAR: bool = T::__SCALAR;
     const __KEY_EQ: bool = T::__KEY_EQ;
     const __MERGED_SET: bool = T::__MERGED_SET;
+    const __SHAPE: fn() -> Shape = T::__SHAPE;
 
     fn __shape() -> Shape {
         T::__shape()
@@ -286,6 +287,7 @@ macro_rules! pointer_impl {
             const __KEY_EQ: bool = T::__KEY_EQ;
             const __MERGED_SET: bool = T::__MERGED_SET;
             const __ABSENT_OK: bool = T::__ABSENT_OK;
+            const __SHAPE: fn() -> Shape = T::__SHAPE;
             fn __shape() -> Shape {
                 T::__shape()
             }
@@ -356,7 +358,7 @@ impl<T: StrategicMerge> Walk for Vec<T> {
     const __JSON_TEXT: bool = T::__JSON_TEXT;
 
     fn __shape() -> Shape {
-        Shape::List(T::__shape)
+        Shape::List(T::__SHAPE)
     }
 
     fn __depth_ok(&self, open: usize) -> bool {
@@ -467,7 +469,7 @@ macro_rules! map_impl {
             const __JSON_TEXT: bool = <$t>::__JSON_TEXT;
 
             fn __shape() -> Shape {
-                Shape::Map(<$t>::__shape)
+                Shape::Map(<$t>::__SHAPE)
             }
 
             fn __depth_ok(&self, open: usize) -> bool {

@@ -87,7 +87,7 @@ macro_rules! set_impl {
         impl<T: StrategicMerge $(+ $bound)+> Walk for $set<T> {
             const __MERGED_SET: bool = T::__SCALAR;
             fn __shape() -> Shape {
-                Shape::List(T::__shape)
+                Shape::List(T::__SHAPE)
             }
 
             fn __depth_ok(&self, open: usize) -> bool {
@@ -132,7 +132,7 @@ macro_rules! scalar_key_map_impl {
         /// need no diff.
         impl<K: ScalarMapKey $(+ $bound)+, T: StrategicMerge> Walk for $map<K, T> {
             fn __shape() -> Shape {
-                Shape::Map(T::__shape)
+                Shape::Map(T::__SHAPE)
             }
 
             fn __depth_ok(&self, open: usize) -> bool {

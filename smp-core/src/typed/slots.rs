@@ -28,7 +28,7 @@ pub(crate) struct ElementType {
 
 impl ElementType {
     pub(crate) const fn of<T: StrategicMerge>() -> Self {
-        ElementType { table: T::__TABLE, shape: T::__shape, slots: as_slots::<T> }
+        ElementType { table: T::__TABLE, shape: T::__SHAPE, slots: as_slots::<T> }
     }
 }
 

@@ -38,6 +38,12 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The schema of this type's JSON form.
     fn __shape() -> Shape;
 
+    /// [`Walk::__shape`], or for an option or a pointer its value's, which
+    /// is the same: the schemas that name a type's (its fields', its
+    /// elements') take it from here, so that an option or a pointer adds no
+    /// schema function to a program.
+    const __SHAPE: fn() -> Shape = Self::__shape;
+
     /// The fields of a struct walked field by field (`None`: any other type).
     const __TABLE: Option<&'static FieldTable> = None;
 
