@@ -14,6 +14,7 @@ use serde_json::Value;
 use std::any::Any;
 use std::cell::RefCell;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 /// What the list steps know of a list's element type.
@@ -47,16 +48,15 @@ fn as_slots<T: StrategicMerge>(v: &dyn FieldValue) -> Option<&dyn Slots> {
     }
 }
 
-/// A `Vec` of typed values, seen without its element type.
+/// A `Vec` of typed values, seen without its element type: each element
+/// type adds these few steps, and the rest is compiled once (on `dyn
+/// Slots`, below).
 pub(crate) trait Slots: Any {
-    /// How many elements it holds.
-    fn len(&self) -> usize;
+    /// Where the elements lie, to read them.
+    fn parts(&self) -> Parts;
 
-    /// The element at `i`.
-    fn value_at(&self, i: usize) -> Option<&dyn FieldValue>;
-
-    /// Whether an element can be added without moving the others.
-    fn has_room(&self) -> bool;
+    /// Where the elements lie, to change them.
+    fn parts_mut(&mut self) -> Parts;
 
     /// A new, empty list of the same element type, with room for `n`.
     fn with_room(&self, n: usize) -> Box<dyn Slots>;
@@ -68,19 +68,13 @@ pub(crate) trait Slots: Any {
     /// Empties the list, with room for `n` elements.
     fn reset(&mut self, n: usize);
 
-    /// Adds the element type's new value ([`Walk::__NEW`](super::Walk::__NEW)) at the end, to
-    /// read into; `None` for a type without one.
+    /// Adds the element type's new value
+    /// ([`Walk::__NEW`](super::Walk::__NEW)) at the end, to read into;
+    /// `None` for a type without one.
     fn push_new(&mut self) -> Option<NonNull<dyn FieldValue>>;
-
-    /// A pointer to the element at `i`, made without a reference to the
-    /// list, so that pointers to its other elements stay valid.
-    fn element(&mut self, i: usize) -> Option<NonNull<dyn FieldValue>>;
 
     /// Moves the elements of `other`, a list of the same type, to the end.
     fn append(&mut self, other: &mut dyn Slots) -> Result<()>;
-
-    /// Swaps two elements.
-    fn swap_at(&mut self, i: usize, j: usize);
 
     /// Drops the elements from `len` on.
     fn truncate(&mut self, len: usize);
@@ -92,20 +86,73 @@ pub(crate) trait Slots: Any {
     fn as_value(&mut self) -> &mut dyn FieldValue;
 }
 
-impl<T: StrategicMerge> Slots for Vec<T> {
-    fn len(&self) -> usize {
-        Vec::len(self)
+/// Where the elements of a list lie: the first one's place, behind the
+/// element type's vtable (dangling when there is none), how many there
+/// are, room for how many, and the size of each. From [`Slots::parts`],
+/// the places are only read.
+#[derive(Clone, Copy)]
+pub(crate) struct Parts {
+    first: *mut dyn FieldValue,
+    len: usize,
+    room: usize,
+    size: usize,
+}
+
+impl Parts {
+    fn of<T: StrategicMerge>(first: *mut T, list: &[T], room: usize) -> Parts {
+        Parts { first, len: list.len(), room, size: size_of::<T>() }
     }
 
-    fn value_at(&self, i: usize) -> Option<&dyn FieldValue> {
-        match self.as_slice().get(i) {
-            Some(e) => Some(e),
-            None => None,
+    /// The place of the element at `i` (`None`: past the end).
+    fn at(&self, i: usize) -> Option<*mut dyn FieldValue> {
+        if i < self.len { Some(self.first.wrapping_byte_add(i * self.size)) } else { None }
+    }
+}
+
+impl dyn Slots {
+    /// How many elements it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.parts().len
+    }
+
+    /// The element at `i`.
+    pub(crate) fn value_at(&self, i: usize) -> Option<&dyn FieldValue> {
+        // SAFETY: an element of the list, borrowed as the list is.
+        self.parts().at(i).map(|e| unsafe { &*e })
+    }
+
+    /// Whether an element can be added without moving the others.
+    pub(crate) fn has_room(&self) -> bool {
+        let parts = self.parts();
+        parts.len < parts.room
+    }
+
+    /// A pointer to the element at `i`, made without a reference to the
+    /// list, so that pointers to its other elements stay valid.
+    pub(crate) fn element(&mut self, i: usize) -> Option<NonNull<dyn FieldValue>> {
+        NonNull::new(self.parts_mut().at(i)?)
+    }
+
+    /// Swaps two elements.
+    pub(crate) fn swap_at(&mut self, i: usize, j: usize) {
+        let parts = self.parts_mut();
+        if let (Some(a), Some(b)) = (parts.at(i), parts.at(j))
+            && i != j
+        {
+            // SAFETY: two distinct elements of the list, of `size` bytes
+            // each; swapping their bytes (untyped) swaps the values.
+            unsafe { std::ptr::swap_nonoverlapping(a.cast::<MaybeUninit<u8>>(), b.cast(), parts.size) }
         }
     }
+}
 
-    fn has_room(&self) -> bool {
-        Vec::len(self) < self.capacity()
+impl<T: StrategicMerge> Slots for Vec<T> {
+    fn parts(&self) -> Parts {
+        Parts::of(self.as_ptr().cast_mut(), self, self.capacity())
+    }
+
+    fn parts_mut(&mut self) -> Parts {
+        Parts::of(self.as_mut_ptr(), self, self.capacity())
     }
 
     fn with_room(&self, n: usize) -> Box<dyn Slots> {
@@ -113,7 +160,7 @@ impl<T: StrategicMerge> Slots for Vec<T> {
     }
 
     fn push_read(&mut self, v: &Value) -> Result<()> {
-        if !self.has_room() {
+        if self.len() == self.capacity() {
             return Err(no_room());
         }
         if const { T::__NEW.is_some() } {
@@ -139,14 +186,6 @@ impl<T: StrategicMerge> Slots for Vec<T> {
         Some(NonNull::from(e))
     }
 
-    fn element(&mut self, i: usize) -> Option<NonNull<dyn FieldValue>> {
-        if i >= Vec::len(self) {
-            return None;
-        }
-        let at: *mut dyn FieldValue = self.as_mut_ptr().wrapping_add(i);
-        NonNull::new(at)
-    }
-
     fn append(&mut self, other: &mut dyn Slots) -> Result<()> {
         let other: &mut dyn Any = other;
         match other.downcast_mut::<Vec<T>>() {
@@ -155,12 +194,6 @@ impl<T: StrategicMerge> Slots for Vec<T> {
                 Ok(())
             }
             None => Err(ErrorKind::Internal("elements of one list of different types").into()),
-        }
-    }
-
-    fn swap_at(&mut self, i: usize, j: usize) {
-        if i < Vec::len(self) && j < Vec::len(self) {
-            self.as_mut_slice().swap(i, j);
         }
     }
 
