@@ -12,7 +12,12 @@
 //! walks the two values field by field (equal scalars compare with `==`,
 //! equal keyed lists pair up by position without an index), apply walks
 //! the borrowed patch and updates fields in place; nothing is parsed or
-//! looked up by name at run time.
+//! looked up by name at run time. A value that a patch sets from JSON is
+//! read in place too, by steps written once: a struct field by field into
+//! its table's places, an option into its value, a list into new elements
+//! (`typed/optional.rs`, `typed/slots.rs`), made by their type
+//! (`Walk::__NEW`, its `Default`: k8s-openapi's structs, lists, options);
+//! other types are read whole and moved there.
 //!
 //! Keyed lists run the list algorithms of `lists/` (keyed merge, keyed
 //! diff, the key index, `$setElementOrder`), the same code the JSON engine
