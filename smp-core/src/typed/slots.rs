@@ -115,12 +115,6 @@ impl dyn Slots {
         self.parts().len
     }
 
-    /// The element at `i`.
-    pub(crate) fn value_at(&self, i: usize) -> Option<&dyn FieldValue> {
-        // SAFETY: an element of the list, borrowed as the list is.
-        self.parts().at(i).map(|e| unsafe { &*e })
-    }
-
     /// Whether an element can be added without moving the others.
     pub(crate) fn has_room(&self) -> bool {
         let parts = self.parts();
@@ -131,6 +125,12 @@ impl dyn Slots {
     /// list, so that pointers to its other elements stay valid.
     pub(crate) fn element(&mut self, i: usize) -> Option<NonNull<dyn FieldValue>> {
         NonNull::new(self.parts_mut().at(i)?)
+    }
+
+    /// Pointers to its elements, as [`element`](Self::element) makes them.
+    pub(crate) fn places(&mut self) -> impl Iterator<Item = NonNull<dyn FieldValue>> {
+        let parts = self.parts_mut();
+        (0..parts.len).filter_map(move |i| NonNull::new(parts.at(i)?))
     }
 
     /// Swaps two elements.
@@ -240,7 +240,9 @@ fn read_new(list: &mut dyn Slots, v: &Value) -> Result<()> {
 
 /// The elements of a list, behind their type's vtable.
 pub(crate) fn elements(list: &dyn Slots) -> impl Iterator<Item = &dyn FieldValue> {
-    (0..list.len()).filter_map(|i| list.value_at(i))
+    let parts = list.parts();
+    // SAFETY: the elements of the list, borrowed as the list is.
+    (0..parts.len).filter_map(move |i| parts.at(i).map(|e| unsafe { &*e }))
 }
 
 /// One element of a list being merged, where it lies in the [`Store`]:
@@ -298,8 +300,7 @@ impl<'a> Store<'a> {
         if std::mem::replace(&mut inner.lent, true) {
             return Vec::new();
         }
-        let len = inner.list.len();
-        (0..len).filter_map(|i| Some(Handle { at: i, ptr: inner.list.element(i)?, store: PhantomData })).collect()
+        inner.list.places().enumerate().map(|(at, ptr)| Handle { at, ptr, store: PhantomData }).collect()
     }
 
     /// A new element read from JSON.
@@ -327,11 +328,9 @@ impl<'a> Store<'a> {
         let mut chunk = inner.list.with_room(0);
         chunk.as_value().set_json(v, Some(field))?;
         let base = inner.count;
-        let len = chunk.len();
-        let handles = (0..len)
-            .filter_map(|i| Some(Handle { at: base + i, ptr: chunk.element(i)?, store: PhantomData }))
-            .collect();
-        inner.count += len;
+        let handles: Vec<Handle<'_>> =
+            chunk.places().enumerate().map(|(i, ptr)| Handle { at: base + i, ptr, store: PhantomData }).collect();
+        inner.count += handles.len();
         // New elements go after these (in this chunk while it has room).
         inner.chunks.push(chunk);
         Ok(handles)
