@@ -26,8 +26,11 @@ pub struct OptionalOps {
     read_whole: Option<unsafe fn(*mut u8, &Value) -> Result<()>>,
     /// `Option<T>`'s `__set_json` for a `T` that serde may read from JSON
     /// text ([`Walk::__JSON_TEXT`]); the others are read in place.
-    set_text: Option<unsafe fn(*mut u8, &Value, Option<&Field>) -> Result<()>>,
+    set_text: Option<SetText>,
 }
+
+/// `Option<T>`'s `__set_json` at the option's place.
+type SetText = unsafe fn(*mut u8, &Value, Option<&Field>) -> Result<()>;
 
 impl OptionalOps {
     /// The steps of a field of type `Option<T>`.

@@ -70,8 +70,8 @@ pub(crate) trait Slots: Any {
 
     /// Adds the element type's new value
     /// ([`Walk::__NEW`](super::Walk::__NEW)) at the end, to read into;
-    /// `None` for a type without one.
-    fn push_new(&mut self) -> Option<NonNull<dyn FieldValue>>;
+    /// false for a type without one.
+    fn push_new(&mut self) -> bool;
 
     /// Moves the elements of `other`, a list of the same type, to the end.
     fn append(&mut self, other: &mut dyn Slots) -> Result<()>;
@@ -127,6 +127,15 @@ impl dyn Slots {
         NonNull::new(self.parts_mut().at(i)?)
     }
 
+    /// [`Slots::push_new`], and a pointer to the element added.
+    fn push_new_element(&mut self) -> Option<NonNull<dyn FieldValue>> {
+        if !self.push_new() {
+            return None;
+        }
+        let last = self.len().checked_sub(1)?;
+        self.element(last)
+    }
+
     /// Pointers to its elements, as [`element`](Self::element) makes them.
     pub(crate) fn places(&mut self) -> impl Iterator<Item = NonNull<dyn FieldValue>> {
         let parts = self.parts_mut();
@@ -180,10 +189,10 @@ impl<T: StrategicMerge> Slots for Vec<T> {
         self.reserve(n);
     }
 
-    fn push_new(&mut self) -> Option<NonNull<dyn FieldValue>> {
-        let new = T::__NEW?;
-        let e: &mut dyn FieldValue = self.push_mut(new());
-        Some(NonNull::from(e))
+    fn push_new(&mut self) -> bool {
+        let Some(new) = T::__NEW else { return false };
+        self.push(new());
+        true
     }
 
     fn append(&mut self, other: &mut dyn Slots) -> Result<()> {
@@ -216,7 +225,7 @@ pub(crate) fn read_list(list: &mut dyn Slots, v: &Value) -> Result<()> {
     let Value::Array(items) = v else { return Err(fallback::invalid_type(v, "a sequence")) };
     list.reset(items.len());
     for item in items {
-        let Some(mut e) = list.push_new() else { return Err(no_new_value()) };
+        let Some(mut e) = list.push_new_element() else { return Err(no_new_value()) };
         // SAFETY: the element just added, which nothing else borrows.
         unsafe { e.as_mut() }.read_json(item)?;
     }
@@ -227,7 +236,7 @@ pub(crate) fn read_list(list: &mut dyn Slots, v: &Value) -> Result<()> {
 /// room), with its type's reader and retries; on error it is removed.
 fn read_new(list: &mut dyn Slots, v: &Value) -> Result<()> {
     let len = list.len();
-    let Some(mut e) = list.push_new() else { return Err(no_new_value()) };
+    let Some(mut e) = list.push_new_element() else { return Err(no_new_value()) };
     // SAFETY: the element just added, which nothing else borrows.
     match unsafe { e.as_mut() }.set_json(v, None) {
         Ok(()) => Ok(()),
