@@ -177,7 +177,9 @@ pub(crate) fn from_field_value<T: Walk>(v: &Value, field: Option<&Field>) -> Res
 }
 
 /// [`from_field_value`] into a value in place, compiled once for every
-/// type: the value is read by its vtable, and left as it was on error.
+/// type: the value is read by its vtable (each retry reads all of it
+/// again); on error it may be half read, and the error goes up to the
+/// apply, which drops the copy it patched.
 pub(crate) fn set_from_json(slot: &mut dyn FieldValue, v: &Value, field: Option<&Field>) -> Result<()> {
     read_value_with(v, field, &mut |v| slot.read_json(v))
 }

@@ -704,7 +704,8 @@ pub trait FieldValue: Any {
     /// field, if any, that holds it).
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()>;
 
-    /// [`Walk::__from_json`] into this value.
+    /// [`Walk::__read_json`]: what [`Walk::__from_json`] reads, set into
+    /// this value.
     fn read_json(&mut self, v: &Value) -> Result<()>;
 
     /// The diff of two objects: this one and `new`, a value of the same type.
