@@ -245,7 +245,7 @@ impl<'a> Lazy<'a> {
             };
             members.push((Cow::Borrowed(key), Some(node)));
         }
-        members.sort_by(|a, b| key_order(&a.0, &b.0));
+        sort_members(&mut members);
         Object { sorted: members.len(), members }
     }
 
@@ -379,7 +379,7 @@ impl<'a> Object<'a> {
     /// Makes the two runs one.
     fn merge_runs(&mut self) {
         // A stable sort of two sorted runs is one linear merge.
-        self.members.sort_by(|a, b| a.0.cmp(&b.0));
+        sort_members(&mut self.members);
         self.sorted = self.members.len();
     }
 
@@ -418,7 +418,7 @@ impl<'a> Object<'a> {
         if !members.is_sorted_by(|a, b| key_order(&a.0, &b.0).is_lt()) {
             // A stable sort keeps equal keys in the order written: the last
             // of each run wins.
-            members.sort_by(|a, b| key_order(&a.0, &b.0));
+            sort_members(&mut members);
             let same =
                 |a: &Member<'_>, b: &Member<'_>| a.0.len() == b.0.len() && same_bytes(a.0.as_bytes(), b.0.as_bytes());
             if members.windows(2).any(|w| same(&w[0], &w[1])) {
@@ -435,6 +435,11 @@ impl<'a> Object<'a> {
         let sorted = members.len();
         Object { members, sorted }
     }
+}
+
+/// Sorts members by key, stably (equal keys stay in the order written).
+fn sort_members(members: &mut [Member<'_>]) {
+    members.sort_by(|a, b| key_order(&a.0, &b.0));
 }
 
 /// The members of two sorted runs, in order.
@@ -526,7 +531,7 @@ impl<'a> super::Object<Node<'a>> for Object<'a> {
                 members.push((k.clone(), Some(v.clone())));
             }
         }
-        members.sort_by(|a, b| key_order(&a.0, &b.0));
+        sort_members(&mut members);
         Object { sorted: members.len(), members }
     }
 
@@ -538,7 +543,7 @@ impl<'a> super::Object<Node<'a>> for Object<'a> {
     }
 
     fn to_json_map(&self) -> Map<String, Value> {
-        self.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect()
+        super::json_map(self.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
     }
 }
 

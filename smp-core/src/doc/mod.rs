@@ -257,6 +257,13 @@ pub(crate) fn objects_deep_eq<D: Document>(a: &D::Object, b: &D::Object) -> bool
     }
 }
 
+/// The JSON object of `entries`, in any order, the last of equal keys
+/// winning: every object the crate collects is built here, so that the
+/// map's construction (a sort of the entries) is compiled once.
+pub(crate) fn json_map(entries: Vec<(String, Value)>) -> Map<String, Value> {
+    entries.into_iter().collect()
+}
+
 /// Converts a list both ways, for the steps written on JSON values (lists
 /// of scalars, the opt-in `$patchMergeKey` lists).
 pub(crate) fn list_to_json<D: Document>(list: Vec<D>) -> Vec<Value> {
@@ -365,7 +372,7 @@ impl Object<Value> for Map<String, Value> {
     }
 
     fn from_entries(entries: Vec<(String, Value)>) -> Self {
-        entries.into_iter().collect()
+        json_map(entries)
     }
 
     fn get_key_value(&self, key: &str) -> Option<(&str, &Value)> {
@@ -380,7 +387,13 @@ impl Object<Value> for Map<String, Value> {
     }
 
     fn filter_map_members(&self, mut f: impl FnMut(&str, &Value) -> Option<Value>) -> Self {
-        self.iter().filter_map(|(k, v)| Some((k.clone(), f(k, v)?))).collect()
+        let mut kept = Vec::new();
+        for (k, v) in self {
+            if let Some(v) = f(k, v) {
+                kept.push((k.clone(), v));
+            }
+        }
+        json_map(kept)
     }
 
     fn to_json_map(&self) -> Map<String, Value> {
