@@ -135,9 +135,16 @@ pub fn fmt_v_map(m: &Map<String, Value>) -> String {
     s
 }
 
+/// The keys of a map, sorted, as Go prints a map's (and encodes it).
+fn sorted_keys(m: &Map<String, Value>) -> Vec<&str> {
+    let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
+    // Keys are distinct: any sort is the stable one.
+    keys.sort_unstable();
+    keys
+}
+
 fn write_map(s: &mut String, m: &Map<String, Value>) {
-    let mut keys: Vec<&String> = m.keys().collect();
-    keys.sort();
+    let keys = sorted_keys(m);
     s.push_str("map[");
     for (i, k) in keys.into_iter().enumerate() {
         if i > 0 {
@@ -145,7 +152,7 @@ fn write_map(s: &mut String, m: &Map<String, Value>) {
         }
         s.push_str(k);
         s.push(':');
-        write_v(s, &m[k.as_str()]);
+        write_v(s, &m[k]);
     }
     s.push(']');
 }
@@ -190,8 +197,7 @@ fn write_s(s: &mut String, v: &Value) {
             s.push(']');
         }
         Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            let keys = sorted_keys(m);
             s.push_str("map[");
             for (i, k) in keys.into_iter().enumerate() {
                 if i > 0 {
@@ -199,7 +205,7 @@ fn write_s(s: &mut String, v: &Value) {
                 }
                 s.push_str(k);
                 s.push(':');
-                write_s(s, &m[k.as_str()]);
+                write_s(s, &m[k]);
             }
             s.push(']');
         }
@@ -335,8 +341,7 @@ fn write_go_json(s: &mut String, v: &Value) {
             s.push(']');
         }
         Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            let keys = sorted_keys(m);
             s.push('{');
             for (i, k) in keys.into_iter().enumerate() {
                 if i > 0 {
@@ -344,7 +349,7 @@ fn write_go_json(s: &mut String, v: &Value) {
                 }
                 write_go_string(s, k);
                 s.push(':');
-                write_go_json(s, &m[k.as_str()]);
+                write_go_json(s, &m[k]);
             }
             s.push('}');
         }
