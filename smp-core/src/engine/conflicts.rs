@@ -3,6 +3,7 @@
 use super::{dedup_scalars_in_place, slice_element_type};
 use crate::directive::{PATCH, PATCH_MERGE_KEY, RETAIN_KEYS};
 use crate::error::{ErrorKind, Result};
+use crate::lists::order::{permute, stable_order_by};
 use crate::lists::patch_merge_key;
 use crate::schema::{MergeKey, Schema, Strategy};
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_list, fmt_v_map};
@@ -215,7 +216,8 @@ fn by_merge_key_text(list: &[Value], field: Field<'_>, pmk: Pmk) -> Result<BTree
 /// so any sort agrees with Go's); returns their number.
 fn dedup_and_sort(list: &mut [Value]) -> Result<usize> {
     let n = dedup_scalars_in_place(list)?;
-    list[..n].sort_by_cached_key(fmt_v);
+    let texts: Vec<String> = list[..n].iter().map(fmt_v).collect();
+    permute(&mut list[..n], &stable_order_by(n, &|a, b| texts[a].cmp(&texts[b])));
     Ok(n)
 }
 

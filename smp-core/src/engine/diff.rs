@@ -391,16 +391,13 @@ fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDif
         &o_sorted,
         &m_sorted,
         |a, b| a.0.cmp(&b.0),
-        |step| {
-            match step {
-                Step::Both(..) => {}
-                Step::Left(i) if opts.deletions() => deletions.push(o_sorted[i].1.clone()),
-                Step::Right(j) if opts.additions() => additions.push(m_sorted[j].1.clone()),
-                _ => {}
-            }
-            Ok(())
+        |step| match step {
+            Step::Both(..) => {}
+            Step::Left(i) if opts.deletions() => deletions.push(o_sorted[i].1.clone()),
+            Step::Right(j) if opts.additions() => additions.push(m_sorted[j].1.clone()),
+            _ => {}
         },
-    )?;
+    );
     let n = dedup_scalars_in_place(&mut deletions)?;
     deletions.truncate(n);
     let additions = sort_scalars(additions, m)?;

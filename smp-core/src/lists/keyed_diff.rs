@@ -9,7 +9,7 @@
 
 use super::element::{DiffElements, missing_key};
 use super::key::{Field, Interner, Key, KeyFields, Lookup, Tag, TagIndex, Uncomparable, uncomparable};
-use super::order::{Step, go_sort_by, sort_by_lookup, walk_sorted};
+use super::order::{Step, go_sort_order, in_order, lookup_order, stable_order_by_key, walk_sorted};
 use crate::diff_options::Opts;
 use crate::directive::{PATCH, PatchOp};
 use crate::doc::{Document, Object as _};
@@ -30,12 +30,6 @@ impl<P> Default for ListPatch<P> {
     fn default() -> Self {
         ListPatch { patch: Vec::new(), order: Vec::new() }
     }
-}
-
-/// An element with its key.
-struct Keyed<'e, E> {
-    elem: &'e E,
-    key: Key<'e>,
 }
 
 /// The patch from the keyed list `o` to `m`.
@@ -59,84 +53,112 @@ pub(crate) fn diff<L: DiffElements>(
     // Changes and additions, each with the position of its element in `m`.
     let mut changes: Vec<(L::Patch, usize)> = Vec::new();
     let mut deletes: Vec<L::Patch> = Vec::new();
-    // The patch of a changed element, with its key.
-    let change = |a: &Keyed<'_, L::Elem>, b: &Keyed<'_, L::Elem>, at: usize| -> Result<Option<L::Patch>> {
-        if l.unchanged(a.elem, b.elem) {
-            return Ok(None);
-        }
-        let mut p = l.diff(a.elem, b.elem, opts).map_err(|e| fields.at(e, Some(&b.key), at))?;
-        if p.is_empty() {
-            return Ok(None);
-        }
-        for (k, v) in l.entry(b.elem, fields, &b.key).members() {
-            p.insert(k, v.clone());
-        }
-        Ok(Some(L::Patch::object(p)))
-    };
-    let same_len = o_keys.len() == m_keys.len();
-    // Equal strings (the common case) print alike and are `==`: compared once.
-    let same_strings = same_len
-        && o_keys
-            .iter()
-            .zip(&m_keys)
-            .all(|(a, b)| matches!((a.key.one_str(), b.key.one_str()), (Some(x), Some(y)) if x == y));
-    let in_place = same_strings || (same_len && o_keys.iter().zip(&m_keys).all(|(a, b)| same_text(&a.key, &b.key)));
-    if in_place {
-        for (j, (a, b)) in o_keys.iter().zip(&m_keys).enumerate() {
-            changes.extend(change(a, b, j)?.map(|p| (p, j)));
-        }
-    } else {
-        let o_sorted = sorted_by_text(&o_keys);
-        let m_sorted = sorted_by_text(&m_keys);
-        walk_sorted(
-            &o_sorted,
-            &m_sorted,
-            |a, b| a.1.cmp(&b.1),
-            |step| {
-                match step {
-                    Step::Both(i, j) => {
-                        let (a, b) = (&o_keys[o_sorted[i].0], &m_keys[m_sorted[j].0]);
-                        changes.extend(change(a, b, j)?.map(|p| (p, m_sorted[j].0)));
-                    }
-                    // The modified element is new.
-                    Step::Right(j) if opts.additions() => {
-                        let at = m_sorted[j].0;
-                        changes.push((l.to_patch(m_keys[at].elem)?, at));
-                    }
-                    // The original element was removed.
-                    Step::Left(i) if opts.deletions() => {
-                        let gone = &o_keys[o_sorted[i].0];
-                        let mut d = l.entry(gone.elem, fields, &gone.key);
-                        d.insert(PATCH, L::Patch::from_json(Value::String(PatchOp::Delete.as_str().into())));
-                        deletes.push(L::Patch::object(d));
-                    }
-                    _ => {}
+    let pairing = pair(&o_keys, &m_keys);
+    for step in &pairing.steps {
+        match *step {
+            Pair::Both { old, new, at } => {
+                let (a, b, key) = (&o[old], &m[new], &m_keys[new]);
+                if l.unchanged(a, b) {
+                    continue;
                 }
-                Ok(())
-            },
-        )?;
+                let mut p = l.diff(a, b, opts).map_err(|e| fields.at(e, Some(key), at))?;
+                if p.is_empty() {
+                    continue;
+                }
+                for (k, v) in l.entry(b, fields, key).members() {
+                    p.insert(k, v.clone());
+                }
+                changes.push((L::Patch::object(p), new));
+            }
+            // The modified element is new.
+            Pair::Added(new) if opts.additions() => changes.push((l.to_patch(&m[new])?, new)),
+            // The original element was removed.
+            Pair::Removed(old) if opts.deletions() => {
+                let mut d = l.entry(&o[old], fields, &o_keys[old]);
+                d.insert(PATCH, L::Patch::from_json(Value::String(PatchOp::Delete.as_str().into())));
+                deletes.push(L::Patch::object(d));
+            }
+            _ => {}
+        }
     }
-    let mut patch = order_by_modified(changes, &m_keys, in_place)?;
-    let order_same = same_strings || is_order_same(&o_keys, &m_keys)?;
+    let mut patch = order_by_modified(changes, &m_keys, pairing.in_place)?;
+    let order_same = pairing.same_strings || is_order_same(&o_keys, &m_keys)?;
     patch.extend(deletes);
     let emit_order = opts.set_element_order()
         && ((opts.additions() && (!patch.is_empty() || !order_same)) || (opts.deletions() && !patch.is_empty()));
-    let entry = |k: &Keyed<'_, L::Elem>| L::Patch::object(l.entry(k.elem, fields, &k.key));
-    let order = if emit_order { m_keys.iter().map(entry).collect() } else { Vec::new() };
+    let mut order = Vec::new();
+    if emit_order {
+        order.reserve(m.len());
+        for (e, key) in m.iter().zip(&m_keys) {
+            order.push(L::Patch::object(l.entry(e, fields, key)));
+        }
+    }
     Ok(ListPatch { patch, order })
 }
 
-/// The elements with their keys; each must be an object carrying its key.
-fn keys_of<'e, L: DiffElements>(l: &L, fields: KeyFields<'_>, list: &'e [L::Elem]) -> Result<Vec<Keyed<'e, L::Elem>>> {
-    let mut keyed = Vec::with_capacity(list.len());
+/// The keys of a list's elements; each must be an object carrying its key.
+fn keys_of<'e, L: DiffElements>(l: &L, fields: KeyFields<'_>, list: &'e [L::Elem]) -> Result<Vec<Key<'e>>> {
+    let mut keys = Vec::with_capacity(list.len());
     for e in list {
-        keyed.push(match fields.key_of(|n| l.field(e, n)) {
-            Field::Value(key) => Keyed { elem: e, key },
+        keys.push(match fields.key_of(|n| l.field(e, n)) {
+            Field::Value(key) => key,
             Field::Missing => return Err(missing_key(l, fields, e)),
             Field::NotObject => return Err(bad_arg(GoKind::Object, &l.to_json(e)?)),
         });
     }
-    Ok(keyed)
+    Ok(keys)
+}
+
+/// A step of the walk that pairs the elements of the two lists.
+enum Pair {
+    /// An original element (`old`) and a modified one (`new`) with the
+    /// same key; `at` is where an error of their diff says it happened.
+    Both { old: usize, new: usize, at: usize },
+    /// A modified element no original one pairs with.
+    Added(usize),
+    /// An original element no modified one pairs with.
+    Removed(usize),
+}
+
+/// How the elements of two lists pair up, by their keys.
+struct Pairing {
+    /// In the order the reference meets them.
+    steps: Vec<Pair>,
+    /// Both lists have the same string keys in the same order.
+    same_strings: bool,
+    /// Both lists have keys that print alike in the same order: each
+    /// element pairs with the one at its position.
+    in_place: bool,
+}
+
+/// Pairs the elements of the lists whose keys are `o` and `m`.
+fn pair(o: &[Key<'_>], m: &[Key<'_>]) -> Pairing {
+    let same_len = o.len() == m.len();
+    // Equal strings (the common case) print alike and are `==`: compared once.
+    let same_strings =
+        same_len && o.iter().zip(m).all(|(a, b)| matches!((a.one_str(), b.one_str()), (Some(x), Some(y)) if x == y));
+    let in_place = same_strings || (same_len && o.iter().zip(m).all(|(a, b)| same_text(a, b)));
+    let mut steps = Vec::with_capacity(m.len());
+    if in_place {
+        for j in 0..m.len() {
+            steps.push(Pair::Both { old: j, new: j, at: j });
+        }
+        return Pairing { steps, same_strings, in_place };
+    }
+    let (o_sorted, m_sorted) = (ByText::new(o), ByText::new(m));
+    walk_sorted(
+        &o_sorted.order,
+        &m_sorted.order,
+        |&a, &b| o_sorted.texts[a].cmp(&m_sorted.texts[b]),
+        |step| {
+            steps.push(match step {
+                Step::Both(i, j) => Pair::Both { old: o_sorted.order[i], new: m_sorted.order[j], at: j },
+                Step::Right(j) => Pair::Added(m_sorted.order[j]),
+                Step::Left(i) => Pair::Removed(o_sorted.order[i]),
+            })
+        },
+    );
+    Pairing { steps, same_strings, in_place }
 }
 
 /// Whether two keys print alike with `%v`.
@@ -144,17 +166,24 @@ fn same_text(a: &Key<'_>, b: &Key<'_>) -> bool {
     a.text() == b.text()
 }
 
-/// Positions of the elements sorted by the `%v` text of their keys
+/// The `%v` text of each key, and the positions of the keys sorted by it
 /// (`sortMergeListsByNameArray`, without recursion).
-fn sorted_by_text<'e, E>(list: &[Keyed<'e, E>]) -> Vec<(usize, Cow<'e, str>)> {
-    let mut out: Vec<(usize, Cow<'e, str>)> = list.iter().enumerate().map(|(i, k)| (i, k.key.text())).collect();
-    go_sort_by(&mut out, |a, b| a.1 <= b.1);
-    out
+struct ByText<'e> {
+    texts: Vec<Cow<'e, str>>,
+    order: Vec<usize>,
+}
+
+impl<'e> ByText<'e> {
+    fn new(keys: &[Key<'e>]) -> Self {
+        let texts: Vec<Cow<'e, str>> = keys.iter().map(Key::text).collect();
+        let order = go_sort_order(texts.len(), &|a, b| texts[a] <= texts[b]);
+        ByText { texts, order }
+    }
 }
 
 /// Sorts the changes and additions by the position of their key in the
 /// modified list (`normalizeSliceOrder(patch, modified)`).
-fn order_by_modified<E, P: Document>(changes: Vec<(P, usize)>, m: &[Keyed<'_, E>], in_place: bool) -> Result<Vec<P>> {
+fn order_by_modified<P: Document>(changes: Vec<(P, usize)>, m: &[Key<'_>], in_place: bool) -> Result<Vec<P>> {
     if in_place && changes.len() < 2 {
         // Nothing to sort: Go's sort compares nothing either.
         return Ok(changes.into_iter().map(|(v, _)| v).collect());
@@ -162,43 +191,60 @@ fn order_by_modified<E, P: Document>(changes: Vec<(P, usize)>, m: &[Keyed<'_, E>
     let (deletes, rest): (Vec<_>, Vec<_>) = changes
         .into_iter()
         .partition(|(v, _)| v.field(PATCH).value().and_then(|d| d.as_str()) == Some(PatchOp::Delete.as_str()));
+    let at: Vec<usize> = rest.iter().map(|&(_, j)| j).collect();
+    let rest = match modified_order(&at, m, in_place)? {
+        Some(order) => in_order(rest, &order),
+        None => rest,
+    };
+    Ok(rest.into_iter().chain(deletes).map(|(v, _)| v).collect())
+}
+
+/// The order [`order_by_modified`] puts changes in, given the position
+/// of each in the modified list whose keys are `m`; `None` when they stay
+/// where they are.
+fn modified_order(at: &[usize], m: &[Key<'_>], in_place: bool) -> Result<Option<Vec<usize>>> {
     // Only the changed elements' keys are looked up, so only they are
     // numbered: the modified list is scanned for the first position of
     // each, without adding its other keys (usually most of them) to a table.
-    let mut interner = Interner::with_capacity(rest.len());
-    let mut tags: Vec<Tag> = rest.iter().map(|(_, j)| interner.tag(&m[*j].key)).collect();
-    let mut rest = rest;
-    if in_place && interner.len() < rest.len() {
+    let mut interner = Interner::with_capacity(at.len());
+    let mut tags: Vec<Tag> = at.iter().map(|&j| interner.tag(&m[j])).collect();
+    let mut walked = None;
+    if in_place && interner.len() < at.len() {
         // Changed elements share a key. The reference walks both lists
         // sorted by key text (an unstable sort) and lists the changes in
         // that walk's order, which the stable ordering by first position
         // keeps among equal keys; pairing in place listed them by position.
         let mut rank = vec![0; m.len()];
-        for (r, (i, _)) in sorted_by_text(m).into_iter().enumerate() {
-            rank[i] = r;
+        for (r, i) in ByText::new(m).order.into_iter().enumerate() {
+            rank[i] = r as u32;
         }
-        let mut walked: Vec<((P, usize), Tag)> = rest.into_iter().zip(tags).collect();
-        walked.sort_by_key(|((_, j), _)| rank[*j]);
-        (rest, tags) = walked.into_iter().unzip();
+        let ranks: Vec<u32> = at.iter().map(|&j| rank[j]).collect();
+        let order = stable_order_by_key(&ranks);
+        tags = order.iter().map(|&k| tags[k]).collect();
+        walked = Some(order);
     }
     let mut index = TagIndex::new([], interner.len());
     for (p, k) in m.iter().enumerate() {
-        if let Some(tag) = interner.get(&k.key) {
+        if let Some(tag) = interner.get(k) {
             index.push(tag, p);
         }
     }
     let pos: Vec<Lookup> = tags.iter().map(|&t| index.lookup(t)).collect();
-    let sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
-    Ok(sorted.into_iter().chain(deletes).map(|(v, _)| v).collect())
+    let sorted = lookup_order(&pos).map_err(|Uncomparable| uncomparable())?;
+    Ok(match (walked, sorted) {
+        (Some(walked), Some(sorted)) => Some(sorted.into_iter().map(|k| walked[k]).collect()),
+        (walked, None) => walked,
+        (None, sorted) => sorted,
+    })
 }
 
 /// `isOrderSame`: the keys of both lists are `==` position by position.
-fn is_order_same<E>(o: &[Keyed<'_, E>], m: &[Keyed<'_, E>]) -> Result<bool> {
+fn is_order_same(o: &[Key<'_>], m: &[Key<'_>]) -> Result<bool> {
     if o.len() != m.len() {
         return Ok(false);
     }
     for (a, b) in o.iter().zip(m) {
-        if !a.key.go_eq(&b.key).ok_or_else(uncomparable)? {
+        if !a.go_eq(b).ok_or_else(uncomparable)? {
             return Ok(false);
         }
     }

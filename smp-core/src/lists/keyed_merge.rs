@@ -12,7 +12,7 @@
 use super::element::{Elements, MergeElements, PatchObject, element_kind, missing_key};
 use super::key::{Field, Key, KeyFields, KeyValue, Lookup, Tag, TagIndex, Uncomparable, number_keys, uncomparable};
 use super::key::{KeyHasher, KeyMap};
-use super::order::{in_order, merge_sorted_lookup, sort_by_lookup, validate_patch_with_order};
+use super::order::{in_order, merge_sorted_lookup, sort_by_lookup, stable_order_by_key, validate_patch_with_order};
 use crate::directive::{PATCH, PatchOp};
 use crate::doc::copy_patch_value;
 use crate::doc::{Document, Object as _};
@@ -684,7 +684,7 @@ fn merge_plain<L: MergeElements>(
             }
         }
     }
-    targets.sort_by_key(|&(pos, _)| pos);
+    let targets = by_target(&targets);
     let patch_of = |i: usize| keys.patch[plain[i]].value;
     let object_of = |i: usize| patch_of(i).as_object().expect("checked above");
     let mut rest = targets.as_slice();
@@ -713,6 +713,14 @@ fn merge_plain<L: MergeElements>(
         work.push(elem, key, false);
     }
     Ok(())
+}
+
+/// (target position, patch element) pairs grouped by target, each group
+/// in the order given.
+fn by_target(targets: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    // Positions in the merged list.
+    let positions: Vec<u32> = targets.iter().map(|&(pos, _)| pos as u32).collect();
+    stable_order_by_key(&positions).into_iter().map(|i| targets[i]).collect()
 }
 
 /// Positions of objects in a list by key, kept up to date as elements are

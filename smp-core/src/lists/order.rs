@@ -33,24 +33,66 @@ pub fn sort_by_position<T>(items: Vec<T>, pos: Vec<Option<usize>>) -> Vec<T> {
 /// items), so Go's algorithm is followed step by step then.
 pub fn sort_by_lookup<T>(items: Vec<T>, pos: Vec<Lookup>) -> Result<Vec<T>, Uncomparable> {
     debug_assert_eq!(items.len(), pos.len());
+    Ok(match lookup_order(&pos)? {
+        Some(order) => in_order(items, &order),
+        None => items,
+    })
+}
+
+/// The order [`sort_by_lookup`] puts items in, as positions; `None` when
+/// the items stay where they are.
+pub(crate) fn lookup_order(pos: &[Lookup]) -> Result<Option<Vec<usize>>, Uncomparable> {
     // Every item found, already in order (a list merged by the order it
     // had): the comparator is consistent, so a stable sort moves nothing.
     let mut last = 0;
     if pos.iter().all(|p| p.found().is_some_and(|i| std::mem::replace(&mut last, i) <= i)) {
-        return Ok(items);
+        return Ok(None);
     }
-    Ok(in_order(items, &sorted_permutation(&pos)?))
+    sorted_permutation(pos).map(Some)
 }
 
 fn sorted_permutation(pos: &[Lookup]) -> Result<Vec<usize>, Uncomparable> {
-    let mut perm: Vec<usize> = (0..pos.len()).collect();
-    if pos.iter().all(|p| p.found().is_some()) {
-        perm.sort_by_key(|&i| pos[i].found());
-        return Ok(perm);
+    let mut found = Vec::with_capacity(pos.len());
+    for p in pos {
+        match p.found() {
+            // Below `Lookup::UNCOMPARABLE`'s number: a `u32`.
+            Some(at) => found.push(at as u32),
+            None => return go_stable_permutation(pos),
+        }
     }
+    Ok(stable_order_by_key(&found))
+}
+
+/// The positions `0..n` ordered by `cmp` on positions, equal ones in
+/// their own order: a stable sort by anything else than a position, with
+/// the comparison given at run time, so that it is compiled once.
+pub(crate) fn stable_order_by(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| cmp(a, b));
+    order
+}
+
+/// [`sorted_permutation`] where some item is missing: Go's algorithm.
+fn go_stable_permutation(pos: &[Lookup]) -> Result<Vec<usize>, Uncomparable> {
+    let mut perm: Vec<usize> = (0..pos.len()).collect();
     let mut data = GoStable { perm: &mut perm, pos, failed: false };
     data.stable();
     if data.failed { Err(Uncomparable) } else { Ok(perm) }
+}
+
+/// The positions of `keys` ordered by key, equal keys in their own order:
+/// a stable sort by key. Each key and its position are one number (the key
+/// above the position), so that these sorts are one sort of numbers, the
+/// one the hashes of [`number_keys`](super::key::number_keys) are sorted
+/// with. `keys` are positions in a list, which the ordering steps hold as
+/// `u32`s, as [`Lookup`] does.
+pub(crate) fn stable_order_by_key(keys: &[u32]) -> Vec<usize> {
+    let mut packed: Vec<u64> = Vec::with_capacity(keys.len());
+    for (i, &key) in keys.iter().enumerate() {
+        packed.push(u64::from(key) << 32 | i as u64);
+    }
+    packed.sort_unstable();
+    packed.into_iter().map(|p| p as u32 as usize).collect()
 }
 
 /// Interleaves server-only items (`left`) with patch items (`right`), both
@@ -111,15 +153,25 @@ pub fn merge_sorted_lookup<T>(
 /// (`GoSort` below). Up to 12 items it is an insertion sort, which reverses
 /// runs of equal keys under `<=`.
 pub fn go_sort_by<T>(items: &mut [T], less: impl Fn(&T, &T) -> bool) {
-    let n = items.len();
-    let limit = usize::BITS - n.leading_zeros();
-    GoSort { items, less }.pdqsort(0, n, limit);
+    let order = go_sort_order(items.len(), &|i, j| less(&items[i], &items[j]));
+    permute(items, &order);
 }
 
-/// Go's `pdqsort` over a slice and a `less` on its items.
-struct GoSort<'s, T, F> {
-    items: &'s mut [T],
-    less: F,
+/// The positions `0..n` in the order [`go_sort_by`] leaves their items in,
+/// `less` comparing items by position. Go's sort decides each step by
+/// `less` alone, so sorting the positions moves the items as sorting them
+/// would; the sort is compiled once, whatever the items.
+pub(crate) fn go_sort_order(n: usize, less: &dyn Fn(usize, usize) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let limit = usize::BITS - n.leading_zeros();
+    GoSort { order: &mut order, less }.pdqsort(0, n, limit);
+    order
+}
+
+/// Go's `pdqsort` over the positions of items and a `less` on positions.
+struct GoSort<'s> {
+    order: &'s mut [usize],
+    less: &'s dyn Fn(usize, usize) -> bool,
 }
 
 /// What `choosePivot` saw of the order around its samples.
@@ -130,13 +182,13 @@ enum Hint {
     Decreasing,
 }
 
-impl<T, F: Fn(&T, &T) -> bool> GoSort<'_, T, F> {
+impl GoSort<'_> {
     fn less(&self, i: usize, j: usize) -> bool {
-        (self.less)(&self.items[i], &self.items[j])
+        (self.less)(self.order[i], self.order[j])
     }
 
     fn swap(&mut self, i: usize, j: usize) {
-        self.items.swap(i, j);
+        self.order.swap(i, j);
     }
 
     fn pdqsort(&mut self, mut a: usize, mut b: usize, mut limit: u32) {
@@ -394,8 +446,8 @@ pub(crate) fn walk_sorted<A, B>(
     left: &[A],
     right: &[B],
     cmp: impl Fn(&A, &B) -> std::cmp::Ordering,
-    mut visit: impl FnMut(Step) -> Result<()>,
-) -> Result<()> {
+    mut visit: impl FnMut(Step),
+) {
     use std::cmp::Ordering;
     let (mut i, mut j) = (0, 0);
     while i < left.len() || j < right.len() {
@@ -406,27 +458,32 @@ pub(crate) fn walk_sorted<A, B>(
         };
         match step {
             Ordering::Equal => {
-                visit(Step::Both(i, j))?;
+                visit(Step::Both(i, j));
                 i += 1;
                 j += 1;
             }
             Ordering::Less => {
-                visit(Step::Left(i))?;
+                visit(Step::Left(i));
                 i += 1;
             }
             Ordering::Greater => {
-                visit(Step::Right(j))?;
+                visit(Step::Right(j));
                 j += 1;
             }
         }
     }
-    Ok(())
 }
 
 /// `items` put in the order `order` gives (a permutation of their
 /// positions: item `order[p]` goes to `p`), in place, following each cycle
 /// of the permutation once: no second list of the items.
 pub(crate) fn in_order<T>(mut items: Vec<T>, order: &[usize]) -> Vec<T> {
+    permute(&mut items, order);
+    items
+}
+
+/// [`in_order`] on a slice.
+pub(crate) fn permute<T>(items: &mut [T], order: &[usize]) {
     debug_assert_eq!(items.len(), order.len());
     let mut placed = vec![false; items.len()];
     for start in 0..items.len() {
@@ -441,7 +498,6 @@ pub(crate) fn in_order<T>(mut items: Vec<T>, order: &[usize]) -> Vec<T> {
             p = q;
         }
     }
-    items
 }
 
 /// Go's `sort.Stable` (insertion sort on blocks of 20, then `symMerge`),

@@ -37,6 +37,7 @@
 //! `$patch: replace` element (carrying the directive too).
 
 use super::key::{KeyHasher, KeyMap, KeySet};
+use super::order::{in_order, stable_order_by, stable_order_by_key};
 use crate::directive::{PATCH, PATCH_MERGE_KEY, PatchOp};
 use crate::error::{Error, ErrorKind, Result, Segment, bad_arg};
 use crate::value::{GoKind, deep_eq, fmt_s, fmt_v, fmt_v_map};
@@ -71,14 +72,15 @@ type Identity = Vec<(u32, String)>;
 /// the element or the element's members in the fields, whichever is
 /// fewer, so the cost is bounded by the element's size.
 fn identity(m: &Map<String, Value>, list: &FieldList) -> Identity {
-    let mut id: Identity = if list.fields.len() <= m.len() {
+    if list.fields.len() <= m.len() {
         let present = list.fields.iter().enumerate();
-        present.filter_map(|(i, f)| m.get(f).map(|v| (i as u32, v.to_string()))).collect()
-    } else {
-        m.iter().filter_map(|(k, v)| list.position.get(k.as_str()).map(|&i| (i, v.to_string()))).collect()
-    };
-    id.sort_unstable_by_key(|(i, _)| *i);
-    id
+        return present.filter_map(|(i, f)| m.get(f).map(|v| (i as u32, v.to_string()))).collect();
+    }
+    // In key order: put in field order (each field's position is its own).
+    let id: Identity =
+        m.iter().filter_map(|(k, v)| list.position.get(k.as_str()).map(|&i| (i, v.to_string()))).collect();
+    let positions: Vec<u32> = id.iter().map(|&(i, _)| i).collect();
+    in_order(id, &stable_order_by_key(&positions))
 }
 
 /// The element's key fields and values, for messages and paths:
@@ -449,7 +451,9 @@ impl ListPatch<'_> {
                         Some(pos) => pos as u64,
                         None => numbering.fresh(),
                     };
-                    out.push(Value::Object(Map::from_iter([(NUMBER_KEY.to_string(), Value::from(number))])));
+                    let mut named = Map::new();
+                    named.insert(NUMBER_KEY.to_string(), Value::from(number));
+                    out.push(Value::Object(named));
                 }
                 Some(out)
             }
@@ -516,11 +520,13 @@ pub(crate) fn diff(
         }
         // The directive routes the list through this module on apply, which
         // needs no merge key in the elements.
-        let marker = [
-            (PATCH.to_string(), Value::String(PatchOp::Replace.as_str().into())),
-            (PATCH_MERGE_KEY.to_string(), Value::Array(fields.iter().map(|f| Value::String(f.clone())).collect())),
-        ];
-        let mut patch = vec![Value::Object(Map::from_iter(marker))];
+        let mut marker = Map::new();
+        marker.insert(PATCH.to_string(), Value::String(PatchOp::Replace.as_str().into()));
+        marker.insert(
+            PATCH_MERGE_KEY.to_string(),
+            Value::Array(fields.iter().map(|f| Value::String(f.clone())).collect()),
+        );
+        let mut patch = vec![Value::Object(marker)];
         patch.extend(m.iter().cloned());
         return Ok(Some(ListDiff { patch, order: Vec::new(), whole: false }));
     };
@@ -570,12 +576,11 @@ pub(crate) fn diff(
     if emit.deletions {
         // In the order of their keys, as the reference's merge walk over
         // the sorted lists finds them.
-        let mut deleted: Vec<(Vec<Option<String>>, usize)> = (o_ids.iter().enumerate())
-            .filter(|(_, id)| !in_modified.contains_key(id))
-            .map(|(i, _)| (sort_key(object(&o[i], &empty), &fields), i))
-            .collect();
-        deleted.sort();
-        for (_, i) in deleted {
+        let deleted: Vec<usize> = (0..o_ids.len()).filter(|&i| !in_modified.contains_key(&o_ids[i])).collect();
+        let keys: Vec<Vec<Option<String>>> =
+            deleted.iter().map(|&i| sort_key(object(&o[i], &empty), &fields)).collect();
+        for k in stable_order_by(keys.len(), &|a, b| keys[a].cmp(&keys[b])) {
+            let i = deleted[k];
             let mut e = keyed(object(&o[i], &empty));
             e.insert(PATCH.to_string(), Value::String(PatchOp::Delete.as_str().into()));
             patch.push(Value::Object(e));

@@ -42,13 +42,18 @@ pub(crate) fn dedup_scalars_in_place<D: Document>(buf: &mut [D]) -> Result<usize
         let x = id_at[i];
         if positions[x].len() > 1 {
             // The later copies of `x`, in position order: the Go loop's holes.
-            let mut copies: Vec<usize> = std::mem::take(&mut positions[x]);
-            copies.retain(|&p| p > i && p < len);
+            // (As `u64`s, sorted as the crate sorts hashes.)
+            let mut copies: Vec<u64> = Vec::with_capacity(positions[x].len());
+            for p in std::mem::take(&mut positions[x]) {
+                if p > i && p < len {
+                    copies.push(p as u64);
+                }
+            }
             copies.sort_unstable();
             // copies[front..back] are still in the list.
             let (mut front, mut back) = (0, copies.len());
             while front < back {
-                let hole = copies[front];
+                let hole = copies[front] as usize;
                 // Go: `s[j] = s[length]; length--`, then `s[j]` is tested again.
                 loop {
                     let last = len - 1;
