@@ -323,7 +323,8 @@ fn diff_lists<D: Document>(
         }
         return Ok(ListDiff { patch: m.to_vec(), ..Default::default() });
     }
-    let kind = agreed_kind(o.iter().chain(m).map(D::kind), || Ok([list_json(o), list_json(m)]))?;
+    let kinds: Vec<GoKind> = o.iter().chain(m).map(D::kind).collect();
+    let kind = agreed_kind(&kinds, &|| Ok([list_json(o), list_json(m)]))?;
     match kind {
         GoKind::Object => {
             let mk = mk.unwrap_or(MergeKey::One(""));

@@ -103,22 +103,30 @@ pub(crate) fn element_kind<'p, L: Elements, P: Document + 'p>(
     live: &[L::Elem],
     patch: impl IntoIterator<Item = &'p P> + Clone,
 ) -> Result<GoKind> {
-    let kinds = live.iter().map(|e| l.kind(e)).chain(patch.clone().into_iter().map(P::kind));
-    agreed_kind(kinds, || {
-        let live = live.iter().map(|e| l.to_json(e)).collect::<Result<Vec<_>>>()?;
-        let patch: Vec<Value> = patch.into_iter().map(P::to_json).collect();
-        Ok([live, patch])
+    let mut kinds = Vec::with_capacity(live.len());
+    for e in live {
+        kinds.push(l.kind(e));
+    }
+    for p in patch.clone() {
+        kinds.push(p.kind());
+    }
+    agreed_kind(&kinds, &|| {
+        let mut lists = [Vec::with_capacity(live.len()), Vec::new()];
+        for e in live {
+            lists[0].push(l.to_json(e)?);
+        }
+        for p in patch.clone() {
+            lists[1].push(p.to_json());
+        }
+        Ok(lists)
     })
 }
 
 /// The one kind of a list's elements (`sliceElementType` on their kinds);
 /// `lists` gives the two lists for the message when the kinds differ.
-pub(crate) fn agreed_kind(
-    kinds: impl IntoIterator<Item = GoKind>,
-    lists: impl FnOnce() -> Result<[Vec<Value>; 2]>,
-) -> Result<GoKind> {
+pub(crate) fn agreed_kind(kinds: &[GoKind], lists: &dyn Fn() -> Result<[Vec<Value>; 2]>) -> Result<GoKind> {
     let mut kind = None;
-    for k in kinds {
+    for &k in kinds {
         match kind {
             None if k == GoKind::Null => {
                 // The reference dereferences a nil type here and panics.

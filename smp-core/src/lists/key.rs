@@ -78,26 +78,29 @@ impl<'f> KeyFields<'f> {
     pub fn key_of<'e>(self, get: impl Fn(&str) -> Field<KeyValue<'e>>) -> Field<Key<'e>> {
         match self.names {
             [one] => get(one).map(Key::One),
-            names => {
-                let mut values = Vec::with_capacity(names.len());
-                let mut present = false;
-                for name in names {
-                    match get(name) {
-                        Field::Value(v) => {
-                            present = true;
-                            values.push(v);
-                        }
-                        Field::Missing if self.composite => values.push(KeyValue::Null),
-                        Field::Missing => return Field::Missing,
-                        Field::NotObject => return Field::NotObject,
-                    }
+            _ => self.several_key_of(&get),
+        }
+    }
+
+    /// [`Self::key_of`] of several fields (or none), compiled once.
+    fn several_key_of<'e>(self, get: &dyn Fn(&str) -> Field<KeyValue<'e>>) -> Field<Key<'e>> {
+        let mut values = Vec::with_capacity(self.names.len());
+        let mut present = false;
+        for name in self.names {
+            match get(name) {
+                Field::Value(v) => {
+                    present = true;
+                    values.push(v);
                 }
-                if !present {
-                    return Field::Missing;
-                }
-                Field::Value(Key::Several(values))
+                Field::Missing if self.composite => values.push(KeyValue::Null),
+                Field::Missing => return Field::Missing,
+                Field::NotObject => return Field::NotObject,
             }
         }
+        if !present {
+            return Field::Missing;
+        }
+        Field::Value(Key::Several(values))
     }
 
     /// `{field: value, ...}`: an entry of `$setElementOrder`, the start of a
@@ -278,28 +281,27 @@ impl<'a> Interner<'a> {
     }
 }
 
-/// Numbers a sequence of keys by identity all at once, as an [`Interner`]
-/// fed them in turn would tell them apart: equal keys (Go's `==`) share a
-/// tag; the ids are below the length of the sequence. `again(i)` gives the
-/// key of item `i` once more (asked only of keys whose hash another key
-/// shares).
+/// Numbers the keys `key(0..n)` by identity all at once, as an
+/// [`Interner`] fed them in turn would tell them apart: equal keys (Go's
+/// `==`) share a tag; the ids are below `n`. `key(i)` may be asked again
+/// (of keys whose hash another key shares).
 ///
 /// A short sequence is numbered by an [`Interner`], whose table stays in
 /// the cache. A long one is not: on a list of a million elements, a table
 /// probed at random costs a cache miss or two on every key, about half the
 /// time of an apply. Each key is hashed in turn instead, and the hashes
 /// sorted with their positions ([`number_keys_sorted`]).
-pub fn number_keys<'a>(
-    keys: impl IntoIterator<Item = Field<Key<'a>>>,
-    again: impl Fn(usize) -> Option<Key<'a>>,
-) -> Vec<Field<Tag>> {
-    let keys = keys.into_iter();
-    if keys.size_hint().0 < SORTED_FROM {
-        let mut interner = Interner::with_capacity(keys.size_hint().0);
-        return keys.map(|k| k.map(|k| interner.tag(&k))).collect();
+pub fn number_keys<'a>(n: usize, key: &dyn Fn(usize) -> Field<Key<'a>>) -> Vec<Field<Tag>> {
+    if n < SORTED_FROM {
+        let mut interner = Interner::with_capacity(n);
+        let mut tags = Vec::with_capacity(n);
+        for i in 0..n {
+            tags.push(key(i).map(|k| interner.tag(&k)));
+        }
+        return tags;
     }
     let hasher = KeyHasher::default();
-    number_keys_sorted(keys, again, |id| std::hash::BuildHasher::hash_one(&hasher, id))
+    number_keys_sorted(n, key, |id| std::hash::BuildHasher::hash_one(&hasher, id))
 }
 
 /// The length of a sequence of keys from which [`number_keys`] sorts
@@ -314,17 +316,16 @@ const SORTED_FROM: usize = 8192;
 /// random) are told apart by comparing each with the first key of every
 /// distinct group of its run.
 fn number_keys_sorted<'a>(
-    keys: impl IntoIterator<Item = Field<Key<'a>>>,
-    again: impl Fn(usize) -> Option<Key<'a>>,
+    n: usize,
+    key: &dyn Fn(usize) -> Field<Key<'a>>,
     hash: impl Fn(&IdentityKey<'a>) -> u64,
 ) -> Vec<Field<Tag>> {
-    let keys = keys.into_iter();
-    let mut tags = Vec::with_capacity(keys.size_hint().0);
+    let mut tags = Vec::with_capacity(n);
     // Each key as one number: the top half of its hash, then its position
     // (eight bytes a key: a million keys sort in a few milliseconds).
-    let mut hashes: Vec<u64> = Vec::with_capacity(keys.size_hint().0);
-    for (i, key) in keys.enumerate() {
-        tags.push(key.map(|k| match k.identity() {
+    let mut hashes: Vec<u64> = Vec::with_capacity(n);
+    for i in 0..n {
+        tags.push(key(i).map(|k| match k.identity() {
             Ok(id) => {
                 hashes.push(hash(&id) & !u64::from(u32::MAX) | i as u64);
                 Tag::Id(i as u32)
@@ -334,7 +335,7 @@ fn number_keys_sorted<'a>(
     }
     hashes.sort_unstable();
     let position = |h: u64| h as u32;
-    let identity = |i: u32| again(i as usize).and_then(|k| k.identity().ok());
+    let identity = |i: u32| key(i as usize).value().and_then(|k| k.identity().ok());
     for run in hashes.chunk_by(|a, b| a >> 32 == b >> 32).filter(|run| run.len() > 1) {
         // Mostly one group of equal keys (a patch element and the live one
         // it names): the first item's identity, and a list of the first
@@ -532,12 +533,12 @@ mod tests {
         ) {
             let values = [serde_json::json!({"a": 1}), serde_json::json!([1])];
             let keys: Vec<Field<Key<'_>>> = picks.iter().map(|p| key_of(&values, p)).collect();
-            let again = |i: usize| keys[i].clone().value();
+            let key = |i: usize| keys[i].clone();
             let tags = if colliding {
-                number_keys_sorted(keys.clone(), again, |_| 0)
+                number_keys_sorted(keys.len(), &key, |_| 0)
             } else {
                 let hasher = KeyHasher::default();
-                number_keys_sorted(keys.clone(), again, |id| std::hash::BuildHasher::hash_one(&hasher, id))
+                number_keys_sorted(keys.len(), &key, |id| std::hash::BuildHasher::hash_one(&hasher, id))
             };
             let mut interner = Interner::default();
             let want: Vec<Field<Tag>> = keys.iter().map(|k| k.clone().map(|k| interner.tag(&k))).collect();
