@@ -8,6 +8,10 @@
 //! those numbers, so elements are never borrowed while they change and
 //! every lookup is hashed. Errors are raised at the point where the
 //! reference meets them, so that the same one is reported.
+//!
+//! Only the steps that read or change elements are generic over them;
+//! those that work on the keys and the patch alone are compiled once for
+//! every kind of element.
 
 use super::element::{Elements, MergeElements, PatchObject, element_kind, missing_key};
 use super::key::{Field, Key, KeyFields, KeyValue, Lookup, Tag, TagIndex, Uncomparable, number_keys, uncomparable};
@@ -16,7 +20,7 @@ use super::order::{in_order, merge_sorted_lookup, sort_by_lookup, stable_order_b
 use crate::directive::{PATCH, PatchOp};
 use crate::doc::copy_patch_value;
 use crate::doc::{Document, Object as _};
-use crate::error::{ErrorKind, Result, bad_arg, no_merge_key};
+use crate::error::{Error, ErrorKind, Result, bad_arg, no_merge_key};
 use crate::value::{GoKind, fmt_s, fmt_v_map};
 
 use std::borrow::Cow;
@@ -51,14 +55,12 @@ impl<E> Items<E> {
         self.elems.len()
     }
 
-    /// Keeps the elements whose meta `keep` accepts, in order.
-    fn retain(&mut self, mut keep: impl FnMut(&Meta) -> Result<bool>) -> Result<()> {
-        let kept = self.meta.iter().map(&mut keep).collect::<Result<Vec<bool>>>()?;
+    /// Keeps the elements whose flag in `kept` is set, in order.
+    fn retain(&mut self, kept: &[bool]) {
         let mut flags = kept.iter();
         self.elems.retain(|_| flags.next().copied().unwrap_or(true));
         let mut flags = kept.iter();
         self.meta.retain(|_| flags.next().copied().unwrap_or(true));
-        Ok(())
     }
 
     /// The elements in the order given ([`in_order`]).
@@ -95,6 +97,21 @@ struct Entry<'p, P> {
     key: Field<Tag>,
 }
 
+impl<'p, P: Document> Entry<'p, P> {
+    fn new(value: &'p P, key: Field<Tag>) -> Self {
+        let directive = match value.as_object().and_then(|m| m.get(PATCH)) {
+            None => Directive::None,
+            Some(d) => match d.as_str().and_then(PatchOp::parse) {
+                Some(PatchOp::Delete) => Directive::Delete,
+                Some(PatchOp::Replace) => Directive::Replace,
+                Some(PatchOp::Merge) => Directive::Merge,
+                None => Directive::Other(d),
+            },
+        };
+        Entry { value, directive, key }
+    }
+}
+
 /// The keys of everything a merge meets, numbered before anything changes.
 struct Keys<'p, P> {
     null: Tag,
@@ -115,46 +132,33 @@ impl<'p, P: Document> Keys<'p, P> {
         l: &L,
         fields: KeyFields<'_>,
         live: &[L::Elem],
-        (patch_len, patch): (usize, impl Fn(usize) -> &'p P),
+        (patch_len, patch): (usize, &dyn Fn(usize) -> &'p P),
         order: &'p [P],
     ) -> Self {
         // One sequence: the null key, the live keys, the patch's, the order's.
         let (live_at, patch_at, order_at) = (1, 1 + live.len(), 1 + live.len() + patch_len);
-        fn elem_key<'e, L: Elements>(l: &L, fields: KeyFields<'_>, e: &'e L::Elem) -> Field<Key<'e>> {
-            fields.key_of(|n| l.field(e, n))
-        }
-        let live_key = |e| elem_key(l, fields, e);
         let patch_key = |v: &'p P| fields.key_of(|n| v.field(n));
-        let keys = std::iter::once(Field::Value(Key::One(KeyValue::Null)))
-            .chain(live.iter().map(live_key))
-            .chain((0..patch_len).map(|i| patch_key(patch(i))))
-            .chain(order.iter().map(patch_key));
-        let again = |i: usize| match i {
-            0 => Some(Key::One(KeyValue::Null)),
-            i if i < patch_at => live_key(&live[i - live_at]).value(),
-            i if i < order_at => patch_key(patch(i - patch_at)).value(),
-            i => patch_key(&order[i - order_at]).value(),
+        let key = |i: usize| match i {
+            0 => Field::Value(Key::One(KeyValue::Null)),
+            i if i < patch_at => fields.key_of(|n| l.field(&live[i - live_at], n)),
+            i if i < order_at => patch_key(patch(i - patch_at)),
+            i => patch_key(&order[i - order_at]),
         };
-        let tags = number_keys(keys, again);
+        Self::of_tags(number_keys(order_at + order.len(), &key), (live_at, patch_at, order_at), patch)
+    }
+
+    /// The keys numbered, the patch elements among them looked at once.
+    fn of_tags(
+        tags: Vec<Field<Tag>>,
+        (live_at, patch_at, order_at): (usize, usize, usize),
+        patch: &dyn Fn(usize) -> &'p P,
+    ) -> Self {
         let Field::Value(null) = tags[0] else { unreachable!("the null key is comparable") };
-        let patch = tags[patch_at..order_at]
-            .iter()
-            .enumerate()
-            .map(|(i, key)| {
-                let value = patch(i);
-                let directive = match value.as_object().and_then(|m| m.get(PATCH)) {
-                    None => Directive::None,
-                    Some(d) => match d.as_str().and_then(PatchOp::parse) {
-                        Some(PatchOp::Delete) => Directive::Delete,
-                        Some(PatchOp::Replace) => Directive::Replace,
-                        Some(PatchOp::Merge) => Directive::Merge,
-                        None => Directive::Other(d),
-                    },
-                };
-                Entry { value, directive, key: key.clone() }
-            })
-            .collect();
-        Keys { null, ids: tags.len(), tags, live_at, order_at, patch }
+        let mut entries = Vec::with_capacity(order_at - patch_at);
+        for (i, key) in tags[patch_at..order_at].iter().enumerate() {
+            entries.push(Entry::new(patch(i), key.clone()));
+        }
+        Keys { null, ids: tags.len(), tags, live_at, order_at, patch: entries }
     }
 
     /// The live elements' keys.
@@ -174,6 +178,11 @@ impl<'p, P: Document> Keys<'p, P> {
             Field::Value(t) => *t,
             _ => self.null,
         }
+    }
+
+    /// The live list as the server's order holds it.
+    fn live_view(&self) -> Vec<Tag> {
+        self.live().iter().map(|k| self.order_key(k)).collect()
     }
 }
 
@@ -201,7 +210,7 @@ fn merge_in<L: MergeElements>(
     delete_list: bool,
     in_order: bool,
 ) -> Result<Vec<L::Elem>> {
-    let keys = Keys::new(l, fields, &list, (patch.len(), |i| &patch[i]), &[]);
+    let keys = Keys::new(l, fields, &list, (patch.len(), &|i| &patch[i]), &[]);
     if in_order
         && !delete_list
         && let Some(targets) = in_order_targets(l, &keys, &list)
@@ -228,48 +237,57 @@ fn in_order_targets<L: MergeElements>(
     keys: &Keys<'_, L::Patch>,
     live: &[L::Elem],
 ) -> Option<Vec<Option<usize>>> {
-    const ABSENT: u32 = u32::MAX;
-    const NEW: u32 = u32::MAX - 1;
-    if live.len() >= NEW as usize {
-        return None;
-    }
-    let comparable = |key: &Field<Tag>| match *key {
-        Field::Value(Tag::Id(id)) if Tag::Id(id) != keys.null => Some(id as usize),
-        _ => None,
-    };
-    // The position of each live key: distinct keys only.
-    let mut at = vec![ABSENT; keys.ids];
-    for (i, (e, key)) in live.iter().zip(keys.live()).enumerate() {
-        let id = comparable(key)?;
-        if at[id] != ABSENT || l.kind(e) != GoKind::Object || l.is_delete(e) {
+    if live.iter().all(|e| l.kind(e) == GoKind::Object && !l.is_delete(e)) { keys.in_order_targets() } else { None }
+}
+
+impl<P: Document> Keys<'_, P> {
+    /// [`in_order_targets`], once the live elements are known to be
+    /// objects that are no deletion markers.
+    fn in_order_targets(&self) -> Option<Vec<Option<usize>>> {
+        const ABSENT: u32 = u32::MAX;
+        const NEW: u32 = u32::MAX - 1;
+        let live = self.live();
+        if live.len() >= NEW as usize {
             return None;
         }
-        at[id] = i as u32;
-    }
-    let mut targets = Vec::with_capacity(keys.patch.len());
-    let mut next = 0;
-    let mut adding = false;
-    for e in &keys.patch {
-        if !matches!(e.directive, Directive::None) || e.value.kind() != GoKind::Object {
-            return None;
-        }
-        let id = comparable(&e.key)?;
-        match at[id] {
-            // A key new to the list, once.
-            ABSENT => {
-                at[id] = NEW;
-                adding = true;
-                targets.push(None);
+        let comparable = |key: &Field<Tag>| match *key {
+            Field::Value(Tag::Id(id)) if Tag::Id(id) != self.null => Some(id as usize),
+            _ => None,
+        };
+        // The position of each live key: distinct keys only.
+        let mut at = vec![ABSENT; self.ids];
+        for (i, key) in live.iter().enumerate() {
+            let id = comparable(key)?;
+            if at[id] != ABSENT {
+                return None;
             }
-            NEW => return None,
-            pos if !adding && pos as usize >= next => {
-                next = pos as usize + 1;
-                targets.push(Some(pos as usize));
-            }
-            _ => return None,
+            at[id] = i as u32;
         }
+        let mut targets = Vec::with_capacity(self.patch.len());
+        let mut next = 0;
+        let mut adding = false;
+        for e in &self.patch {
+            if !matches!(e.directive, Directive::None) || e.value.kind() != GoKind::Object {
+                return None;
+            }
+            let id = comparable(&e.key)?;
+            match at[id] {
+                // A key new to the list, once.
+                ABSENT => {
+                    at[id] = NEW;
+                    adding = true;
+                    targets.push(None);
+                }
+                NEW => return None,
+                pos if !adding && pos as usize >= next => {
+                    next = pos as usize + 1;
+                    targets.push(Some(pos as usize));
+                }
+                _ => return None,
+            }
+        }
+        Some(targets)
     }
-    Some(targets)
 }
 
 /// Merges each patch element into the live element at its target, or
@@ -341,69 +359,95 @@ fn merge_ordered_in<L: MergeElements>(
         other => other,
     };
     let kind = element_kind(l, list.as_deref().unwrap_or(&[]), patch.unwrap_or(&[]));
-
-    // Without a live list, the patch list minus its directives is taken.
-    let stripped: Vec<Cow<'_, L::Patch>> = match (&list, patch) {
-        (None, Some(p)) if l.keeps_directives() => p.iter().map(Cow::Borrowed).collect(),
-        (None, Some(p)) => p.iter().filter_map(strip_directives).collect(),
-        _ => Vec::new(),
-    };
-    let entries: Vec<&L::Patch> = match (&list, patch) {
-        (None, Some(_)) => stripped.iter().map(|v| &**v).collect(),
-        (_, p) => p.unwrap_or(&[]).iter().collect(),
-    };
-    let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), (entries.len(), |i| entries[i]), order);
+    let entries = patch_entries(patch, list.is_some(), l.keeps_directives());
+    let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), (entries.len(), &|i| &*entries[i]), order);
     // `normalizeSliceOrder` checks the server order's elements for the key
     // too. The merge keeps each live element or deletes it (by its key), so
     // every live element must be an object carrying the key; the merged
     // list's check below finds most of those first, not those of a list
     // the schema replaces (or a `$patch: replace` list).
-    let live_keys: Result<()> = match &list {
-        Some(o) => keys.live().iter().zip(o).try_for_each(|(k, e)| key_or_error(l, fields, k, e).map(drop)),
+    let live_keys = match &list {
+        Some(o) => check_keys(l, fields, keys.live(), o),
         None => Ok(()),
-    };
-    let built = |keys: &Keys<'_, L::Patch>| -> Result<Items<L::Elem>> {
-        let mut items = Items::with_capacity(keys.patch.len());
-        for e in &keys.patch {
-            items.push(l.build(e.value, &[])?, e.key.clone(), e.directive.is_delete());
-        }
-        Ok(items)
     };
     let (merged, view): (Items<L::Elem>, Vec<Tag>) = match (list, patch) {
         (None, None) => return Ok(None),
-        (Some(o), None) => {
-            let view = keys.live().iter().map(|k| keys.order_key(k)).collect();
-            (live_items(l, &keys, o), view)
-        }
-        (None, Some(_)) => (built(&keys)?, Vec::new()),
+        (Some(o), None) => (live_items(l, &keys, o), keys.live_view()),
+        (None, Some(_)) => (build_all(l, &keys)?, Vec::new()),
         (Some(o), Some(_)) => {
             let view = if merge_strategy && matches!(kind, Ok(GoKind::Object)) {
                 server_order_view(&keys)
             } else {
-                keys.live().iter().map(|k| keys.order_key(k)).collect()
+                keys.live_view()
             };
-            let merged = if merge_strategy { merge_slice(l, fields, &keys, o, false)? } else { built(&keys)? };
+            let merged = if merge_strategy { merge_slice(l, fields, &keys, o, false)? } else { build_all(l, &keys)? };
             (merged, view)
         }
     };
+    let key_error = |i: usize| key_error(l, fields, &merged.meta[i].key, &merged.elems[i]);
+    let sorted = order_merged(fields, &keys, &merged.meta, (kind, live_keys), order, &view, &key_error)?;
+    Ok(Some(merged.into_ordered(&sorted)))
+}
 
-    // Split the merged list into elements the order names and the server's
-    // own, then order both.
+/// The patch elements a merge takes: without a live list, the patch list
+/// minus its directives (unless the receiver reads them), else the patch
+/// list.
+fn patch_entries<P: Document>(patch: Option<&[P]>, live: bool, keep_directives: bool) -> Vec<Cow<'_, P>> {
+    match patch {
+        None => Vec::new(),
+        Some(p) if live || keep_directives => p.iter().map(Cow::Borrowed).collect(),
+        Some(p) => p.iter().filter_map(strip_directives).collect(),
+    }
+}
+
+/// A new element from each patch element (the list the patch replaces, or
+/// the patch list without a live one).
+fn build_all<L: MergeElements>(l: &L, keys: &Keys<'_, L::Patch>) -> Result<Items<L::Elem>> {
+    let mut items = Items::with_capacity(keys.patch.len());
+    for e in &keys.patch {
+        items.push(l.build(e.value, &[])?, e.key.clone(), e.directive.is_delete());
+    }
+    Ok(items)
+}
+
+/// Checks that each element carries its key (`keys`).
+fn check_keys<L: Elements>(l: &L, fields: KeyFields<'_>, keys: &[Field<Tag>], elems: &[L::Elem]) -> Result<()> {
+    for (key, elem) in keys.iter().zip(elems) {
+        if !matches!(key, Field::Value(_)) {
+            return Err(key_error(l, fields, key, elem));
+        }
+    }
+    Ok(())
+}
+
+/// The order of a list merged under `$setElementOrder`: the merged items
+/// split into those the order names and the server's own, then ordered
+/// ([`normalize`]), as positions in `items`. `kind` is the lists' element
+/// type and `live_keys` the check of the live elements' keys, each
+/// reported where the reference meets it; `key_error(i)` is the error of
+/// the item `i` without its key.
+fn order_merged<P: Document>(
+    fields: KeyFields<'_>,
+    keys: &Keys<'_, P>,
+    items: &[Meta],
+    (kind, live_keys): (Result<GoKind>, Result<()>),
+    order: &[P],
+    view: &[Tag],
+    key_error: &dyn Fn(usize) -> Error,
+) -> Result<Vec<usize>> {
     let named = FirstMatch::new(keys.order(), keys.ids);
-    let mut found = Vec::with_capacity(merged.len());
-    for i in 0..merged.len() {
-        let tag = checked_key(l, fields, &merged, i)?;
+    let mut found = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Field::Value(tag) = item.key else { return Err(key_error(i)) };
         found.push(named.find(tag)?.is_some());
     }
     let objects = kind? == GoKind::Object;
     if objects {
         live_keys?;
     }
-    let (patch_items, server_only): (Vec<usize>, Vec<usize>) = (0..merged.len()).partition(|&i| found[i]);
-    let order: Vec<&L::Patch> = order.iter().collect();
-    let sorted =
-        normalize(fields, &keys, &merged.meta, patch_items, server_only, (keys.order(), &order), objects, &view)?;
-    Ok(Some(merged.into_ordered(&sorted)))
+    let (patch_items, server_only): (Vec<usize>, Vec<usize>) = (0..items.len()).partition(|&i| found[i]);
+    let order: Vec<&P> = order.iter().collect();
+    normalize(fields, keys, items, patch_items, server_only, (keys.order(), &order), objects, view)
 }
 
 /// The list the patch merges into without changing its order, the common
@@ -428,6 +472,21 @@ fn in_place_targets<'p, L: MergeElements>(
     if live.is_empty() || order.len() != live.len() {
         return None;
     }
+    if !live.iter().all(|e| l.kind(e) == GoKind::Object && !l.is_delete(e)) {
+        return None;
+    }
+    in_place_targets_by_key(fields, &|i| fields.key_of(|n| l.field(&live[i], n)), patch, order)
+}
+
+/// [`in_place_targets`] once the live elements are known to be objects
+/// that are no deletion markers, as many as the order's entries;
+/// `live_key(i)` is the key of the live element `i`.
+fn in_place_targets_by_key<'p, 'e, P: Document>(
+    fields: KeyFields<'_>,
+    live_key: &dyn Fn(usize) -> Field<Key<'e>>,
+    patch: &'p [P],
+    order: &[P],
+) -> Option<Vec<(usize, &'p P::Object)>> {
     // Each live key's hash, rather than the keys and a table of them
     // (sixteen bytes an element while the repeats are looked for, eight
     // after, instead of about eighty): a hash found is confirmed
@@ -435,12 +494,9 @@ fn in_place_targets<'p, L: MergeElements>(
     // repeats is taken for a repeated key. Either way a collision only
     // sends the list to the general merge.
     let hasher = KeyHasher::default();
-    let mut hashes: Vec<u64> = Vec::with_capacity(live.len());
-    for (e, o) in live.iter().zip(order) {
-        if l.kind(e) != GoKind::Object || l.is_delete(e) {
-            return None;
-        }
-        let Field::Value(key) = fields.key_of(|n| l.field(e, n)) else { return None };
+    let mut hashes: Vec<u64> = Vec::with_capacity(order.len());
+    for (i, o) in order.iter().enumerate() {
+        let Field::Value(key) = live_key(i) else { return None };
         // (An order entry that is no object has no field: `Field::NotObject`.)
         let Field::Value(named) = fields.key_of(|n| o.field(n)) else { return None };
         // A map or list key is never `==` (the reference panics on it).
@@ -475,7 +531,7 @@ fn in_place_targets<'p, L: MergeElements>(
         }
         let hash = key.identity_hash(&hasher)?;
         let at = next + hashes[next..].iter().position(|&h| h == hash)?;
-        match fields.key_of(|n| l.field(&live[at], n)) {
+        match live_key(at) {
             Field::Value(k) if k.go_eq(&key) == Some(true) => {}
             _ => return None,
         }
@@ -519,21 +575,22 @@ fn strip_directives<P: Document>(v: &P) -> Option<Cow<'_, P>> {
 
 /// The live elements as items (the list itself, not a copy).
 fn live_items<L: MergeElements>(l: &L, keys: &Keys<'_, L::Patch>, list: Vec<L::Elem>) -> Items<L::Elem> {
-    let meta = list.iter().zip(keys.live()).map(|(elem, key)| Meta { key: key.clone(), delete: l.is_delete(elem) });
-    Items { meta: meta.collect(), elems: list }
+    let mut meta = Vec::with_capacity(list.len());
+    for (elem, key) in list.iter().zip(keys.live()) {
+        meta.push(Meta { key: key.clone(), delete: l.is_delete(elem) });
+    }
+    Items { meta, elems: list }
 }
 
-/// The key of the merged element at `i`, which must be an object carrying it.
-fn checked_key<L: Elements>(l: &L, fields: KeyFields<'_>, items: &Items<L::Elem>, i: usize) -> Result<Tag> {
-    key_or_error(l, fields, &items.meta[i].key, &items.elems[i])
-}
-
-/// `key`, the key of `elem`, or why `elem` has none.
-fn key_or_error<L: Elements>(l: &L, fields: KeyFields<'_>, key: &Field<Tag>, elem: &L::Elem) -> Result<Tag> {
+/// The error for `elem`, whose key is `key`, when that is no key: `elem`
+/// is no object, or lacks the key.
+fn key_error<L: Elements>(l: &L, fields: KeyFields<'_>, key: &Field<Tag>, elem: &L::Elem) -> Error {
     match key {
-        Field::Value(t) => Ok(*t),
-        Field::NotObject => Err(bad_arg(GoKind::Object, &l.to_json(elem)?)),
-        Field::Missing => Err(missing_key(l, fields, elem)),
+        Field::NotObject => match l.to_json(elem) {
+            Ok(json) => bad_arg(GoKind::Object, &json),
+            Err(err) => err,
+        },
+        _ => missing_key(l, fields, elem),
     }
 }
 
@@ -560,15 +617,13 @@ fn merge_slice<L: MergeElements>(
     original: Vec<L::Elem>,
     delete_list: bool,
 ) -> Result<Items<L::Elem>> {
-    let mk = fields.name();
-    let patch: Vec<&L::Patch> = keys.patch.iter().map(|e| e.value).collect();
-    if original.is_empty() && patch.is_empty() {
+    if original.is_empty() && keys.patch.is_empty() {
         return Ok(Items::with_capacity(0));
     }
     let kind = element_kind(l, &original, keys.patch.iter().map(|e| e.value))?;
     if kind != GoKind::Object {
         if delete_list {
-            let doomed = super::key::ValueIndex::of_members(patch.iter().map(|p| p.as_member()));
+            let doomed = super::key::ValueIndex::of_members(keys.patch.iter().map(|e| e.value.as_member()));
             let mut kept = Items::with_capacity(original.len());
             for (e, key) in original.into_iter().zip(keys.live()) {
                 let member = l.as_member(&e).ok_or_else(uncomparable)?;
@@ -581,40 +636,16 @@ fn merge_slice<L: MergeElements>(
         // The map partitioner meets a scalar.
         return Err(match original.first() {
             Some(e) => bad_arg(GoKind::Object, &l.to_json(e)?),
-            None => bad_arg(GoKind::Object, &patch[0].to_json()),
+            None => bad_arg(GoKind::Object, &keys.patch[0].value.to_json()),
         });
     }
 
     // `mergeSliceWithSpecialElements`.
-    let mut plain: Vec<usize> = Vec::with_capacity(patch.len());
-    let mut replace = false;
-    let mut deletes: Vec<Tag> = Vec::new();
-    for (i, e) in keys.patch.iter().enumerate() {
-        let Some(m) = e.value.as_object() else {
-            return Err(bad_arg(GoKind::Object, &e.value.to_json()));
-        };
-        match e.directive {
-            Directive::None => plain.push(i),
-            Directive::Delete => match e.key {
-                Field::Value(t) => deletes.push(t),
-                _ => return Err(no_merge_key(&m.as_json_map(), mk).at_element(mk, &e.value.to_json(), i)),
-            },
-            Directive::Replace => replace = true,
-            Directive::Merge => return Err(ErrorKind::MergeDirectiveInList.into()),
-            Directive::Other(v) => {
-                let (value, map) = (fmt_s(&v.to_json()), fmt_v_map(&m.as_json_map()));
-                return Err(ErrorKind::UnknownPatchType { value, map }.into());
-            }
-        }
-    }
+    let Special { mut plain, replace, deletes } = keys.special(fields.name())?;
     let mut work = live_items(l, keys, original);
     if !deletes.is_empty() {
         // Every element whose key matches a delete goes (`deleteMatchingEntries`).
-        let doomed = TagIndex::new(deletes, keys.ids);
-        work.retain(|m| match m.key {
-            Field::Value(t) => Ok(doomed.lookup(t).get().map_err(|Uncomparable| uncomparable())?.is_none()),
-            _ => Ok(true),
-        })?;
+        work.retain(&not_deleted(&work.meta, deletes, keys.ids)?);
     }
     let server_len = work.len();
     if replace {
@@ -630,25 +661,91 @@ fn merge_slice<L: MergeElements>(
     // The order the server had: after deletions, before appends (or the
     // replacement list itself).
     let server_order_len = if replace { work.len() } else { server_len };
-    let view: Vec<Tag> = work.meta[..server_order_len].iter().map(|m| keys.order_key(&m.key)).collect();
+    let key_error = |i: usize| key_error(l, fields, &work.meta[i].key, &work.elems[i]);
+    let sorted = order_plain(fields, keys, &work.meta, &plain, server_order_len, &key_error)?;
+    Ok(work.ordered(&sorted))
+}
 
+/// What `mergeSliceWithSpecialElements` finds in a patch list: the plain
+/// elements (positions in the patch), whether one says `$patch: replace`,
+/// and the keys the `$patch: delete` ones name.
+struct Special {
+    plain: Vec<usize>,
+    replace: bool,
+    deletes: Vec<Tag>,
+}
+
+impl<P: Document> Keys<'_, P> {
+    /// The patch's [`Special`] elements; `mk` names the merge key in
+    /// messages.
+    fn special(&self, mk: &str) -> Result<Special> {
+        let mut special = Special { plain: Vec::with_capacity(self.patch.len()), replace: false, deletes: Vec::new() };
+        for (i, e) in self.patch.iter().enumerate() {
+            let Some(m) = e.value.as_object() else {
+                return Err(bad_arg(GoKind::Object, &e.value.to_json()));
+            };
+            match e.directive {
+                Directive::None => special.plain.push(i),
+                Directive::Delete => match e.key {
+                    Field::Value(t) => special.deletes.push(t),
+                    _ => return Err(no_merge_key(&m.as_json_map(), mk).at_element(mk, &e.value.to_json(), i)),
+                },
+                Directive::Replace => special.replace = true,
+                Directive::Merge => return Err(ErrorKind::MergeDirectiveInList.into()),
+                Directive::Other(v) => {
+                    let (value, map) = (fmt_s(&v.to_json()), fmt_v_map(&m.as_json_map()));
+                    return Err(ErrorKind::UnknownPatchType { value, map }.into());
+                }
+            }
+        }
+        Ok(special)
+    }
+}
+
+/// Which items no deletion names: the keys `deletes` of `$patch: delete`
+/// elements remove every item with an equal key.
+fn not_deleted(items: &[Meta], deletes: Vec<Tag>, ids: usize) -> Result<Vec<bool>> {
+    let doomed = TagIndex::new(deletes, ids);
+    let mut kept = Vec::with_capacity(items.len());
+    for item in items {
+        kept.push(match item.key {
+            Field::Value(t) => doomed.lookup(t).get().map_err(|Uncomparable| uncomparable())?.is_none(),
+            _ => true,
+        });
+    }
+    Ok(kept)
+}
+
+/// The order of a list merged by `mergeSliceWithSpecialElements`, as
+/// positions in `items`: the items the plain patch elements name, ordered
+/// by the patch, and the server's own, ordered by the server's order (the
+/// first `server_order_len` items), then interleaved ([`normalize`]).
+/// `key_error(i)` is the error of the item `i` without its key.
+fn order_plain<P: Document>(
+    fields: KeyFields<'_>,
+    keys: &Keys<'_, P>,
+    items: &[Meta],
+    plain: &[usize],
+    server_order_len: usize,
+    key_error: &dyn Fn(usize) -> Error,
+) -> Result<Vec<usize>> {
+    let view: Vec<Tag> = items[..server_order_len].iter().map(|m| keys.order_key(&m.key)).collect();
     // `partitionMapsByPresentInList(merged, patch)`: the plain patch
-    // elements are objects carrying the key (checked by the merge above).
+    // elements are objects carrying the key (checked by the merge before).
     let order_keys: Vec<Field<Tag>> = plain.iter().map(|&i| keys.patch[i].key.clone()).collect();
     let in_patch = TagIndex::new(order_keys.iter().filter_map(|k| k.clone().value()), keys.ids);
     let mut patch_items = Vec::new();
     let mut server_only = Vec::new();
-    for i in 0..work.len() {
-        let tag = checked_key(l, fields, &work, i)?;
+    for (i, item) in items.iter().enumerate() {
+        let Field::Value(tag) = item.key else { return Err(key_error(i)) };
         if in_patch.lookup(tag).get().map_err(|Uncomparable| uncomparable())?.is_some() {
             patch_items.push(i);
         } else {
             server_only.push(i);
         }
     }
-    let order: Vec<&L::Patch> = plain.iter().map(|&i| keys.patch[i].value).collect();
-    let sorted = normalize(fields, keys, &work.meta, patch_items, server_only, (&order_keys, &order), true, &view)?;
-    Ok(work.ordered(&sorted))
+    let order: Vec<&P> = plain.iter().map(|&i| keys.patch[i].value).collect();
+    normalize(fields, keys, items, patch_items, server_only, (&order_keys, &order), true, &view)
 }
 
 /// `mergeSliceWithoutSpecialElements`: each patch element merges into the
@@ -665,47 +762,21 @@ fn merge_plain<L: MergeElements>(
 ) -> Result<()> {
     let mk = fields.name();
     let live_len = work.len();
-    let mut index = FirstMatch::new(work.meta.iter().map(|m| &m.key), keys.ids);
-    // (target position, index in `plain`), and the first patch element of
-    // each appended element.
-    let mut targets: Vec<(usize, usize)> = Vec::with_capacity(plain.len());
-    let mut appended: Vec<usize> = Vec::new();
-    for (i, &at) in plain.iter().enumerate() {
-        let e = &keys.patch[at];
-        let Some(pm) = e.value.as_object() else { return Err(bad_arg(GoKind::Object, &e.value.to_json())) };
-        let Field::Value(tag) = e.key else {
-            return Err(no_merge_key(&pm.as_json_map(), mk).at_element(mk, &e.value.to_json(), i));
-        };
-        match index.find(tag)? {
-            Some(pos) => targets.push((pos, i)),
-            None => {
-                index.push(tag, live_len + appended.len());
-                appended.push(i);
-            }
-        }
-    }
-    let targets = by_target(&targets);
-    let patch_of = |i: usize| keys.patch[plain[i]].value;
-    let object_of = |i: usize| patch_of(i).as_object().expect("checked above");
+    let PlainTargets { targets, appended } = keys.plain_targets(mk, &work.meta, plain)?;
     let mut rest = targets.as_slice();
-    let mut group = |pos: usize| -> Vec<usize> {
-        let n = rest.iter().take_while(|(p, _)| *p == pos).count();
-        let (here, later) = rest.split_at(n);
-        rest = later;
-        here.iter().map(|&(_, i)| i).collect()
-    };
     for (pos, elem) in work.elems.iter_mut().enumerate() {
-        let patches = group(pos);
+        let patches = take_group(&mut rest, pos);
         if let Some(&first) = patches.first() {
-            let maps: Vec<&PatchObject<L>> = patches.iter().map(|&i| object_of(i)).collect();
-            l.merge(elem, &maps).map_err(|err| err.at_element(mk, &patch_of(first).to_json(), first))?;
+            let maps = keys.objects(plain, &patches);
+            let at = plain[first];
+            l.merge(elem, &maps).map_err(|err| err.at_element(mk, &keys.patch[at].value.to_json(), first))?;
             if lost_key(l, fields, keys, &work.meta[pos].key, elem) {
                 work.meta[pos].key = Field::Missing;
             }
         }
     }
     for (n, &first) in appended.iter().enumerate() {
-        let then: Vec<&PatchObject<L>> = group(live_len + n).iter().map(|&i| object_of(i)).collect();
+        let then = keys.objects(plain, &take_group(&mut rest, live_len + n));
         let e = &keys.patch[plain[first]];
         let elem = l.build(e.value, &then).map_err(|err| err.at_element(mk, &e.value.to_json(), first))?;
         let key =
@@ -713,6 +784,62 @@ fn merge_plain<L: MergeElements>(
         work.push(elem, key, false);
     }
     Ok(())
+}
+
+/// Where the plain patch elements of [`merge_plain`] go.
+struct PlainTargets {
+    /// (target position, index in `plain`), grouped by target, each group
+    /// in patch order; the positions past the live items are those of the
+    /// appended elements.
+    targets: Vec<(usize, usize)>,
+    /// The first patch element (index in `plain`) of each appended element.
+    appended: Vec<usize>,
+}
+
+impl<P: Document> Keys<'_, P> {
+    /// The [`PlainTargets`] of the patch elements `plain` merged into the
+    /// items `items` (the reference's linear search for each, which fails
+    /// where it does); `mk` names the merge key in messages.
+    fn plain_targets(&self, mk: &str, items: &[Meta], plain: &[usize]) -> Result<PlainTargets> {
+        let live_len = items.len();
+        let mut index = FirstMatch::new(items.iter().map(|m| &m.key), self.ids);
+        let mut targets: Vec<(usize, usize)> = Vec::with_capacity(plain.len());
+        let mut appended: Vec<usize> = Vec::new();
+        for (i, &at) in plain.iter().enumerate() {
+            let e = &self.patch[at];
+            let Some(pm) = e.value.as_object() else { return Err(bad_arg(GoKind::Object, &e.value.to_json())) };
+            let Field::Value(tag) = e.key else {
+                return Err(no_merge_key(&pm.as_json_map(), mk).at_element(mk, &e.value.to_json(), i));
+            };
+            match index.find(tag)? {
+                Some(pos) => targets.push((pos, i)),
+                None => {
+                    index.push(tag, live_len + appended.len());
+                    appended.push(i);
+                }
+            }
+        }
+        Ok(PlainTargets { targets: by_target(&targets), appended })
+    }
+
+    /// The objects of the patch elements `group` (indexes in `plain`),
+    /// which are objects.
+    fn objects(&self, plain: &[usize], group: &[usize]) -> Vec<&P::Object> {
+        let mut objects = Vec::with_capacity(group.len());
+        for &i in group {
+            objects.push(self.patch[plain[i]].value.as_object().expect("checked by plain_targets"));
+        }
+        objects
+    }
+}
+
+/// The indexes of the first group of `rest` when its target is `pos` (none
+/// else), taken off `rest`.
+fn take_group(rest: &mut &[(usize, usize)], pos: usize) -> Vec<usize> {
+    let n = rest.iter().take_while(|(p, _)| *p == pos).count();
+    let (here, later) = rest.split_at(n);
+    *rest = later;
+    here.iter().map(|&(_, i)| i).collect()
 }
 
 /// (target position, patch element) pairs grouped by target, each group
