@@ -64,7 +64,7 @@ pub(crate) fn document(v: &Value) -> Result<&Map<String, Value>> {
 
 /// The element type shared by the lists (`sliceElementType`).
 pub(crate) fn slice_element_type<D: Document>([a, b]: &[&[D]; 2]) -> Result<GoKind> {
-    crate::lists::element::element_kind(&Docs::<(), D>::new(()), a, b.iter())
+    crate::lists::element::element_kind(&Docs::<(), D>::new(()), a, (b.len(), &|i| &b[i]))
 }
 
 /// Removes null object members at any depth; null list elements stay

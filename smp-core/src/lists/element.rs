@@ -96,27 +96,27 @@ pub(crate) fn missing_key<L: Elements>(l: &L, fields: KeyFields<'_>, e: &L::Elem
     }
 }
 
-/// The element type shared by the live list and the patch list
-/// (`sliceElementType`).
+/// The element type shared by the live list and the `patch_len` patch
+/// elements `patch` gives by position (`sliceElementType`).
 pub(crate) fn element_kind<'p, L: Elements, P: Document + 'p>(
     l: &L,
     live: &[L::Elem],
-    patch: impl IntoIterator<Item = &'p P> + Clone,
+    (patch_len, patch): (usize, &dyn Fn(usize) -> &'p P),
 ) -> Result<GoKind> {
-    let mut kinds = Vec::with_capacity(live.len());
+    let mut kinds = Vec::with_capacity(live.len() + patch_len);
     for e in live {
         kinds.push(l.kind(e));
     }
-    for p in patch.clone() {
-        kinds.push(p.kind());
+    for i in 0..patch_len {
+        kinds.push(patch(i).kind());
     }
     agreed_kind(&kinds, &|| {
-        let mut lists = [Vec::with_capacity(live.len()), Vec::new()];
+        let mut lists = [Vec::with_capacity(live.len()), Vec::with_capacity(patch_len)];
         for e in live {
             lists[0].push(l.to_json(e)?);
         }
-        for p in patch.clone() {
-            lists[1].push(p.to_json());
+        for i in 0..patch_len {
+            lists[1].push(patch(i).to_json());
         }
         Ok(lists)
     })

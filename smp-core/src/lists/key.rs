@@ -166,7 +166,16 @@ impl<'a> Key<'a> {
     pub fn text(&self) -> Cow<'a, str> {
         match self {
             Key::One(v) => v.text(),
-            Key::Several(vs) => Cow::Owned(vs.iter().map(|v| v.text()).collect::<Vec<_>>().join(",")),
+            Key::Several(vs) => {
+                let mut text = String::new();
+                for (i, v) in vs.iter().enumerate() {
+                    if i > 0 {
+                        text.push(',');
+                    }
+                    text.push_str(&v.text());
+                }
+                Cow::Owned(text)
+            }
         }
     }
 

@@ -358,7 +358,8 @@ fn merge_ordered_in<L: MergeElements>(
         }
         other => other,
     };
-    let kind = element_kind(l, list.as_deref().unwrap_or(&[]), patch.unwrap_or(&[]));
+    let patch_list = patch.unwrap_or(&[]);
+    let kind = element_kind(l, list.as_deref().unwrap_or(&[]), (patch_list.len(), &|i| &patch_list[i]));
     let entries = patch_entries(patch, list.is_some(), l.keeps_directives());
     let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), (entries.len(), &|i| &*entries[i]), order);
     // `normalizeSliceOrder` checks the server order's elements for the key
@@ -620,7 +621,7 @@ fn merge_slice<L: MergeElements>(
     if original.is_empty() && keys.patch.is_empty() {
         return Ok(Items::with_capacity(0));
     }
-    let kind = element_kind(l, &original, keys.patch.iter().map(|e| e.value))?;
+    let kind = element_kind(l, &original, (keys.patch.len(), &|i| keys.patch[i].value))?;
     if kind != GoKind::Object {
         if delete_list {
             let doomed = super::key::ValueIndex::of_members(keys.patch.iter().map(|e| e.value.as_member()));

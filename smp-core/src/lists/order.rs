@@ -95,32 +95,12 @@ pub(crate) fn stable_order_by_key(keys: &[u32]) -> Vec<usize> {
     packed.into_iter().map(|p| p as u32 as usize).collect()
 }
 
+#[cfg(test)]
 /// Interleaves server-only items (`left`) with patch items (`right`), both
 /// already sorted: a server-only item goes first only when both are found in
 /// the server order and it comes earlier there (`mergeSortedSlice`).
 pub fn merge_sorted<T>(left: Vec<T>, left_pos: &[Lookup], right: Vec<T>, right_pos: &[Lookup]) -> Vec<T> {
-    let mut out = Vec::with_capacity(left.len() + right.len());
-    let (mut li, mut ri) = (0, 0);
-    let mut left = left.into_iter().peekable();
-    let mut right = right.into_iter().peekable();
-    loop {
-        let take_left = match (left.peek(), right.peek()) {
-            (None, None) => break,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (Some(_), Some(_)) => {
-                matches!((left_pos[li].found(), right_pos[ri].found()), (Some(l), Some(r)) if l < r)
-            }
-        };
-        if take_left {
-            out.extend(left.next());
-            li += 1;
-        } else {
-            out.extend(right.next());
-            ri += 1;
-        }
-    }
-    out
+    merge_sorted_lookup(left, left_pos, right, right_pos).expect("plain lookups never fail")
 }
 
 /// [`merge_sorted`] where a lookup may panic in the reference: Go looks both
@@ -131,18 +111,44 @@ pub fn merge_sorted_lookup<T>(
     right: Vec<T>,
     right_pos: &[Lookup],
 ) -> Result<Vec<T>, Uncomparable> {
-    // Which heads Go compares depends only on the found positions, so the
-    // walk is done on them first.
+    let sides = interleave(left_pos, right_pos)?;
+    Ok(take_sides(left, right, &sides))
+}
+
+/// Which list each item of [`merge_sorted_lookup`] comes from, in order
+/// (`true`: the left): the heads Go compares depend only on the positions.
+fn interleave(left_pos: &[Lookup], right_pos: &[Lookup]) -> Result<Vec<bool>, Uncomparable> {
     let (mut li, mut ri) = (0, 0);
-    while li < left_pos.len() && ri < right_pos.len() {
-        let (l, r) = (left_pos[li].get()?, right_pos[ri].get()?);
-        if matches!((l, r), (Some(l), Some(r)) if l < r) {
+    let mut sides = Vec::with_capacity(left_pos.len() + right_pos.len());
+    while li < left_pos.len() || ri < right_pos.len() {
+        let from_left = if li == left_pos.len() {
+            false
+        } else if ri == right_pos.len() {
+            true
+        } else {
+            let (l, r) = (left_pos[li].get()?, right_pos[ri].get()?);
+            matches!((l, r), (Some(l), Some(r)) if l < r)
+        };
+        sides.push(from_left);
+        if from_left {
             li += 1;
         } else {
             ri += 1;
         }
     }
-    Ok(merge_sorted(left, left_pos, right, right_pos))
+    Ok(sides)
+}
+
+/// The items of `left` and `right`, each next item from the side `sides`
+/// names.
+fn take_sides<T>(left: Vec<T>, right: Vec<T>, sides: &[bool]) -> Vec<T> {
+    debug_assert_eq!(left.len() + right.len(), sides.len());
+    let mut out = Vec::with_capacity(sides.len());
+    let (mut left, mut right) = (left.into_iter(), right.into_iter());
+    for &from_left in sides {
+        out.extend(if from_left { left.next() } else { right.next() });
+    }
+    out
 }
 
 /// Go's `sort.Sort` (and `sort.Slice`) with a `less` that may be
