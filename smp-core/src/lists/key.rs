@@ -380,9 +380,9 @@ const ABSENT: u32 = u32::MAX;
 
 impl TagIndex {
     /// The index of a list of tags; `ids` bounds the interned ids.
-    pub fn new(tags: impl IntoIterator<Item = Tag>, ids: usize) -> Self {
+    pub fn new(tags: &[Tag], ids: usize) -> Self {
         let mut idx = TagIndex { first: vec![ABSENT; ids], has_object: false, has_array: false };
-        for (i, t) in tags.into_iter().enumerate() {
+        for (i, &t) in tags.iter().enumerate() {
             idx.push(t, i);
         }
         idx
@@ -432,8 +432,11 @@ impl<'v> ValueIndex<'v> {
     /// The index of values given as set members (of any document).
     pub fn of_members(values: impl IntoIterator<Item = KeyValue<'v>>) -> Self {
         let mut interner = Interner::default();
-        let tags: Vec<Tag> = values.into_iter().map(|v| interner.tag(&Key::One(v))).collect();
-        let index = TagIndex::new(tags, interner.len());
+        let mut tags = Vec::new();
+        for v in values {
+            tags.push(interner.tag(&Key::One(v)));
+        }
+        let index = TagIndex::new(&tags, interner.len());
         ValueIndex { interner, index }
     }
 

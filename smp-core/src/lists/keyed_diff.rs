@@ -8,8 +8,8 @@
 //! pairs elements by position, so they are paired in place, unsorted.
 
 use super::element::{DiffElements, missing_key};
-use super::key::{Field, Interner, Key, KeyFields, Lookup, Tag, TagIndex, Uncomparable, uncomparable};
-use super::order::{Step, go_sort_order, in_order, lookup_order, stable_order_by_key, walk_sorted};
+use super::key::{Field, Interner, Key, KeyFields, TagIndex, Uncomparable, uncomparable};
+use super::order::{Step, gather, go_sort_order, in_order, lookup_order, stable_order_by_key, walk_sorted};
 use crate::diff_options::Opts;
 use crate::directive::{PATCH, PatchOp};
 use crate::doc::{Document, Object as _};
@@ -44,7 +44,10 @@ pub(crate) fn diff<L: DiffElements>(
         if m.is_empty() || !opts.additions() {
             return Ok(ListPatch::default());
         }
-        let patch = m.iter().map(|e| l.to_patch(e)).collect::<Result<_>>()?;
+        let mut patch = Vec::with_capacity(m.len());
+        for e in m {
+            patch.push(l.to_patch(e)?);
+        }
         return Ok(ListPatch { patch, order: Vec::new() });
     }
     let o_keys = keys_of(l, fields, o)?;
@@ -175,7 +178,10 @@ struct ByText<'e> {
 
 impl<'e> ByText<'e> {
     fn new(keys: &[Key<'e>]) -> Self {
-        let texts: Vec<Cow<'e, str>> = keys.iter().map(Key::text).collect();
+        let mut texts = Vec::with_capacity(keys.len());
+        for key in keys {
+            texts.push(key.text());
+        }
         let order = go_sort_order(texts.len(), &|a, b| texts[a] <= texts[b]);
         ByText { texts, order }
     }
@@ -184,19 +190,29 @@ impl<'e> ByText<'e> {
 /// Sorts the changes and additions by the position of their key in the
 /// modified list (`normalizeSliceOrder(patch, modified)`).
 fn order_by_modified<P: Document>(changes: Vec<(P, usize)>, m: &[Key<'_>], in_place: bool) -> Result<Vec<P>> {
+    let mut rest = Vec::with_capacity(changes.len());
     if in_place && changes.len() < 2 {
         // Nothing to sort: Go's sort compares nothing either.
-        return Ok(changes.into_iter().map(|(v, _)| v).collect());
+        for (v, _) in changes {
+            rest.push(v);
+        }
+        return Ok(rest);
     }
-    let (deletes, rest): (Vec<_>, Vec<_>) = changes
-        .into_iter()
-        .partition(|(v, _)| v.field(PATCH).value().and_then(|d| d.as_str()) == Some(PatchOp::Delete.as_str()));
-    let at: Vec<usize> = rest.iter().map(|&(_, j)| j).collect();
-    let rest = match modified_order(&at, m, in_place)? {
+    let (mut at, mut deletes) = (Vec::with_capacity(changes.len()), Vec::new());
+    for (v, j) in changes {
+        if v.field(PATCH).value().and_then(|d| d.as_str()) == Some(PatchOp::Delete.as_str()) {
+            deletes.push(v);
+        } else {
+            rest.push(v);
+            at.push(j);
+        }
+    }
+    let mut patch = match modified_order(&at, m, in_place)? {
         Some(order) => in_order(rest, &order),
         None => rest,
     };
-    Ok(rest.into_iter().chain(deletes).map(|(v, _)| v).collect())
+    patch.extend(deletes);
+    Ok(patch)
 }
 
 /// The order [`order_by_modified`] puts changes in, given the position
@@ -207,7 +223,10 @@ fn modified_order(at: &[usize], m: &[Key<'_>], in_place: bool) -> Result<Option<
     // numbered: the modified list is scanned for the first position of
     // each, without adding its other keys (usually most of them) to a table.
     let mut interner = Interner::with_capacity(at.len());
-    let mut tags: Vec<Tag> = at.iter().map(|&j| interner.tag(&m[j])).collect();
+    let mut tags = Vec::with_capacity(at.len());
+    for &j in at {
+        tags.push(interner.tag(&m[j]));
+    }
     let mut walked = None;
     if in_place && interner.len() < at.len() {
         // Changed elements share a key. The reference walks both lists
@@ -218,21 +237,23 @@ fn modified_order(at: &[usize], m: &[Key<'_>], in_place: bool) -> Result<Option<
         for (r, i) in ByText::new(m).order.into_iter().enumerate() {
             rank[i] = r as u32;
         }
-        let ranks: Vec<u32> = at.iter().map(|&j| rank[j]).collect();
-        let order = stable_order_by_key(&ranks);
-        tags = order.iter().map(|&k| tags[k]).collect();
+        let order = stable_order_by_key(&gather(&rank, at));
+        tags = gather(&tags, &order);
         walked = Some(order);
     }
-    let mut index = TagIndex::new([], interner.len());
+    let mut index = TagIndex::new(&[], interner.len());
     for (p, k) in m.iter().enumerate() {
         if let Some(tag) = interner.get(k) {
             index.push(tag, p);
         }
     }
-    let pos: Vec<Lookup> = tags.iter().map(|&t| index.lookup(t)).collect();
+    let mut pos = Vec::with_capacity(tags.len());
+    for &t in &tags {
+        pos.push(index.lookup(t));
+    }
     let sorted = lookup_order(&pos).map_err(|Uncomparable| uncomparable())?;
     Ok(match (walked, sorted) {
-        (Some(walked), Some(sorted)) => Some(sorted.into_iter().map(|k| walked[k]).collect()),
+        (Some(walked), Some(sorted)) => Some(gather(&walked, &sorted)),
         (walked, None) => walked,
         (None, sorted) => sorted,
     })

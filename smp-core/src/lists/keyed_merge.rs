@@ -16,7 +16,9 @@
 use super::element::{Elements, MergeElements, PatchObject, element_kind, missing_key};
 use super::key::{Field, Key, KeyFields, KeyValue, Lookup, Tag, TagIndex, Uncomparable, number_keys, uncomparable};
 use super::key::{KeyHasher, KeyMap};
-use super::order::{in_order, merge_sorted_lookup, sort_by_lookup, stable_order_by_key, validate_patch_with_order};
+use super::order::{
+    gather, in_order, merge_sorted_lookup, sort_by_lookup, stable_order_by_key, validate_patch_with_order,
+};
 use crate::directive::{PATCH, PatchOp};
 use crate::doc::copy_patch_value;
 use crate::doc::{Document, Object as _};
@@ -182,7 +184,11 @@ impl<'p, P: Document> Keys<'p, P> {
 
     /// The live list as the server's order holds it.
     fn live_view(&self) -> Vec<Tag> {
-        self.live().iter().map(|k| self.order_key(k)).collect()
+        let mut view = Vec::with_capacity(self.live().len());
+        for k in self.live() {
+            view.push(self.order_key(k));
+        }
+        view
     }
 }
 
@@ -394,11 +400,16 @@ fn merge_ordered_in<L: MergeElements>(
 /// minus its directives (unless the receiver reads them), else the patch
 /// list.
 fn patch_entries<P: Document>(patch: Option<&[P]>, live: bool, keep_directives: bool) -> Vec<Cow<'_, P>> {
-    match patch {
-        None => Vec::new(),
-        Some(p) if live || keep_directives => p.iter().map(Cow::Borrowed).collect(),
-        Some(p) => p.iter().filter_map(strip_directives).collect(),
+    let patch = patch.unwrap_or_default();
+    let mut entries = Vec::with_capacity(patch.len());
+    for v in patch {
+        if live || keep_directives {
+            entries.push(Cow::Borrowed(v));
+        } else if let Some(v) = strip_directives(v) {
+            entries.push(v);
+        }
     }
+    entries
 }
 
 /// A new element from each patch element (the list the patch replaces, or
@@ -446,9 +457,11 @@ fn order_merged<P: Document>(
     if objects {
         live_keys?;
     }
-    let (patch_items, server_only): (Vec<usize>, Vec<usize>) = (0..items.len()).partition(|&i| found[i]);
-    let order: Vec<&P> = order.iter().collect();
-    normalize(fields, keys, items, patch_items, server_only, (keys.order(), &order), objects, view)
+    let (mut patch_items, mut server_only) = (Vec::new(), Vec::new());
+    for (i, found) in found.into_iter().enumerate() {
+        if found { patch_items.push(i) } else { server_only.push(i) }
+    }
+    normalize(fields, keys, items, patch_items, server_only, (keys.order(), &|i| &order[i]), objects, view)
 }
 
 /// The list the patch merges into without changing its order, the common
@@ -706,7 +719,7 @@ impl<P: Document> Keys<'_, P> {
 /// Which items no deletion names: the keys `deletes` of `$patch: delete`
 /// elements remove every item with an equal key.
 fn not_deleted(items: &[Meta], deletes: Vec<Tag>, ids: usize) -> Result<Vec<bool>> {
-    let doomed = TagIndex::new(deletes, ids);
+    let doomed = TagIndex::new(&deletes, ids);
     let mut kept = Vec::with_capacity(items.len());
     for item in items {
         kept.push(match item.key {
@@ -730,11 +743,21 @@ fn order_plain<P: Document>(
     server_order_len: usize,
     key_error: &dyn Fn(usize) -> Error,
 ) -> Result<Vec<usize>> {
-    let view: Vec<Tag> = items[..server_order_len].iter().map(|m| keys.order_key(&m.key)).collect();
+    let mut view = Vec::with_capacity(server_order_len);
+    for m in &items[..server_order_len] {
+        view.push(keys.order_key(&m.key));
+    }
     // `partitionMapsByPresentInList(merged, patch)`: the plain patch
     // elements are objects carrying the key (checked by the merge before).
-    let order_keys: Vec<Field<Tag>> = plain.iter().map(|&i| keys.patch[i].key.clone()).collect();
-    let in_patch = TagIndex::new(order_keys.iter().filter_map(|k| k.clone().value()), keys.ids);
+    let mut order_keys = Vec::with_capacity(plain.len());
+    let mut in_patch = TagIndex::new(&[], keys.ids);
+    for &i in plain {
+        let key = keys.patch[i].key.clone();
+        if let Field::Value(tag) = key {
+            in_patch.push(tag, order_keys.len());
+        }
+        order_keys.push(key);
+    }
     let mut patch_items = Vec::new();
     let mut server_only = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -745,7 +768,7 @@ fn order_plain<P: Document>(
             server_only.push(i);
         }
     }
-    let order: Vec<&P> = plain.iter().map(|&i| keys.patch[i].value).collect();
+    let order = |i: usize| keys.patch[plain[i]].value;
     normalize(fields, keys, items, patch_items, server_only, (&order_keys, &order), true, &view)
 }
 
@@ -837,18 +860,27 @@ impl<P: Document> Keys<'_, P> {
 /// The indexes of the first group of `rest` when its target is `pos` (none
 /// else), taken off `rest`.
 fn take_group(rest: &mut &[(usize, usize)], pos: usize) -> Vec<usize> {
-    let n = rest.iter().take_while(|(p, _)| *p == pos).count();
-    let (here, later) = rest.split_at(n);
-    *rest = later;
-    here.iter().map(|&(_, i)| i).collect()
+    let mut group = Vec::new();
+    let mut left: &[(usize, usize)] = rest;
+    while let Some((&(p, i), later)) = left.split_first()
+        && p == pos
+    {
+        group.push(i);
+        left = later;
+    }
+    *rest = left;
+    group
 }
 
 /// (target position, patch element) pairs grouped by target, each group
 /// in the order given.
 fn by_target(targets: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    // Positions in the merged list.
-    let positions: Vec<u32> = targets.iter().map(|&(pos, _)| pos as u32).collect();
-    stable_order_by_key(&positions).into_iter().map(|i| targets[i]).collect()
+    let mut positions = Vec::with_capacity(targets.len());
+    for &(pos, _) in targets {
+        // A position in the merged list.
+        positions.push(pos as u32);
+    }
+    gather(targets, &stable_order_by_key(&positions))
 }
 
 /// Positions of objects in a list by key, kept up to date as elements are
@@ -866,7 +898,7 @@ struct FirstMatch {
 impl FirstMatch {
     fn new<'k>(keys: impl IntoIterator<Item = &'k Field<Tag>>, ids: usize) -> Self {
         let mut m = FirstMatch {
-            index: TagIndex::new([], ids),
+            index: TagIndex::new(&[], ids),
             first_non_object: None,
             first_object_key: None,
             first_array_key: None,
@@ -916,33 +948,44 @@ impl FirstMatch {
 /// given and returned as positions in `items`, so that they move once,
 /// when the caller puts them in the order returned ([`in_order`]).
 #[allow(clippy::too_many_arguments)]
-fn normalize<P: Document>(
+fn normalize<'p, P: Document + 'p>(
     fields: KeyFields<'_>,
     keys: &Keys<'_, P>,
     items: &[Meta],
     patch_items: Vec<usize>,
     server_only: Vec<usize>,
-    (order_keys, order): (&[Field<Tag>], &[&P]),
+    (order_keys, order): (&[Field<Tag>], &dyn Fn(usize) -> &'p P),
     objects: bool,
     view: &[Tag],
 ) -> Result<Vec<usize>> {
     // `normalizeSliceOrder`: the order's entries are objects with the key.
     let mk = fields.name();
-    for (o, k) in order.iter().zip(order_keys).filter(|_| objects) {
+    for (i, k) in order_keys.iter().enumerate().filter(|_| objects) {
         match k {
             Field::Value(_) => {}
-            Field::NotObject => return Err(bad_arg(GoKind::Object, &o.to_json())),
-            Field::Missing => return Err(no_merge_key(&o.as_object().expect("an object").as_json_map(), mk)),
+            Field::NotObject => return Err(bad_arg(GoKind::Object, &order(i).to_json())),
+            Field::Missing => return Err(no_merge_key(&order(i).as_object().expect("an object").as_json_map(), mk)),
         }
     }
-    let by_order = TagIndex::new(order_keys.iter().map(|k| keys.order_key(k)), keys.ids);
+    let mut by_order = TagIndex::new(&[], keys.ids);
+    for (i, k) in order_keys.iter().enumerate() {
+        by_order.push(keys.order_key(k), i);
+    }
     let patch_items = sort_by_index(items, patch_items, &by_order)?;
-    let by_server = TagIndex::new(view.iter().copied(), keys.ids);
+    let by_server = TagIndex::new(view, keys.ids);
     let server_only = sort_by_index(items, server_only, &by_server)?;
-    let pos = |at: &[usize]| -> Vec<Lookup> { at.iter().map(|&i| by_server.lookup(tag_of(&items[i]))).collect() };
-    let lp = pos(&server_only);
-    let rp = pos(&patch_items);
+    let lp = lookups(items, &server_only, &by_server);
+    let rp = lookups(items, &patch_items, &by_server);
     merge_sorted_lookup(server_only, &lp, patch_items, &rp).map_err(|Uncomparable| uncomparable())
+}
+
+/// Where `index` finds each of the items at `at`.
+fn lookups(items: &[Meta], at: &[usize], index: &TagIndex) -> Vec<Lookup> {
+    let mut found = Vec::with_capacity(at.len());
+    for &i in at {
+        found.push(index.lookup(tag_of(&items[i])));
+    }
+    found
 }
 
 fn tag_of(item: &Meta) -> Tag {
@@ -956,8 +999,11 @@ fn tag_of(item: &Meta) -> Tag {
 /// Sorts positions of items by the items' positions in an index;
 /// `$patch: delete` entries go last.
 fn sort_by_index(items: &[Meta], at: Vec<usize>, index: &TagIndex) -> Result<Vec<usize>> {
-    let (deletes, rest): (Vec<usize>, Vec<usize>) = at.into_iter().partition(|&i| items[i].delete);
-    let pos: Vec<Lookup> = rest.iter().map(|&i| index.lookup(tag_of(&items[i]))).collect();
+    let (mut deletes, mut rest) = (Vec::new(), Vec::with_capacity(at.len()));
+    for i in at {
+        if items[i].delete { deletes.push(i) } else { rest.push(i) }
+    }
+    let pos = lookups(items, &rest, index);
     let mut sorted = sort_by_lookup(rest, pos).map_err(|Uncomparable| uncomparable())?;
     sorted.extend(deletes);
     Ok(sorted)
@@ -1013,7 +1059,12 @@ fn server_order_view<P: Document>(keys: &Keys<'_, P>) -> Vec<Tag> {
             _ => {}
         }
     }
-    let survivors: Vec<usize> = (0..n).filter(|&i| alive[i]).collect();
+    let mut survivors = Vec::with_capacity(n);
+    for (i, &alive) in alive.iter().enumerate() {
+        if alive {
+            survivors.push(i);
+        }
+    }
     for (slot, &i) in survivors.iter().enumerate() {
         view[slot] = key_of(i);
     }

@@ -92,7 +92,11 @@ pub(crate) fn stable_order_by_key(keys: &[u32]) -> Vec<usize> {
         packed.push(u64::from(key) << 32 | i as u64);
     }
     packed.sort_unstable();
-    packed.into_iter().map(|p| p as u32 as usize).collect()
+    let mut order = Vec::with_capacity(packed.len());
+    for p in packed {
+        order.push(p as u32 as usize);
+    }
+    order
 }
 
 #[cfg(test)]
@@ -486,6 +490,15 @@ pub(crate) fn walk_sorted<A, B>(
 pub(crate) fn in_order<T>(mut items: Vec<T>, order: &[usize]) -> Vec<T> {
     permute(&mut items, order);
     items
+}
+
+/// The items at the positions `at`, in that order.
+pub(crate) fn gather<T: Copy>(items: &[T], at: &[usize]) -> Vec<T> {
+    let mut out = Vec::with_capacity(at.len());
+    for &i in at {
+        out.push(items[i]);
+    }
+    out
 }
 
 /// [`in_order`] on a slice.
