@@ -12,6 +12,7 @@ use crate::engine::apply::ApplyOptions;
 use crate::engine::diff::{DiffOptions, diff_with};
 use crate::engine::{check_depth, check_nesting, discard_nulls, document};
 use crate::error::{Error, ErrorKind, Path, Result, Segment};
+use crate::lists::patch_merge_key;
 use crate::schema::Schema;
 use crate::value::{deep_eq, fmt_v};
 use serde_json::{Map, Value};
@@ -156,7 +157,7 @@ fn check_list(
         && !composite
         && let Some(mk) = mk
     {
-        for (value, positions) in repeated(list, |e| e.get(mk).map(fmt_v)) {
+        for (value, positions) in repeated(list, &|e| e.get(mk).map(fmt_v)) {
             let told_apart_by = recommended.clone().filter(|keys| {
                 let ids: Vec<Option<String>> = positions.iter().map(|&i| identity(&list[i], keys)).collect();
                 ids.iter().enumerate().all(|(i, id)| id.is_some() && !ids[..i].contains(id))
@@ -168,13 +169,13 @@ fn check_list(
     if let Some(keys) = &recommended
         && keys.len() > 1
     {
-        for (key, positions) in repeated(list, |e| identity(e, keys)) {
+        for (key, positions) in repeated(list, &|e| identity(e, keys)) {
             out.push(Finding { path: here(), problem: Problem::DuplicateRecommendedKeys { key, positions } });
         }
     }
     if merged && mk.is_none() && recommended.is_none() {
         let scalar = |e: &Value| (!e.is_object() && !e.is_array()).then(|| e.to_string());
-        for (_, positions) in repeated(list, scalar) {
+        for (_, positions) in repeated(list, &scalar) {
             let value = fmt_v(&list[positions[0]]);
             out.push(Finding { path: here(), problem: Problem::DuplicateSetValue { value, positions } });
         }
@@ -194,17 +195,12 @@ fn check_list(
 
 /// `port=53,protocol=TCP` for an object, `None` for anything else.
 fn identity(e: &Value, keys: &[String]) -> Option<String> {
-    let m = e.as_object()?;
-    let part = |k: &String| match m.get(k) {
-        Some(v) => format!("{k}={}", fmt_v(v)),
-        None => format!("{k}=<absent>"),
-    };
-    Some(keys.iter().map(part).collect::<Vec<_>>().join(","))
+    Some(patch_merge_key::describe(e.as_object()?, keys))
 }
 
 /// The keys (by `key_of`) that several elements share, with their
 /// positions, in the order of their first element.
-fn repeated(list: &[Value], key_of: impl Fn(&Value) -> Option<String>) -> Vec<(String, Vec<usize>)> {
+fn repeated(list: &[Value], key_of: &dyn Fn(&Value) -> Option<String>) -> Vec<(String, Vec<usize>)> {
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     for (i, e) in list.iter().enumerate() {

@@ -72,25 +72,42 @@ type Identity = Vec<(u32, String)>;
 /// the element or the element's members in the fields, whichever is
 /// fewer, so the cost is bounded by the element's size.
 fn identity(m: &Map<String, Value>, list: &FieldList) -> Identity {
+    let mut id = Identity::new();
     if list.fields.len() <= m.len() {
-        let present = list.fields.iter().enumerate();
-        return present.filter_map(|(i, f)| m.get(f).map(|v| (i as u32, v.to_string()))).collect();
+        for (i, f) in list.fields.iter().enumerate() {
+            if let Some(v) = m.get(f) {
+                id.push((i as u32, v.to_string()));
+            }
+        }
+        return id;
     }
     // In key order: put in field order (each field's position is its own).
-    let id: Identity =
-        m.iter().filter_map(|(k, v)| list.position.get(k.as_str()).map(|&i| (i, v.to_string()))).collect();
-    let positions: Vec<u32> = id.iter().map(|&(i, _)| i).collect();
+    let mut positions = Vec::new();
+    for (k, v) in m {
+        if let Some(&i) = list.position.get(k.as_str()) {
+            id.push((i, v.to_string()));
+            positions.push(i);
+        }
+    }
     in_order(id, &stable_order_by_key(&positions))
 }
 
 /// The element's key fields and values, for messages and paths:
 /// `port=53,protocol=UDP` (an absent field reads `protocol=<absent>`).
-fn describe(m: &Map<String, Value>, fields: &[String]) -> String {
-    let part = |f: &String| match m.get(f) {
-        Some(v) => format!("{f}={}", fmt_v(v)),
-        None => format!("{f}=<absent>"),
-    };
-    fields.iter().map(part).collect::<Vec<_>>().join(",")
+pub(crate) fn describe(m: &Map<String, Value>, fields: &[String]) -> String {
+    let mut text = String::new();
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(f);
+        text.push('=');
+        match m.get(f) {
+            Some(v) => text.push_str(&fmt_v(v)),
+            None => text.push_str("<absent>"),
+        }
+    }
+    text
 }
 
 /// The path step of an element named by its key fields.
@@ -162,7 +179,10 @@ struct FieldList {
 
 impl FieldList {
     fn new(fields: Vec<String>) -> Self {
-        let position = fields.iter().enumerate().map(|(i, f)| (f.clone(), i as u32)).collect();
+        let mut position = KeyMap::default();
+        for (i, f) in fields.iter().enumerate() {
+            position.insert(f.clone(), i as u32);
+        }
         FieldList { fields, position }
     }
 }
@@ -469,8 +489,20 @@ impl ListPatch<'_> {
             }
             v
         };
-        let live = had_live.then(|| live_list.into_iter().enumerate().map(|(i, v)| numbered(v, i as u64)).collect());
-        let patch = patch.map(|p| p.into_iter().zip(&numbers).map(|(v, &n)| numbered(v, n)).collect());
+        let live = had_live.then(|| {
+            let mut live = Vec::with_capacity(live_list.len());
+            for (i, v) in live_list.into_iter().enumerate() {
+                live.push(numbered(v, i as u64));
+            }
+            live
+        });
+        let patch = patch.map(|p| {
+            let mut patch = Vec::with_capacity(p.len());
+            for (v, &n) in p.into_iter().zip(&numbers) {
+                patch.push(numbered(v, n));
+            }
+            patch
+        });
         Ok(Numbered { live, patch, order, names: numbering.names, directives })
     }
 }
@@ -508,7 +540,14 @@ pub(crate) fn diff(
     replaced: bool,
     mut diff_elem: impl FnMut(&Map<String, Value>, &Map<String, Value>, usize) -> Result<Map<String, Value>>,
 ) -> Result<Option<ListDiff>> {
-    let fields: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    let mut fields = Vec::with_capacity(keys.len());
+    let mut names = Vec::with_capacity(keys.len());
+    for k in keys {
+        fields.push(k.to_string());
+        names.push(Value::String(k.to_string()));
+    }
+    // The directive's value: the fields' names.
+    let directive = Value::Array(names);
     let list = FieldList::new(fields.clone());
     let (Some(o_ids), Some(m_ids)) = (distinct(o, &list), distinct(m, &list)) else {
         // The keys cannot tell the elements apart: the whole list is sent.
@@ -522,10 +561,7 @@ pub(crate) fn diff(
         // needs no merge key in the elements.
         let mut marker = Map::new();
         marker.insert(PATCH.to_string(), Value::String(PatchOp::Replace.as_str().into()));
-        marker.insert(
-            PATCH_MERGE_KEY.to_string(),
-            Value::Array(fields.iter().map(|f| Value::String(f.clone())).collect()),
-        );
+        marker.insert(PATCH_MERGE_KEY.to_string(), directive);
         let mut patch = vec![Value::Object(marker)];
         patch.extend(m.iter().cloned());
         return Ok(Some(ListDiff { patch, order: Vec::new(), whole: false }));
@@ -536,7 +572,6 @@ pub(crate) fn diff(
     if o.is_empty() && !emit.additions {
         return Ok(Some(ListDiff::default()));
     }
-    let directive = Value::Array(fields.iter().map(|f| Value::String(f.clone())).collect());
     let keyed = |e: &Map<String, Value>| {
         let mut out = Map::new();
         out.insert(PATCH_MERGE_KEY.to_string(), directive.clone());
@@ -547,8 +582,7 @@ pub(crate) fn diff(
         }
         out
     };
-    let in_original: KeyMap<&Identity, usize> = o_ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
-    let in_modified: KeyMap<&Identity, usize> = m_ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
+    let (in_original, in_modified) = (positions(&o_ids), positions(&m_ids));
     // Borrowed: only a new element is copied whole into the patch.
     let empty = Map::new();
     let mut patch = Vec::new();
@@ -576,9 +610,13 @@ pub(crate) fn diff(
     if emit.deletions {
         // In the order of their keys, as the reference's merge walk over
         // the sorted lists finds them.
-        let deleted: Vec<usize> = (0..o_ids.len()).filter(|&i| !in_modified.contains_key(&o_ids[i])).collect();
-        let keys: Vec<Vec<Option<String>>> =
-            deleted.iter().map(|&i| sort_key(object(&o[i], &empty), &fields)).collect();
+        let (mut deleted, mut keys) = (Vec::new(), Vec::new());
+        for (i, id) in o_ids.iter().enumerate() {
+            if !in_modified.contains_key(id) {
+                deleted.push(i);
+                keys.push(sort_key(object(&o[i], &empty), &fields));
+            }
+        }
         for k in stable_order_by(keys.len(), &|a, b| keys[a].cmp(&keys[b])) {
             let i = deleted[k];
             let mut e = keyed(object(&o[i], &empty));
@@ -590,8 +628,13 @@ pub(crate) fn diff(
     let emit_order = !o.is_empty()
         && emit.set_element_order
         && ((emit.additions && (changed || !order_same)) || (emit.deletions && !patch.is_empty()));
-    let order =
-        if emit_order { m.iter().map(|e| Value::Object(keyed(object(e, &empty)))).collect() } else { Vec::new() };
+    let mut order = Vec::new();
+    if emit_order {
+        order.reserve(m.len());
+        for e in m {
+            order.push(Value::Object(keyed(object(e, &empty))));
+        }
+    }
     Ok(Some(ListDiff { patch, order, whole: false }))
 }
 
@@ -603,7 +646,20 @@ fn object<'v>(v: &'v Value, empty: &'v Map<String, Value>) -> &'v Map<String, Va
 /// What the reference sorts a keyed list by, field by field: each
 /// field's `%v` text, an absent field first.
 fn sort_key(m: &Map<String, Value>, fields: &[String]) -> Vec<Option<String>> {
-    fields.iter().map(|f| m.get(f).map(fmt_v)).collect()
+    let mut key = Vec::with_capacity(fields.len());
+    for f in fields {
+        key.push(m.get(f).map(fmt_v));
+    }
+    key
+}
+
+/// The position of each identity of a list (the last, for repeats).
+fn positions(ids: &[Identity]) -> KeyMap<&Identity, usize> {
+    let mut at = KeyMap::default();
+    for (i, id) in ids.iter().enumerate() {
+        at.insert(id, i);
+    }
+    at
 }
 
 /// The identities of a list's elements; `None` when one is not an object
