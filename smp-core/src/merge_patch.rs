@@ -59,8 +59,11 @@ pub fn create(original: &Value, modified: &Value) -> Result<Value> {
             if originals.len() != modifieds.len() {
                 return Err(ErrorKind::BadMergeDocument.into());
             }
-            let patches = originals.iter().zip(modifieds).map(|(o, m)| object_patch(o, m));
-            patches.collect::<Result<Vec<_>>>().map(Value::Array)
+            let mut patches = Vec::with_capacity(originals.len());
+            for (o, m) in originals.iter().zip(modifieds) {
+                patches.push(object_patch(o, m)?);
+            }
+            Ok(Value::Array(patches))
         }
         (Value::Array(_), _) | (_, Value::Array(_)) => Err(ErrorKind::MismatchedMergeDocuments.into()),
         _ => object_patch(original, modified),
@@ -185,7 +188,7 @@ fn pruned(value: &Value, depth: usize) -> Result<Value> {
             }
             Value::Object(out)
         }
-        Value::Array(items) => Value::Array(items.iter().map(|v| pruned(v, depth)).collect::<Result<_>>()?),
+        Value::Array(items) => Value::Array(each(items, |v| pruned(v, depth))?),
         other => other.clone(),
     })
 }
@@ -273,13 +276,22 @@ fn same_float64(a: &Value, b: &Value, depth: usize) -> Result<bool> {
     })
 }
 
+/// `f` of each item, in order; the first error.
+fn each(items: &[Value], f: impl Fn(&Value) -> Result<Value>) -> Result<Vec<Value>> {
+    let mut out = Vec::with_capacity(items.len());
+    for v in items {
+        out.push(f(v)?);
+    }
+    Ok(out)
+}
+
 /// `value` with every number turned into the `float64` the reference
 /// decoded, written as Go writes it (integral values without a fraction).
 fn as_float64(value: &Value, depth: usize) -> Result<Value> {
     let depth = deeper(depth)?;
     Ok(match value {
         Value::Number(n) => Value::Number(float64_number(n)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| as_float64(v, depth)).collect::<Result<_>>()?),
+        Value::Array(items) => Value::Array(each(items, |v| as_float64(v, depth))?),
         Value::Object(map) => {
             let mut out = Map::new();
             for (key, value) in map {

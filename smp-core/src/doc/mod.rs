@@ -101,7 +101,11 @@ pub(crate) trait Document: Sized + Default + Clone {
     /// A list as JSON values, for the steps written on them (lists of
     /// scalars): borrowed where the list already is JSON.
     fn json_list(list: &[Self]) -> Cow<'_, [Value]> {
-        Cow::Owned(list.iter().map(Self::to_json).collect())
+        let mut json = Vec::with_capacity(list.len());
+        for v in list {
+            json.push(v.to_json());
+        }
+        Cow::Owned(json)
     }
 }
 
@@ -193,7 +197,15 @@ pub(crate) fn take_patch_value<D: Document>(v: D, drop_nulls: bool) -> Option<D>
             Some(D::object(m))
         }
         Err(v) => match v.into_array() {
-            Ok(a) => Some(D::array(a.into_iter().filter_map(|v| take_patch_value(v, drop_nulls)).collect())),
+            Ok(a) => {
+                let mut kept = Vec::with_capacity(a.len());
+                for v in a {
+                    if let Some(v) = take_patch_value(v, drop_nulls) {
+                        kept.push(v);
+                    }
+                }
+                Some(D::array(kept))
+            }
             Err(v) => Some(v),
         },
     }

@@ -194,12 +194,18 @@ impl Merger {
             return self.merge_object::<D>(original, &patch, schema, depth);
         }
         let named = |k: &str| patch.get(&ListDirective::SetElementOrder.key(k)).is_some();
-        let moved: Vec<String> = patch
-            .members()
-            .filter(|&(k, _)| !k.starts_with('$') && original.get(k).is_none() && !named(k))
-            .map(|(k, _)| k.to_owned())
-            .collect();
-        let moved: Vec<(String, D)> = moved.into_iter().filter_map(|k| patch.remove(&k).map(|v| (k, v))).collect();
+        let mut keys = Vec::new();
+        for (k, _) in patch.members() {
+            if !k.starts_with('$') && original.get(k).is_none() && !named(k) {
+                keys.push(k.to_owned());
+            }
+        }
+        let mut moved = Vec::with_capacity(keys.len());
+        for k in keys {
+            if let Some(v) = patch.remove(&k) {
+                moved.push((k, v));
+            }
+        }
         let mut merged = self.merge_object::<D>(original, &patch, schema, depth)?;
         for (k, v) in moved {
             if let Some(v) = self.take_patch_value_owned(v, false) {
@@ -395,8 +401,12 @@ impl Merger {
         schema: Schema<'_>,
         depth: usize,
     ) -> Result<()> {
-        let directives: Vec<(&str, &D)> =
-            patch.members().filter(|(k, _)| ListDirective::SetElementOrder.starts(k)).collect();
+        let mut directives = Vec::new();
+        for (k, v) in patch.members() {
+            if ListDirective::SetElementOrder.starts(k) {
+                directives.push((k, v));
+            }
+        }
         for (key, order) in directives {
             // `$setElementOrder/$setElementOrder/x` takes `$setElementOrder/x`
             // as its list; the reference then never visits that key (a Go
@@ -486,7 +496,15 @@ impl Merger {
                 let view = o.clone();
                 (o, view)
             }
-            (None, Some(p)) => (p.iter().filter_map(|v| self.take_patch_value(v, false)).collect(), Vec::new()),
+            (None, Some(p)) => {
+                let mut taken = Vec::with_capacity(p.len());
+                for v in p {
+                    if let Some(v) = self.take_patch_value(v, false) {
+                        taken.push(v);
+                    }
+                }
+                (taken, Vec::new())
+            }
             (Some(o), Some(p)) => {
                 let mut view = o.clone();
                 let merged = if strategy.merge {
@@ -518,10 +536,14 @@ impl Merger {
         if kind? == GoKind::Object {
             merged.iter().chain(order).chain(&view).try_for_each(|e| check_merge_key(e, ""))?;
         }
-        let (patch_items, server_only): (Vec<_>, Vec<_>) =
-            merged.into_iter().zip(in_order).partition(|(_, found)| *found);
-        let patch_items = patch_items.into_iter().map(|(v, _)| v).collect();
-        let server_only = server_only.into_iter().map(|(v, _)| v).collect();
+        let (mut patch_items, mut server_only) = (Vec::new(), Vec::new());
+        for (v, found) in merged.into_iter().zip(in_order) {
+            if found {
+                patch_items.push(v);
+            } else {
+                server_only.push(v);
+            }
+        }
         normalize_scalar_order(patch_items, server_only, order, &view).map(Some)
     }
 

@@ -193,13 +193,21 @@ fn by_merge_key_text(list: &[Value], field: Field<'_>, pmk: Pmk) -> Result<BTree
             continue;
         }
         if let Some(fields) = field.composite {
-            let parts: Vec<Option<&Value>> = fields.iter().map(|f| m.get(*f).filter(|v| !v.is_null())).collect();
             if fields.iter().all(|f| !m.contains_key(*f)) {
                 let key = fields.first().copied().unwrap_or_default().to_string();
                 return Err(ErrorKind::NoMergeKeyInElement { key, element: fmt_v_map(m) }.into());
             }
             // Each part with its kind, so that `null` and `"null"` differ.
-            let text = parts.iter().map(|v| v.map_or_else(|| "-".to_string(), |v| format!("+{v}"))).collect::<String>();
+            let mut text = String::new();
+            for f in fields {
+                match m.get(*f).filter(|v| !v.is_null()) {
+                    Some(v) => {
+                        text.push('+');
+                        text.push_str(&v.to_string());
+                    }
+                    None => text.push('-'),
+                }
+            }
             out.insert(text, i);
             continue;
         }
@@ -216,7 +224,10 @@ fn by_merge_key_text(list: &[Value], field: Field<'_>, pmk: Pmk) -> Result<BTree
 /// so any sort agrees with Go's); returns their number.
 fn dedup_and_sort(list: &mut [Value]) -> Result<usize> {
     let n = dedup_scalars_in_place(list)?;
-    let texts: Vec<String> = list[..n].iter().map(fmt_v).collect();
+    let mut texts = Vec::with_capacity(n);
+    for v in &list[..n] {
+        texts.push(fmt_v(v));
+    }
     permute(&mut list[..n], &stable_order_by(n, &|a, b| texts[a].cmp(&texts[b])));
     Ok(n)
 }

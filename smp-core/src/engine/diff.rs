@@ -4,7 +4,7 @@
 use super::*;
 pub use crate::diff_options::{DiffOptions, Opts};
 use crate::directive::{ListDirective, PATCH, RETAIN_KEYS};
-use crate::doc::{Document, Object as _, objects_deep_eq};
+use crate::doc::{Document, Object as _, list_from_json, objects_deep_eq};
 use crate::lists::element::{DiffElements, agreed_kind};
 use crate::lists::key::KeyFields;
 use crate::lists::keyed_diff;
@@ -162,7 +162,11 @@ fn retain_keys<D: Document>(empty: bool, mut retain: Vec<&str>, removed_field: i
     }
     // Keys are unique strings, so sorting by `%v` is sorting by key.
     retain.sort_unstable();
-    Some(D::array(retain.into_iter().map(|k| D::from_json(Value::String(k.to_string()))).collect()))
+    let mut list = Vec::with_capacity(retain.len());
+    for k in retain {
+        list.push(D::from_json(Value::String(k.to_string())));
+    }
+    Some(D::array(list))
 }
 
 /// `handleMapDiff`.
@@ -198,10 +202,6 @@ fn diff_object_field<D: Document>(
 
 fn lists_deep_eq<D: Document>(a: &[D], b: &[D]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(v, w)| v.deep_eq(w))
-}
-
-fn list_json<D: Document>(list: &[D]) -> Vec<Value> {
-    list.iter().map(D::to_json).collect()
 }
 
 /// `handleSliceDiff`.
@@ -323,8 +323,11 @@ fn diff_lists<D: Document>(
         }
         return Ok(ListDiff { patch: m.to_vec(), ..Default::default() });
     }
-    let kinds: Vec<GoKind> = o.iter().chain(m).map(D::kind).collect();
-    let kind = agreed_kind(&kinds, &|| Ok([list_json(o), list_json(m)]))?;
+    let mut kinds = Vec::with_capacity(o.len() + m.len());
+    for e in o.iter().chain(m) {
+        kinds.push(e.kind());
+    }
+    let kind = agreed_kind(&kinds, &|| Ok([D::json_list(o).into_owned(), D::json_list(m).into_owned()]))?;
     match kind {
         GoKind::Object => {
             let mk = mk.unwrap_or(MergeKey::One(""));
@@ -334,8 +337,9 @@ fn diff_lists<D: Document>(
         }
         _ => {
             let lists = diff_lists_of_scalars(&D::json_list(o), &D::json_list(m), opts)?;
-            let back = |l: Vec<Value>| l.into_iter().map(D::from_json).collect();
-            Ok(ListDiff { patch: back(lists.patch), deletions: back(lists.deletions), order: back(lists.order) })
+            let (patch, deletions, order) =
+                (list_from_json(lists.patch), list_from_json(lists.deletions), list_from_json(lists.order));
+            Ok(ListDiff { patch, deletions, order })
         }
     }
 }
@@ -379,13 +383,20 @@ impl<D: Document> DiffElements for Docs<DiffCx<'_>, D> {
     }
 }
 
+/// The values of a list with their `%v` texts, as Go's sort orders them
+/// by those texts.
+fn sorted_by_text(list: &[Value]) -> Vec<(String, &Value)> {
+    let mut sorted = Vec::with_capacity(list.len());
+    for v in list {
+        sorted.push((fmt_v(v), v));
+    }
+    go_sort_by(&mut sorted, |a, b| a.0 < b.0);
+    sorted
+}
+
 /// `diffListsOfScalars`: a merge walk over both lists sorted by `%v` text.
 fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDiff<Value>> {
-    let text = |v: &Value| fmt_v(v);
-    let mut o_sorted: Vec<(String, &Value)> = o.iter().map(|v| (text(v), v)).collect();
-    let mut m_sorted: Vec<(String, &Value)> = m.iter().map(|v| (text(v), v)).collect();
-    go_sort_by(&mut o_sorted, |a, b| a.0 < b.0);
-    go_sort_by(&mut m_sorted, |a, b| a.0 < b.0);
+    let (o_sorted, m_sorted) = (sorted_by_text(o), sorted_by_text(m));
     let mut additions = Vec::new();
     let mut deletions = Vec::new();
     walk_sorted(
@@ -404,7 +415,10 @@ fn diff_lists_of_scalars(o: &[Value], m: &[Value], opts: Opts) -> Result<ListDif
     let additions = sort_scalars(additions, m)?;
     // The reference compares the original sorted in place with modified, so
     // an unsorted but unchanged list still gets an order directive.
-    let sorted_original: Vec<Value> = o_sorted.iter().map(|(_, v)| (*v).clone()).collect();
+    let mut sorted_original = Vec::with_capacity(o_sorted.len());
+    for (_, v) in &o_sorted {
+        sorted_original.push((*v).clone());
+    }
     let emit_order = opts.set_element_order()
         && ((opts.deletions() && !deletions.is_empty()) || (opts.additions() && !lists_deep_eq(&sorted_original, m)));
     let order = if emit_order { m.to_vec() } else { Vec::new() };

@@ -463,7 +463,16 @@ fn v2_name(s: &Value) -> String {
     match V2Kind::of(s) {
         V2Kind::Ref(r) => format!("Reference to {}", go_quote(r.strip_prefix(V2_REF_PREFIX).unwrap_or(r))),
         // Go prints the fields in map order, which is random; any order will do.
-        V2Kind::Kind(props) => format!("Kind([{}])", props.keys().map(String::as_str).collect::<Vec<_>>().join(" ")),
+        V2Kind::Kind(props) => {
+            let mut names = String::new();
+            for (i, name) in props.keys().enumerate() {
+                if i > 0 {
+                    names.push(' ');
+                }
+                names.push_str(name);
+            }
+            format!("Kind([{names}])")
+        }
         V2Kind::Map(sub) => format!("Map of {}", sub_name(sub)),
         V2Kind::Array(items) => format!("Array of {}", sub_name(items)),
         V2Kind::Primitive(t, "") => t.to_string(),

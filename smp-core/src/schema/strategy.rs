@@ -75,7 +75,7 @@ impl Strategy {
     /// `retainKeys`, is the reference's `unexpected patch strategy` error.
     pub fn parse(raw: &str) -> Result<Strategy> {
         Strategy::read(raw).ok_or_else(|| {
-            let list = format!("[{}]", raw.split(',').collect::<Vec<_>>().join(" "));
+            let list = format!("[{}]", raw.replace(',', " "));
             ErrorKind::UnexpectedStrategy(list).into()
         })
     }
