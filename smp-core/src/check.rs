@@ -12,11 +12,11 @@ use crate::engine::apply::ApplyOptions;
 use crate::engine::diff::{DiffOptions, diff_with};
 use crate::engine::{check_depth, check_nesting, discard_nulls, document};
 use crate::error::{Error, ErrorKind, Path, Result, Segment};
+use crate::lists::key::KeyMap;
 use crate::lists::patch_merge_key;
 use crate::schema::Schema;
 use crate::value::{deep_eq, fmt_v};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::fmt;
 
 /// A list whose elements share what should identify them.
@@ -202,7 +202,7 @@ fn identity(e: &Value, keys: &[String]) -> Option<String> {
 /// positions, in the order of their first element.
 fn repeated(list: &[Value], key_of: &dyn Fn(&Value) -> Option<String>) -> Vec<(String, Vec<usize>)> {
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut at: KeyMap<String, usize> = KeyMap::default();
     for (i, e) in list.iter().enumerate() {
         let Some(k) = key_of(e) else { continue };
         match at.get(&k) {

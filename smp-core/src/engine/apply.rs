@@ -9,7 +9,7 @@ use crate::doc::{copy_patch_value, take_patch_value};
 use crate::error::Error;
 use crate::error::bad_arg;
 use crate::lists::element::MergeElements;
-use crate::lists::key::{Key, KeyFields, KeyValue, ValueIndex, uncomparable};
+use crate::lists::key::{Key, KeyFields, KeySet, KeyValue, ValueIndex, uncomparable};
 use crate::lists::keyed_merge;
 use crate::lists::order::{check_merge_key, normalize_scalar_order, validate_patch_with_order};
 use crate::lists::patch_merge_key;
@@ -17,7 +17,6 @@ use crate::lists::sets::merge_scalar_sets;
 use crate::schema::{MergeKey, PatchMeta, Schema};
 use crate::value::{GoKind, fmt_s, fmt_v, fmt_v_map};
 use serde_json::{Map, Value};
-use std::collections::HashSet;
 
 /// Applies a strategic merge patch to `original`, as the API server does.
 ///
@@ -702,7 +701,7 @@ fn take_list<D: Document>(map: &mut D::Object, key: &str) -> Result<Option<Vec<D
 /// number of them, so they are looked up by hash (every key of the object
 /// is looked up once).
 #[derive(Default)]
-struct Done<'p>(HashSet<&'p str>);
+struct Done<'p>(KeySet<&'p str>);
 
 impl<'p> Done<'p> {
     /// Taken by a directive (`$retainKeys` is taken first).
@@ -730,7 +729,7 @@ pub(crate) struct MergedList<D> {
 
 /// The names a `$retainKeys` list keeps, looked up by hash (the reference
 /// builds a Go map of them): a map of many keys is filtered in linear time.
-pub(crate) struct RetainedKeys<'p>(HashSet<&'p str>);
+pub(crate) struct RetainedKeys<'p>(KeySet<&'p str>);
 
 impl RetainedKeys<'_> {
     /// Whether the list keeps the key `k` of the original map.

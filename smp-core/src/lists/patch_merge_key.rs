@@ -36,7 +36,7 @@
 //! elements the keys cannot tell apart (duplicates) is sent whole, with a
 //! `$patch: replace` element (carrying the directive too).
 
-use super::key::{KeyHasher, KeyMap, KeySet};
+use super::key::{KeyMap, KeySet};
 use super::order::{in_order, stable_order_by, stable_order_by_key};
 use crate::directive::{PATCH, PATCH_MERGE_KEY, PatchOp};
 use crate::error::{Error, ErrorKind, Result, Segment, bad_arg};
@@ -85,8 +85,8 @@ fn identity(m: &Map<String, Value>, list: &FieldList) -> Identity {
     let mut positions = Vec::new();
     for (k, v) in m {
         if let Some(&i) = list.position.get(k.as_str()) {
-            id.push((i, v.to_string()));
-            positions.push(i);
+            id.push((i as u32, v.to_string()));
+            positions.push(i as u32);
         }
     }
     in_order(id, &stable_order_by_key(&positions))
@@ -174,14 +174,14 @@ pub(crate) const MAX_FIELD_LISTS: usize = 8;
 /// A field list with the position of each field.
 struct FieldList {
     fields: Vec<String>,
-    position: KeyMap<String, u32>,
+    position: KeyMap<String, usize>,
 }
 
 impl FieldList {
     fn new(fields: Vec<String>) -> Self {
         let mut position = KeyMap::default();
         for (i, f) in fields.iter().enumerate() {
-            position.insert(f.clone(), i as u32);
+            position.insert(f.clone(), i);
         }
         FieldList { fields, position }
     }
@@ -665,16 +665,12 @@ fn positions(ids: &[Identity]) -> KeyMap<&Identity, usize> {
 /// The identities of a list's elements; `None` when one is not an object
 /// or two are the same.
 fn distinct(list: &[Value], fields: &FieldList) -> Option<Vec<Identity>> {
-    let mut seen = KeySet::with_capacity_and_hasher(list.len(), KeyHasher::default());
-    let mut out = Vec::with_capacity(list.len());
+    let mut ids = Vec::with_capacity(list.len());
     for e in list {
-        let id = identity(e.as_object()?, fields);
-        if !seen.insert(id.clone()) {
-            return None;
-        }
-        out.push(id);
+        ids.push(identity(e.as_object()?, fields));
     }
-    Some(out)
+    let different = positions(&ids).len();
+    (different == ids.len()).then_some(ids)
 }
 
 fn lists_deep_eq(a: &[Value], b: &[Value]) -> bool {
