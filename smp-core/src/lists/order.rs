@@ -64,20 +64,45 @@ fn sorted_permutation(pos: &[Lookup]) -> Result<Vec<usize>, Uncomparable> {
 }
 
 /// The positions `0..n` ordered by `cmp` on positions, equal ones in
-/// their own order: a stable sort by anything else than a position, with
-/// the comparison given at run time, so that it is compiled once.
+/// their own order: a stable sort by anything else than a position (Go's
+/// `sort.Stable`, which the ordering steps follow anyway).
 pub(crate) fn stable_order_by(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| cmp(a, b));
-    order
+    go_stable_order(n, &mut |a, b| cmp(a, b).is_lt())
 }
 
-/// [`sorted_permutation`] where some item is missing: Go's algorithm.
+/// [`sorted_permutation`] where some item is missing: Go's algorithm with
+/// the reference's comparator,
+/// `if ii := index(i); ii >= 0 { if ij := index(j); ij >= 0 { return ii < ij } }; return true`.
 fn go_stable_permutation(pos: &[Lookup]) -> Result<Vec<usize>, Uncomparable> {
-    let mut perm: Vec<usize> = (0..pos.len()).collect();
-    let mut data = GoStable { perm: &mut perm, pos, failed: false };
-    data.stable();
-    if data.failed { Err(Uncomparable) } else { Ok(perm) }
+    // A lookup that panics in Go was evaluated.
+    let mut failed = false;
+    let perm = go_stable_order(pos.len(), &mut |i, j| {
+        let a = match pos[i].get() {
+            Ok(Some(a)) => a,
+            Ok(None) => return true,
+            Err(Uncomparable) => {
+                failed = true;
+                return false;
+            }
+        };
+        match pos[j].get() {
+            Ok(Some(b)) => a < b,
+            Ok(None) => true,
+            Err(Uncomparable) => {
+                failed = true;
+                false
+            }
+        }
+    });
+    if failed { Err(Uncomparable) } else { Ok(perm) }
+}
+
+/// The positions `0..n` in the order Go's `sort.Stable` leaves their items
+/// in, `less` comparing items by position.
+fn go_stable_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec<usize> {
+    let mut perm: Vec<usize> = (0..n).collect();
+    GoStable { perm: &mut perm, less }.stable();
+    perm
 }
 
 /// The positions of `keys` ordered by key, equal keys in their own order:
@@ -520,33 +545,16 @@ pub(crate) fn permute<T>(items: &mut [T], order: &[usize]) {
 }
 
 /// Go's `sort.Stable` (insertion sort on blocks of 20, then `symMerge`),
-/// acting on a permutation, with the reference's inconsistent comparator.
+/// acting on a permutation of positions, with a `less` on positions that
+/// may be inconsistent (the reference's comparators).
 struct GoStable<'a> {
     perm: &'a mut [usize],
-    pos: &'a [Lookup],
-    /// A lookup that panics in Go was evaluated.
-    failed: bool,
+    less: &'a mut dyn FnMut(usize, usize) -> bool,
 }
 
 impl GoStable<'_> {
-    /// `if ii := index(i); ii >= 0 { if ij := index(j); ij >= 0 { return ii < ij } }; return true`.
     fn less(&mut self, i: usize, j: usize) -> bool {
-        let a = match self.pos[self.perm[i]].get() {
-            Ok(Some(a)) => a,
-            Ok(None) => return true,
-            Err(Uncomparable) => {
-                self.failed = true;
-                return false;
-            }
-        };
-        match self.pos[self.perm[j]].get() {
-            Ok(Some(b)) => a < b,
-            Ok(None) => true,
-            Err(Uncomparable) => {
-                self.failed = true;
-                false
-            }
-        }
+        (self.less)(self.perm[i], self.perm[j])
     }
 
     fn swap(&mut self, i: usize, j: usize) {
@@ -849,9 +857,7 @@ mod tests {
     fn go_stable_sort_matches_a_stable_sort_on_long_consistent_input() {
         let n = 97;
         let pos: Vec<Option<usize>> = (0..n).map(|i| Some((i * 37) % 11)).collect();
-        let mut perm: Vec<usize> = (0..n).collect();
-        let lookups: Vec<Lookup> = pos.iter().map(|p| Lookup::at(p.unwrap() as u32)).collect();
-        GoStable { perm: &mut perm, pos: &lookups, failed: false }.stable();
+        let perm = go_stable_order(n, &mut |a, b| pos[a] < pos[b]);
         let mut expected: Vec<usize> = (0..n).collect();
         expected.sort_by_key(|&i| pos[i]);
         assert_eq!(perm, expected);
