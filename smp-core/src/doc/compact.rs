@@ -16,8 +16,8 @@
 //! which accepts what serde_json accepts and decodes what the `Value` path
 //! decodes, and written by its own writer (`doc::print`), byte
 //! for byte serde_json's compact writer with Go's floats. (The `Serialize`
-//! impl below is that writer through serde, for the command line's output
-//! formats.)
+//! impl, with the engine's operations on the document in `ops`, is that
+//! writer through serde, for the command line's output formats.)
 //!
 //! Why this rather than a fast JSON crate's document: simd-json's borrowed
 //! values need a mutable copy of the input (it unescapes in place) and
@@ -34,13 +34,14 @@
 
 use super::member::{Field, KeyValue};
 use super::parse::Guided;
-use super::{Document, Object as _, key_order, objects_deep_eq, same_bytes, same_text};
+use super::{key_order, same_bytes};
 use crate::error::{ErrorKind, Result};
-use crate::value::GoKind;
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 use std::cell::Cell;
+
+#[cfg(feature = "bytes")]
+mod ops;
 
 /// A JSON value borrowing its strings from the text it was decoded from.
 #[derive(Clone, Debug, Default)]
@@ -159,15 +160,6 @@ impl<'a> Lazy<'a> {
         self.is_canonical().then_some(self.text)
     }
 
-    /// Whether the two values are equal: at once when their texts are the
-    /// same, or are both canonical.
-    fn same_value(&self, other: &Lazy<'_>) -> bool {
-        if self.text == other.text {
-            return true;
-        }
-        !(self.is_canonical() && other.is_canonical()) && self.decoded().deep_eq(other.decoded())
-    }
-
     fn decode(&self) -> Node<'a> {
         // Canonical text always reads back (it was checked to be valid
         // JSON within the nesting limit when it was kept). A string is read
@@ -252,7 +244,7 @@ impl<'a> Lazy<'a> {
     #[cold]
     fn decoded_field(&self, name: &str) -> Field<KeyValue<'_>> {
         match self.decoded() {
-            Node::Object(o) => o.get(name).map_or(Field::Missing, |v| Field::Value(v.as_member())),
+            Node::Object(o) => o.get(name).map_or(Field::Missing, |v| Field::Value(v.member())),
             _ => Field::NotObject,
         }
     }
@@ -322,6 +314,35 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// The value as a merge key or a set member
+    /// ([`Document::as_member`](crate::doc::Document::as_member)).
+    pub(crate) fn member(&self) -> KeyValue<'_> {
+        match self {
+            Node::Null => KeyValue::Null,
+            Node::Bool(b) => KeyValue::Bool(*b),
+            Node::Int(i) => KeyValue::Int(*i),
+            Node::Float(f) => KeyValue::Float(*f),
+            Node::Str(s) => KeyValue::Str(s),
+            Node::Array(_) | Node::Object(_) => KeyValue::Compact(self),
+            // Decoded: a key is told from its node's kind.
+            Node::Raw(lazy) => lazy.decoded().member(),
+        }
+    }
+
+    /// The value as JSON ([`Document::to_json`](crate::doc::Document::to_json)).
+    pub(crate) fn json(&self) -> Value {
+        match self {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(*b),
+            Node::Int(i) => Value::from(*i),
+            Node::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Node::Str(s) => Value::String(s.to_string()),
+            Node::Array(a) => Value::Array(a.iter().map(Node::json).collect()),
+            Node::Object(o) => Value::Object(o.json_map()),
+            Node::Raw(lazy) => lazy.decoded().json(),
+        }
+    }
+
     /// The string, when the value is one (decoded if it was kept as text).
     pub fn as_str(&self) -> Option<&str> {
         match self.decoded() {
@@ -362,6 +383,11 @@ pub struct Object<'a> {
 const SHORT_OBJECT: usize = 8;
 
 impl<'a> Object<'a> {
+    /// The member `key`.
+    pub(super) fn get(&self, key: &str) -> Option<&Node<'a>> {
+        self.position(key).and_then(|i| self.members[i].1.as_ref())
+    }
+
     fn position(&self, key: &str) -> Option<usize> {
         let (head, tail) = self.members.split_at(self.sorted);
         let find = |run: &[(Cow<'_, str>, _)]| {
@@ -410,6 +436,11 @@ impl<'a> Object<'a> {
     /// Whether the object has no members.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The object as a JSON object.
+    pub(crate) fn json_map(&self) -> Map<String, Value> {
+        super::json_map(self.iter().map(|(k, v)| (k.to_string(), v.json())).collect())
     }
 
     /// The object of decoded members (in any order, the last of equal keys
@@ -464,277 +495,6 @@ impl<'r, 'a> Iterator for MergeRuns<'r, 'a> {
     }
 }
 
-impl<'a> super::Object<Node<'a>> for Object<'a> {
-    fn get(&self, key: &str) -> Option<&Node<'a>> {
-        self.position(key).and_then(|i| self.members[i].1.as_ref())
-    }
-
-    fn get_mut(&mut self, key: &str) -> Option<&mut Node<'a>> {
-        self.position(key).and_then(|i| self.members[i].1.as_mut())
-    }
-
-    fn insert(&mut self, key: &str, v: Node<'a>) {
-        if let Some(i) = self.position(key) {
-            self.members[i].1 = Some(v);
-            return;
-        }
-        let tail_ends_before = |o: &Self| o.members[o.sorted..].last().is_none_or(|(k, _)| k.as_ref() < key);
-        if !tail_ends_before(self) {
-            self.merge_runs();
-        }
-        self.members.push((Cow::Owned(key.to_string()), Some(v)));
-    }
-
-    fn remove(&mut self, key: &str) -> Option<Node<'a>> {
-        let i = self.position(key)?;
-        self.members[i].1.take()
-    }
-
-    fn retain_members(&mut self, mut keep: impl FnMut(&str, &mut Node<'a>) -> bool) {
-        for (k, slot) in &mut self.members {
-            if let Some(v) = slot
-                && !keep(k, v)
-            {
-                *slot = None;
-            }
-        }
-    }
-
-    fn from_entries(entries: Vec<(String, Node<'a>)>) -> Self {
-        Object::from_members(entries.into_iter().map(|(k, v)| (Cow::Owned(k), Some(v))).collect())
-    }
-
-    fn get_key_value(&self, key: &str) -> Option<(&str, &Node<'a>)> {
-        let (k, v) = self.position(key).map(|i| &self.members[i])?;
-        Some((k, v.as_ref()?))
-    }
-
-    fn filter_map_members(&self, mut f: impl FnMut(&str, &Node<'a>) -> Option<Node<'a>>) -> Self {
-        // The kept members, in key order: one sorted run, keys shared. (Room
-        // for all: collecting a filter would start at four members, while
-        // most objects kept have one or two.)
-        let (head, tail) = self.members.split_at(self.sorted);
-        let mut members: Vec<Member<'a>> = Vec::with_capacity(self.members.len());
-        members.extend(MergeRuns { head, tail }.filter_map(|(k, v)| Some((k.clone(), Some(f(k, v.as_ref()?)?)))));
-        Object { sorted: members.len(), members }
-    }
-
-    fn pick(&self, keys: &[&str]) -> Self {
-        // An object the size of its keys: the diff of a long list keeps one
-        // such object per element.
-        let mut members: Vec<Member<'a>> = Vec::with_capacity(keys.len());
-        for &key in keys {
-            if let Some(i) = self.position(key)
-                && let (k, Some(v)) = &self.members[i]
-                && !members.iter().any(|(kept, _)| kept == k)
-            {
-                members.push((k.clone(), Some(v.clone())));
-            }
-        }
-        sort_members(&mut members);
-        Object { sorted: members.len(), members }
-    }
-
-    fn members<'s>(&'s self) -> impl Iterator<Item = (&'s str, &'s Node<'a>)>
-    where
-        Node<'a>: 's,
-    {
-        self.iter()
-    }
-
-    fn to_json_map(&self) -> Map<String, Value> {
-        super::json_map(self.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
-    }
-}
-
-impl<'a> Document for Node<'a> {
-    type Object = Object<'a>;
-
-    fn kind(&self) -> GoKind {
-        match self {
-            Node::Raw(lazy) => match lazy.text.as_bytes()[0] {
-                b'[' => GoKind::Array,
-                b'"' => GoKind::String,
-                _ => GoKind::Object,
-            },
-            Node::Null => GoKind::Null,
-            Node::Bool(_) => GoKind::Bool,
-            Node::Int(_) => GoKind::Int,
-            Node::Float(_) => GoKind::Float,
-            Node::Str(_) => GoKind::String,
-            Node::Array(_) => GoKind::Array,
-            Node::Object(_) => GoKind::Object,
-        }
-    }
-
-    fn from_json(v: Value) -> Self {
-        match v {
-            Value::Null => Node::Null,
-            Value::Bool(b) => Node::Bool(b),
-            Value::Number(n) => number(&n),
-            Value::String(s) => Node::Str(Cow::Owned(s)),
-            Value::Array(a) => Node::Array(a.into_iter().map(Node::from_json).collect()),
-            Value::Object(m) => {
-                // A `Map` iterates in key order: the members are one sorted run.
-                let members: Vec<_> = m.into_iter().map(|(k, v)| (Cow::Owned(k), Some(Node::from_json(v)))).collect();
-                Node::Object(Object { sorted: members.len(), members })
-            }
-        }
-    }
-
-    fn to_json(&self) -> Value {
-        match self {
-            Node::Null => Value::Null,
-            Node::Bool(b) => Value::Bool(*b),
-            Node::Int(i) => Value::from(*i),
-            Node::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
-            Node::Str(s) => Value::String(s.to_string()),
-            Node::Array(a) => Value::Array(a.iter().map(Node::to_json).collect()),
-            Node::Object(o) => Value::Object(o.to_json_map()),
-            Node::Raw(lazy) => lazy.decoded().to_json(),
-        }
-    }
-
-    fn into_json(self) -> Value {
-        match self {
-            Node::Str(s) => Value::String(s.into_owned()),
-            Node::Raw(lazy) => lazy.into_decoded().into_json(),
-            Node::Array(a) => Value::Array(a.into_iter().map(Node::into_json).collect()),
-            other => other.to_json(),
-        }
-    }
-
-    fn into_object(self) -> Result<Object<'a>, Self> {
-        match self {
-            Node::Object(o) => Ok(o),
-            Node::Raw(lazy) => match lazy.into_decoded() {
-                Node::Object(o) => Ok(o),
-                other => Err(other),
-            },
-            other => Err(other),
-        }
-    }
-
-    fn into_object_for(self, patch: &Object<'a>) -> Result<Object<'a>, Self> {
-        match self {
-            Node::Raw(lazy) if lazy.text.starts_with('{') => Ok(lazy.into_decoded_for(patch)),
-            other => other.into_object(),
-        }
-    }
-
-    fn into_array(self) -> Result<Vec<Self>, Self> {
-        match self {
-            Node::Array(a) => Ok(a),
-            Node::Raw(lazy) => match lazy.into_decoded() {
-                Node::Array(a) => Ok(a),
-                other => Err(other),
-            },
-            other => Err(other),
-        }
-    }
-
-    fn object(m: Object<'a>) -> Self {
-        Node::Object(m)
-    }
-
-    fn array(a: Vec<Self>) -> Self {
-        Node::Array(a)
-    }
-
-    fn field<'e>(&'e self, name: &str) -> Field<KeyValue<'e>> {
-        match self {
-            Node::Object(o) => o.get(name).map_or(Field::Missing, |v| Field::Value(v.as_member())),
-            Node::Raw(lazy) => lazy.field(name),
-            _ => Field::NotObject,
-        }
-    }
-
-    fn as_member(&self) -> KeyValue<'_> {
-        match self {
-            Node::Null => KeyValue::Null,
-            Node::Bool(b) => KeyValue::Bool(*b),
-            Node::Int(i) => KeyValue::Int(*i),
-            Node::Float(f) => KeyValue::Float(*f),
-            Node::Str(s) => KeyValue::Str(s),
-            Node::Array(_) | Node::Object(_) => KeyValue::Compact(self),
-            // Decoded: a key is told from its node's kind.
-            Node::Raw(lazy) => lazy.decoded().as_member(),
-        }
-    }
-
-    fn as_object(&self) -> Option<&Object<'a>> {
-        match self {
-            Node::Object(o) => Some(o),
-            Node::Raw(lazy) => match lazy.decoded() {
-                Node::Object(o) => Some(o),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    fn as_array(&self) -> Option<&[Self]> {
-        match self {
-            Node::Array(a) => Some(a),
-            Node::Raw(lazy) => match lazy.decoded() {
-                Node::Array(a) => Some(a),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    fn as_str(&self) -> Option<&str> {
-        Node::as_str(self)
-    }
-
-    fn deep_eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Node::Object(a), Node::Object(b)) => objects_deep_eq::<Self>(a, b),
-            (Node::Array(a), Node::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(v, w)| v.deep_eq(w)),
-            // The common scalars, as Go's `==` compares them, without
-            // building their keys.
-            (Node::Str(a), Node::Str(b)) => same_text(a, b),
-            (Node::Int(a), Node::Int(b)) => a == b,
-            (Node::Bool(a), Node::Bool(b)) => a == b,
-            (Node::Null, Node::Null) => true,
-            _ => self.deep_eq_other(other),
-        }
-    }
-
-    fn same_at_a_glance(&self, other: &Self) -> bool {
-        match (self, other) {
-            // The same text is the same value, canonical or not.
-            (Node::Raw(a), Node::Raw(b)) => a.text == b.text,
-            _ => false,
-        }
-    }
-
-    fn pick(&self, keys: &[&str]) -> Object<'a> {
-        match self {
-            Node::Raw(lazy) if lazy.node().is_null() && lazy.is_canonical() && lazy.text.starts_with('{') => {
-                lazy.pick(keys)
-            }
-            _ => self.as_object().map(|o| o.pick(keys)).unwrap_or_default(),
-        }
-    }
-}
-
-impl Node<'_> {
-    /// [`Document::deep_eq`] of the pairs that are neither of the same
-    /// common kind nor the same list or object.
-    #[inline(never)]
-    fn deep_eq_other(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Node::Raw(a), Node::Raw(b)) => a.same_value(b),
-            (Node::Raw(_), _) | (_, Node::Raw(_)) => self.decoded().deep_eq(other.decoded()),
-            (Node::Object(_) | Node::Array(_), _) | (_, Node::Object(_) | Node::Array(_)) => false,
-            // Scalars compare as Go's `==` on what the reference decoded.
-            (a, b) => a.as_member().go_eq(b.as_member()) == Some(true),
-        }
-    }
-}
-
 /// A number as the reference decodes it: beyond `int64`, a `float64`.
 fn number<'a>(n: &Number) -> Node<'a> {
     match n.as_i64() {
@@ -750,7 +510,9 @@ fn number<'a>(n: &Number) -> Node<'a> {
 /// document`), nested no deeper than serde_json allows (127 levels, below
 /// [`MAX_DEPTH`](crate::MAX_DEPTH)).
 pub fn decode(text: &[u8]) -> Result<Object<'_>> {
-    decode_as(text, Reading::Whole)
+    // Not through `decode_as`, so that without the bytes entry points the
+    // other readings are not compiled.
+    read(text, super::parse::parse)
 }
 
 /// [`decode`] of the original of an apply, with its patch as `guide`: the
@@ -785,20 +547,24 @@ pub enum Reading<'g, 'p> {
 
 /// [`decode`], reading the text as `reading` says.
 pub fn decode_as<'t>(text: &'t [u8], reading: Reading<'_, '_>) -> Result<Object<'t>> {
+    read(text, |text| match reading {
+        Reading::Whole => super::parse::parse(text),
+        Reading::Compared => super::parse::parse_compared(text),
+        Reading::Patch => super::parse::parse_patch(text),
+        Reading::OriginalOf(guide) => super::parse::parse_guided(text, guide, Guided::Original),
+        Reading::CurrentOf(guide) => super::parse::parse_guided(text, guide, Guided::Current),
+    })
+}
+
+/// [`decode_as`], reading the text with `parse`.
+fn read<'t>(text: &'t [u8], parse: impl FnOnce(&'t str) -> super::parse::Parsed<Node<'t>>) -> Result<Object<'t>> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return Ok(Object::default());
     }
     // UTF-8 is checked once for the whole text (invalid bytes anywhere are
     // an error either way), then the parser needs not check each string.
     let text = std::str::from_utf8(text).map_err(|_| ErrorKind::InvalidJsonDocument)?;
-    let parsed = match reading {
-        Reading::Whole => super::parse::parse(text),
-        Reading::Compared => super::parse::parse_compared(text),
-        Reading::Patch => super::parse::parse_patch(text),
-        Reading::OriginalOf(guide) => super::parse::parse_guided(text, guide, Guided::Original),
-        Reading::CurrentOf(guide) => super::parse::parse_guided(text, guide, Guided::Current),
-    };
-    match parsed {
+    match parse(text) {
         Ok(Node::Object(o)) => Ok(o),
         Ok(Node::Null) => Ok(Object::default()),
         _ => Err(ErrorKind::InvalidJsonDocument.into()),
@@ -808,54 +574,10 @@ pub fn decode_as<'t>(text: &'t [u8], reading: Reading<'_, '_>) -> Result<Object<
 /// One member of an object (`None`: removed).
 pub(super) type Member<'a> = (Cow<'a, str>, Option<Node<'a>>);
 
-impl Serialize for Node<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            Node::Null => s.serialize_unit(),
-            Node::Bool(b) => s.serialize_bool(*b),
-            Node::Int(i) => s.serialize_i64(*i),
-            Node::Float(f) => s.serialize_f64(*f),
-            Node::Str(x) => s.serialize_str(x),
-            Node::Array(a) => {
-                let mut seq = s.serialize_seq(Some(a.len()))?;
-                for v in a {
-                    seq.serialize_element(v)?;
-                }
-                seq.end()
-            }
-            Node::Object(o) => o.serialize(s),
-            Node::Raw(lazy) => lazy.serialize(s),
-        }
-    }
-}
-
-impl Serialize for Lazy<'_> {
-    /// Decoded for the writer only, unless it was decoded before: writing
-    /// out a large document kept as text holds one value of it at a time.
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let cached = self.node();
-        if cached.is_null() {
-            self.decode().serialize(s)
-        } else {
-            // SAFETY: a box this value owns (see `decoded`).
-            unsafe { &*cached }.serialize(s)
-        }
-    }
-}
-
-impl Serialize for Object<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        for (k, v) in self.iter() {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doc::{Document, Object as _};
     use crate::value::deep_eq;
     use serde_json::json;
 

@@ -58,7 +58,7 @@ impl<'a> KeyValue<'a> {
                 None if v.is_object() => return Identity::Object,
                 None => return Identity::Array,
             },
-            KeyValue::Compact(v) => match crate::doc::Document::as_member(v) {
+            KeyValue::Compact(v) => match v.member() {
                 KeyValue::Compact(crate::doc::compact::Node::Object(_)) => return Identity::Object,
                 KeyValue::Compact(_) => return Identity::Array,
                 scalar => return scalar.identity(),
@@ -90,7 +90,7 @@ impl<'a> KeyValue<'a> {
             KeyValue::Str(s) => Cow::Borrowed(s),
             KeyValue::Json(Value::String(s)) => Cow::Borrowed(s),
             KeyValue::Json(v) => Cow::Owned(fmt_v(v)),
-            KeyValue::Compact(v) => Cow::Owned(fmt_v(&crate::doc::Document::to_json(v))),
+            KeyValue::Compact(v) => Cow::Owned(fmt_v(&v.json())),
             KeyValue::Null => Cow::Borrowed("<nil>"),
             KeyValue::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
             KeyValue::Int(i) => Cow::Owned(i.to_string()),
@@ -122,7 +122,7 @@ impl<'a> KeyValue<'a> {
             KeyValue::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
             KeyValue::Str(s) => Value::String(s.to_string()),
             KeyValue::Json(v) => v.clone(),
-            KeyValue::Compact(v) => crate::doc::Document::to_json(v),
+            KeyValue::Compact(v) => v.json(),
         }
     }
 }

@@ -36,7 +36,7 @@ const NESTING_LIMIT: usize = 127;
 #[derive(Debug)]
 pub(crate) struct Invalid;
 
-type Parsed<T> = Result<T, Invalid>;
+pub(super) type Parsed<T> = Result<T, Invalid>;
 
 /// Reads one JSON value that makes up the whole `text` (whitespace around it
 /// aside).
@@ -878,7 +878,6 @@ mod tests {
             assert!(serde_json::from_str::<serde_json::Value>(&bad).is_err(), "{bad}");
         }
         // In a document, as a member and in a list.
-        use crate::doc::Object as _;
         let text = format!(r#"{{"a": "{long}\n", "b": ["{long}\t", 1]}}"#);
         let Ok(Node::Object(doc)) = parse(&text) else { panic!("an object") };
         assert!(matches!(doc.get("a"), Some(Node::Raw(_))));

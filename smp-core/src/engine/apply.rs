@@ -126,7 +126,7 @@ pub fn decode(bytes: &[u8]) -> Result<Value> {
     // The compact reader decodes numbers as Go does (serde_json reads `-0`
     // as a float; Go's `strconv.ParseInt` reads it as the integer 0).
     let text = crate::text::as_go_reads(bytes);
-    Ok(Value::Object(compact::decode(&text)?.to_json_map()))
+    Ok(Value::Object(compact::decode(&text)?.json_map()))
 }
 
 /// `MergeOptions`: the server applies (`{true, true}`); the three-way diff

@@ -27,7 +27,7 @@
 use super::{Invalid, Parsed, Parser, int64, plain_len};
 use crate::directive::{ListDirective, PATCH};
 use crate::doc::compact::{Lazy, Node, Object};
-use crate::doc::{Object as _, key_order};
+use crate::doc::key_order;
 
 /// The longest list element a document of a diff keeps as text.
 const SHORT_ELEMENT: usize = 1024;
