@@ -112,6 +112,7 @@ fn go_stable_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec<
 /// with. `keys` are positions in a list, which the ordering steps hold as
 /// `u32`s, as [`Lookup`] does.
 pub(crate) fn stable_order_by_key(keys: &[u32]) -> Vec<usize> {
+    debug_assert!(u32::try_from(keys.len()).is_ok(), "positions of a list that u32s hold");
     let mut packed: Vec<u64> = Vec::with_capacity(keys.len());
     for (i, &key) in keys.iter().enumerate() {
         packed.push(u64::from(key) << 32 | i as u64);
