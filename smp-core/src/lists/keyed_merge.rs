@@ -366,8 +366,16 @@ fn merge_ordered_in<L: MergeElements>(
     };
     let patch_list = patch.unwrap_or(&[]);
     let kind = element_kind(l, list.as_deref().unwrap_or(&[]), (patch_list.len(), &|i| &patch_list[i]));
-    let entries = patch_entries(patch, list.is_some(), l.keeps_directives());
-    let keys = Keys::new(l, fields, list.as_deref().unwrap_or(&[]), (entries.len(), &|i| &*entries[i]), order);
+    // Without a live list, the patch list minus its directives is taken.
+    let stripped = match (&list, patch) {
+        (None, Some(p)) => without_directives(p, l.keeps_directives()),
+        _ => Vec::new(),
+    };
+    let live_list = list.as_deref().unwrap_or(&[]);
+    let keys = match (&list, patch) {
+        (None, Some(_)) => Keys::new(l, fields, live_list, (stripped.len(), &|i| &*stripped[i]), order),
+        _ => Keys::new(l, fields, live_list, (patch_list.len(), &|i| &patch_list[i]), order),
+    };
     // `normalizeSliceOrder` checks the server order's elements for the key
     // too. The merge keeps each live element or deletes it (by its key), so
     // every live element must be an object carrying the key; the merged
@@ -396,20 +404,18 @@ fn merge_ordered_in<L: MergeElements>(
     Ok(Some(merged.into_ordered(&sorted)))
 }
 
-/// The patch elements a merge takes: without a live list, the patch list
-/// minus its directives (unless the receiver reads them), else the patch
-/// list.
-fn patch_entries<P: Document>(patch: Option<&[P]>, live: bool, keep_directives: bool) -> Vec<Cow<'_, P>> {
-    let patch = patch.unwrap_or_default();
-    let mut entries = Vec::with_capacity(patch.len());
+/// The patch list minus its directives (`removeDirectives`), unless the
+/// receiver reads them (`keep_directives`).
+fn without_directives<P: Document>(patch: &[P], keep_directives: bool) -> Vec<Cow<'_, P>> {
+    let mut kept = Vec::with_capacity(patch.len());
     for v in patch {
-        if live || keep_directives {
-            entries.push(Cow::Borrowed(v));
+        if keep_directives {
+            kept.push(Cow::Borrowed(v));
         } else if let Some(v) = strip_directives(v) {
-            entries.push(v);
+            kept.push(v);
         }
     }
-    entries
+    kept
 }
 
 /// A new element from each patch element (the list the patch replaces, or
