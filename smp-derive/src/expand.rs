@@ -238,6 +238,7 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
 fn json_by_table(p: &TokenStream) -> TokenStream {
     quote! {
         const __NEW: #p::New<Self> = ::core::option::Option::Some(<Self as ::core::default::Default>::default);
+        const __READ_BY_TABLE: bool = true;
         fn __from_json(v: &#p::Value) -> #p::Result<Self> {
             #p::by_table::from_json(v)
         }

@@ -366,8 +366,8 @@ pub(crate) fn diff_field(
         // Absent on both sides (most optional fields): nothing to compare.
         return Ok(());
     }
-    let old = old.map(FieldValue::json).transpose()?;
-    let new = new.map(FieldValue::json).transpose()?;
+    let old = old.map(|v| v.json()).transpose()?;
+    let new = new.map(|v| v.json()).transpose()?;
     diff_field_values(old, new, field, patch, opts)
 }
 

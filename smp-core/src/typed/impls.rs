@@ -4,7 +4,7 @@
 
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value, to_value};
-use super::list;
+use super::list::{self, ListSteps};
 use super::optional::{self, FieldRef, OptionalOps};
 use super::slots::{self, ElementOf};
 use super::walk::{FieldAccess, FieldValue, New, as_field, typed};
@@ -356,6 +356,8 @@ pointer_impl!(Arc, Arc::make_mut);
 
 impl<T: StrategicMerge> Walk for Vec<T> {
     const __JSON_TEXT: bool = T::__JSON_TEXT;
+
+    const __LIST: Option<&'static ListSteps> = Some(&ListSteps::of::<T>());
 
     fn __shape() -> Shape {
         Shape::List(T::__SHAPE)

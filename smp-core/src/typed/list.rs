@@ -3,11 +3,12 @@
 //! steps know of that type ([`ElementType`]), so that a list type adds
 //! only a few forwarding methods to a program.
 
+use super::StrategicMerge;
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value};
 use super::keyed;
-use super::slots::{ElementType, Slots, elements};
-use super::walk::FieldValue;
+use super::slots::{self, ElementOf, ElementType, Slots, elements};
+use super::walk::{FieldValue, ReadJsonFn, SameFn, SetJsonFn, different_types, read_json_of, same_as, set_json_of};
 use super::{Field, FieldKey};
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -15,6 +16,65 @@ use crate::lists::key::KeyValue;
 use crate::schema::{MergeKey, Shape};
 use crate::value::deep_eq;
 use serde_json::{Map, Value};
+
+/// What a `Vec<T>` needs of its own type, besides its element type's
+/// [`ElementType`]: compiled once per element type, a constant of
+/// [`FieldValue::kind`] (`Walk::__LIST`).
+pub struct ListSteps {
+    pub(crate) elem: &'static ElementType,
+    slots_mut: fn(&mut dyn FieldValue) -> Option<&mut dyn Slots>,
+    /// `==` on two lists (`false` for other types).
+    pub(crate) same: SameFn,
+    /// `Vec<T>`'s `__set_json` for an element type that serde may read
+    /// from JSON text (`None`: read from a `Value` only).
+    set_json: Option<SetJsonFn>,
+    /// `Vec<T>`'s `__read_json` for an element type without a new value
+    /// to read into (`None`: each element is read in place).
+    read_json: Option<ReadJsonFn>,
+}
+
+impl ListSteps {
+    pub(crate) const fn of<T: StrategicMerge>() -> ListSteps {
+        ListSteps {
+            elem: ElementOf::<T>::TYPE,
+            slots_mut: slots::as_slots_mut::<T>,
+            same: same_as::<Vec<T>>,
+            set_json: if T::__JSON_TEXT { Some(set_json_of::<Vec<T>>) } else { None },
+            read_json: if T::__NEW.is_some() { None } else { Some(read_json_of::<Vec<T>>) },
+        }
+    }
+
+    /// The list, seen without its element type.
+    pub(crate) fn slots<'s>(&self, v: &'s dyn FieldValue) -> Option<&'s dyn Slots> {
+        (self.elem.slots)(v)
+    }
+
+    /// [`ListSteps::slots`], to change it.
+    pub(crate) fn slots_mut<'s>(&self, v: &'s mut dyn FieldValue) -> Result<&'s mut dyn Slots> {
+        (self.slots_mut)(v).ok_or_else(different_types)
+    }
+
+    /// `Vec<T>`'s `__set_json`.
+    pub(crate) fn set_json(&self, v: &mut dyn FieldValue, json: &Value, field: Option<&Field>) -> Result<()> {
+        match self.set_json {
+            Some(set_json) => set_json(v, json, field),
+            None => fallback::set_from_json(v, json, field),
+        }
+    }
+
+    /// `Vec<T>`'s `__read_json`.
+    pub(crate) fn read_json(&self, v: &mut dyn FieldValue, json: &Value) -> Result<()> {
+        match self.read_json {
+            Some(read_json) => read_json(v, json),
+            None => slots::read_list(self.slots_mut(v)?, json),
+        }
+    }
+}
+
+/// The steps of [`FieldValue::kind`] for a type that is no list (never
+/// taken: only a `Vec` has list steps).
+pub(crate) static NO_LIST: ListSteps =
+    ListSteps { elem: &ElementType::NONE, slots_mut: |_| None, same: |_, _| false, set_json: None, read_json: None };
 
 /// Adds to `patch` what turns the list `old` into `new` (`None`: absent
 /// from the JSON), lists of elements of type `elem`.

@@ -5,7 +5,7 @@
 //! vtable of its own.
 
 use super::fallback::{self, FieldPatch};
-use super::walk::{FieldValue, Walk};
+use super::walk::{FieldValue, Kind, KindMut, Steps, Walk};
 use super::{Field, FieldKey};
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result};
@@ -359,6 +359,16 @@ fn not_for_a_whole_option() -> crate::error::Error {
 }
 
 impl FieldValue for Whole {
+    fn kind(&self) -> Kind<'_> {
+        Kind::Steps(self)
+    }
+
+    fn kind_mut(&mut self) -> KindMut<'_> {
+        KindMut::Steps(self)
+    }
+}
+
+impl Steps for Whole {
     fn is_null(&self) -> bool {
         self.value().is_null()
     }

@@ -31,6 +31,9 @@ impl ElementType {
     pub(crate) const fn of<T: StrategicMerge>() -> Self {
         ElementType { table: T::__TABLE, shape: T::__SHAPE, slots: as_slots::<T> }
     }
+
+    /// The element type of no list: no value is a list of it.
+    pub(crate) const NONE: ElementType = ElementType { table: None, shape: || Shape::Any, slots: |_| None };
 }
 
 /// The [`ElementType`] of `T`, a constant.
@@ -43,6 +46,14 @@ impl<T: StrategicMerge> ElementOf<T> {
 fn as_slots<T: StrategicMerge>(v: &dyn FieldValue) -> Option<&dyn Slots> {
     let v: &dyn Any = v;
     match v.downcast_ref::<Vec<T>>() {
+        Some(list) => Some(list),
+        None => None,
+    }
+}
+
+pub(crate) fn as_slots_mut<T: StrategicMerge>(v: &mut dyn FieldValue) -> Option<&mut dyn Slots> {
+    let v: &mut dyn Any = v;
+    match v.downcast_mut::<Vec<T>>() {
         Some(list) => Some(list),
         None => None,
     }

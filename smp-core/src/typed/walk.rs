@@ -7,6 +7,7 @@ use super::depth::probe_ok;
 use super::facts::{self, FieldFacts, StructFacts};
 use super::fallback::{self, FieldPatch, Grouped, group_patch};
 use super::impls::{apply_scalar, apply_struct_field, diff_scalar, diff_struct_field};
+use super::list::{self, ListSteps};
 use super::optional::{self, FieldMut, FieldRef, OptionalOps, OptionalSlot};
 use super::{Field, FieldKey};
 use crate::directive::{PATCH, PatchOp};
@@ -93,7 +94,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The value of the field with this JSON name, as a merge key.
     fn __field_key(&self, json_name: &str) -> FieldKey<'_> {
         if Self::__BY_TABLE {
-            FieldValue::field_key(self, json_name)
+            as_field(self).field_key(json_name)
         } else {
             // A struct the walk does not see field by field (`flatten`,
             // `from`/`into`, an enum, a transparent wrapper): only its JSON
@@ -121,7 +122,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// field holding the value.
     fn __quiet_if_equal(&self, _field: &Field) -> bool {
         if Self::__BY_TABLE {
-            FieldValue::quiet_if_equal(self, _field)
+            as_field(self).quiet_if_equal(_field)
         } else {
             // A scalar; anything else whose sets and maps are seen in its
             // JSON only (a struct with `flatten` or `from`/`into`, an enum,
@@ -133,7 +134,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// Whether the value's JSON form, written inside `open` levels of
     /// objects and lists, nests no deeper than the engine accepts.
     fn __depth_ok(&self, open: usize) -> bool {
-        if Self::__BY_TABLE { FieldValue::depth_ok(self, open) } else { Self::__SCALAR || probe_ok(self, open) }
+        if Self::__BY_TABLE { as_field(self).depth_ok(open) } else { Self::__SCALAR || probe_ok(self, open) }
     }
 
     /// serde reads a missing key as a value of this type (`None`): only
@@ -149,7 +150,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The diff of a whole object (the document root, or a struct field).
     fn __diff_object(&self, desired: &Self, opts: Opts) -> Result<Map<String, Value>> {
         if Self::__BY_TABLE {
-            FieldValue::diff_object(self, desired, opts)
+            as_field(self).diff_object(desired, opts)
         } else {
             fallback::diff_object(self, desired, Self::__shape(), opts)
         }
@@ -158,7 +159,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// Applies a patch map to a whole object.
     fn __apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
         if Self::__BY_TABLE {
-            FieldValue::apply_object(self, patch)
+            as_field_mut(self).apply_object(patch)
         } else {
             fallback::apply_object(self, patch, Self::__shape())
         }
@@ -169,7 +170,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// leaves it out), so that no serde code for `Value` is compiled for
     /// the struct.
     fn __json(&self) -> Result<Value> {
-        if Self::__BY_TABLE { FieldValue::json(self) } else { fallback::to_value(self) }
+        if Self::__BY_TABLE { as_field(self).json() } else { fallback::to_value(self) }
     }
 
     /// The value serde reads from JSON, without the retries of
@@ -183,6 +184,13 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// (an option's `Some`, a list's new element); `None`: values of this
     /// type are read whole ([`Walk::__from_json`]) and moved there.
     const __NEW: New<Self> = None;
+
+    /// A `Vec`: walked by its element type's list steps.
+    const __LIST: Option<&'static ListSteps> = None;
+
+    /// [`Walk::__read_json`] reads a struct in place by its table
+    /// (`by_table::read_json`).
+    const __READ_BY_TABLE: bool = false;
 
     /// Sets the value to what [`Walk::__from_json`] reads from `v`; a
     /// type with [`Walk::__NEW`] reads in place, the others move the value
@@ -638,9 +646,289 @@ pub enum Presence {
 
 /// A field's value behind its type's vtable: the steps of diff and apply
 /// are compiled once per field type, and a struct's table only says where
-/// each field is. (Its methods are not named `diff` and `apply`, which
-/// rustc would list beside [`crate::StrategicMerge`]'s for a type without it.)
+/// each field is. A struct walked by its table is walked by code compiled
+/// once for every struct ([`Kind::Table`]): its vtable holds only these two
+/// methods, not a copy of each step. Every other type has its own
+/// [`Steps`]. (The steps are called on `dyn FieldValue`, below, which picks
+/// the one of the value's kind.)
 pub trait FieldValue: Any {
+    /// How the value is walked.
+    fn kind(&self) -> Kind<'_>;
+
+    /// [`FieldValue::kind`], to change the value.
+    fn kind_mut(&mut self) -> KindMut<'_>;
+}
+
+/// How a value is walked ([`FieldValue::kind`]).
+pub enum Kind<'s> {
+    /// A struct, by its table.
+    Table(&'static TableSteps),
+    /// A `Vec`, by the list steps of its element type.
+    List(&'static ListSteps),
+    /// Any other type, by its own steps.
+    Steps(&'s dyn Steps),
+}
+
+/// [`Kind`], to change the value.
+pub enum KindMut<'s> {
+    /// A struct, by its table.
+    Table(&'static TableSteps),
+    /// A `Vec`, by the list steps of its element type.
+    List(&'static ListSteps),
+    /// Any other type, by its own steps.
+    Steps(&'s mut dyn Steps),
+}
+
+/// What a struct walked by its table needs of its own type, besides the
+/// table: compiled once per struct, a constant of [`FieldValue::kind`].
+pub struct TableSteps {
+    table: &'static FieldTable,
+    /// `==` on two values of the struct (`false` for other types).
+    same: SameFn,
+    /// [`Walk::__read_json`] (`None`: read in place by the table).
+    read_json: Option<ReadJsonFn>,
+    /// [`Walk::__set_json`] (`None`: read from a `Value` only, by
+    /// [`FieldValue::read_json`](Steps::read_json) with a field's retries).
+    set_json: Option<SetJsonFn>,
+    /// [`Walk::__missing`] (`None`: a missing field is an error).
+    missing: Option<SetMissingFn>,
+}
+
+/// [`Walk::__missing`], set into a value behind its vtable.
+type SetMissingFn = fn(&mut dyn FieldValue, &str) -> Result<()>;
+
+/// `==` on two values of one type, behind their vtables.
+pub(crate) type SameFn = fn(&dyn FieldValue, &dyn FieldValue) -> bool;
+
+/// [`Walk::__read_json`] on a value behind its vtable.
+pub(crate) type ReadJsonFn = fn(&mut dyn FieldValue, &Value) -> Result<()>;
+
+/// [`Walk::__set_json`] on a value behind its vtable.
+pub(crate) type SetJsonFn = fn(&mut dyn FieldValue, &Value, Option<&Field>) -> Result<()>;
+
+impl TableSteps {
+    /// The steps of `T`, a struct with a table (of any other type: steps
+    /// that are never taken, as its values are walked by their own).
+    const fn of<T: Walk>() -> TableSteps {
+        match T::__TABLE {
+            Some(table) => TableSteps {
+                table,
+                same: same_as::<T>,
+                read_json: if T::__READ_BY_TABLE { None } else { Some(read_json_of::<T>) },
+                set_json: if T::__JSON_TEXT { Some(set_json_of::<T>) } else { None },
+                missing: if T::__ABSENT_OK { Some(missing_of::<T>) } else { None },
+            },
+            None => TableSteps { table: &NO_TABLE, same: |_, _| false, read_json: None, set_json: None, missing: None },
+        }
+    }
+}
+
+/// The table of [`TableSteps::of`] a type without one: no fields.
+static NO_TABLE: FieldTable = FieldTable {
+    fields: &[],
+    by_name: &[],
+    shape: || Shape::Any,
+    constants: &[],
+    type_id: TypeId::of::<()>,
+    skip_if: no_skip_if,
+    set_default: no_own_default,
+};
+
+/// `==` on `a`, a `T` (whose [`FieldValue::kind`] gave these steps), and `b`.
+pub(crate) fn same_as<T: Walk>(a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
+    let (a, b): (&dyn Any, &dyn Any) = (a, b);
+    match b.downcast_ref::<T>() {
+        // SAFETY: only `T`'s `kind` gives `T`'s steps, whose `same` is
+        // called on the value it was called on.
+        Some(b) => T::eq(unsafe { &*(a as *const dyn Any).cast::<T>() }, b),
+        None => false,
+    }
+}
+
+pub(crate) fn read_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value) -> Result<()> {
+    let s: &mut dyn Any = s;
+    match s.downcast_mut::<T>() {
+        Some(s) => s.__read_json(v),
+        None => Err(different_types()),
+    }
+}
+
+pub(crate) fn set_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value, field: Option<&Field>) -> Result<()> {
+    let s: &mut dyn Any = s;
+    match s.downcast_mut::<T>() {
+        Some(s) => s.__set_json(v, field),
+        None => Err(different_types()),
+    }
+}
+
+fn missing_of<T: Walk>(s: &mut dyn FieldValue, key: &str) -> Result<()> {
+    let s: &mut dyn Any = s;
+    match s.downcast_mut::<T>() {
+        Some(s) => {
+            *s = T::__missing(key)?;
+            Ok(())
+        }
+        None => Err(different_types()),
+    }
+}
+
+/// The steps of diff and apply, each by the value's kind.
+impl dyn FieldValue {
+    /// Serialises to JSON `null`.
+    pub(crate) fn is_null(&self) -> bool {
+        match self.kind() {
+            Kind::Table(_) | Kind::List(_) => false,
+            Kind::Steps(s) => s.is_null(),
+        }
+    }
+
+    /// The value as a merge key.
+    pub(crate) fn key(&self) -> FieldKey<'_> {
+        match self.kind() {
+            // Only its JSON shows a struct as a key.
+            Kind::Table(_) | Kind::List(_) => FieldKey::Opaque,
+            Kind::Steps(s) => s.key(),
+        }
+    }
+
+    /// [`Walk::__field_key`].
+    pub(crate) fn field_key(&self, json_name: &str) -> FieldKey<'_> {
+        match self.kind() {
+            Kind::Table(t) => by_table::field_key(self, Some(t.table), json_name),
+            Kind::List(_) => FieldKey::Opaque,
+            Kind::Steps(s) => s.field_key(json_name),
+        }
+    }
+
+    /// `other` is a value of the same type and `==` to this one.
+    pub(crate) fn same(&self, other: &dyn FieldValue) -> bool {
+        match self.kind() {
+            Kind::Table(t) => (t.same)(self, other),
+            Kind::List(l) => (l.same)(self, other),
+            Kind::Steps(s) => s.same(other),
+        }
+    }
+
+    /// [`Walk::__by_field`].
+    pub(crate) fn by_field(&self) -> bool {
+        match self.kind() {
+            Kind::Table(_) => true,
+            Kind::List(_) => false,
+            Kind::Steps(s) => s.by_field(),
+        }
+    }
+
+    /// [`Walk::__depth_ok`].
+    pub(crate) fn depth_ok(&self, open: usize) -> bool {
+        match self.kind() {
+            Kind::Table(t) => by_table::depth_ok(self, Some(t.table), open),
+            Kind::List(l) => l.slots(self).is_some_and(|s| list::depth_ok(s, l.elem, open)),
+            Kind::Steps(s) => s.depth_ok(open),
+        }
+    }
+
+    /// [`Walk::__quiet_if_equal`].
+    pub(crate) fn quiet_if_equal(&self, field: &Field) -> bool {
+        match self.kind() {
+            Kind::Table(t) => by_table::quiet_if_equal(self, Some(t.table)),
+            Kind::List(l) => l.slots(self).is_some_and(|s| list::quiet_if_equal(s, l.elem, field)),
+            Kind::Steps(s) => s.quiet_if_equal(field),
+        }
+    }
+
+    /// [`Steps::diff_field`].
+    pub(crate) fn diff_field(
+        &self,
+        old: Option<&dyn FieldValue>,
+        new: Option<&dyn FieldValue>,
+        field: &Field,
+        patch: &mut Map<String, Value>,
+        opts: Opts,
+    ) -> Result<()> {
+        match self.kind() {
+            Kind::Table(_) => diff_struct_field(old, new, field, patch, opts),
+            Kind::List(l) => list::diff_field(old, new, l.elem, field, patch, opts),
+            Kind::Steps(s) => s.diff_field(old, new, field, patch, opts),
+        }
+    }
+
+    /// [`Steps::apply_field`].
+    pub(crate) fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
+        match self.kind_mut() {
+            KindMut::Table(_) => apply_struct_field(self, present, patch, field),
+            KindMut::List(l) => list::apply_field(l.slots_mut(self)?, present, patch, l.elem, field),
+            KindMut::Steps(s) => s.apply_field(present, patch, field),
+        }
+    }
+
+    /// [`Steps::set_missing`].
+    pub(crate) fn set_missing(&mut self, key: &str) -> Result<()> {
+        match self.kind_mut() {
+            KindMut::Table(TableSteps { missing: Some(missing), .. }) => missing(self, key),
+            KindMut::Table(_) | KindMut::List(_) => Err(missing_field(key)),
+            KindMut::Steps(s) => s.set_missing(key),
+        }
+    }
+
+    /// The value's JSON form.
+    pub(crate) fn json(&self) -> Result<Value> {
+        match self.kind() {
+            Kind::Table(t) => by_table::to_json(self, Some(t.table)),
+            Kind::List(l) => list::json(l.slots(self).ok_or_else(different_types)?),
+            Kind::Steps(s) => s.json(),
+        }
+    }
+
+    /// [`Walk::__as_option`].
+    pub(crate) fn as_option(&self) -> Option<Option<&dyn FieldValue>> {
+        match self.kind() {
+            Kind::Table(_) | Kind::List(_) => None,
+            Kind::Steps(s) => s.as_option(),
+        }
+    }
+
+    /// [`Steps::set_json`].
+    pub(crate) fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
+        match self.kind_mut() {
+            KindMut::Table(TableSteps { set_json: Some(set_json), .. }) => set_json(self, v, field),
+            KindMut::Table(_) => fallback::set_from_json(self, v, field),
+            KindMut::List(l) => l.set_json(self, v, field),
+            KindMut::Steps(s) => s.set_json(v, field),
+        }
+    }
+
+    /// [`Steps::read_json`].
+    pub(crate) fn read_json(&mut self, v: &Value) -> Result<()> {
+        match self.kind_mut() {
+            KindMut::Table(TableSteps { read_json: Some(read_json), .. }) => read_json(self, v),
+            KindMut::Table(t) => by_table::read_json(self, Some(t.table), v),
+            KindMut::List(l) => l.read_json(self, v),
+            KindMut::Steps(s) => s.read_json(v),
+        }
+    }
+
+    /// [`Steps::diff_object`].
+    pub(crate) fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
+        match self.kind() {
+            // Without seeing `new` as the struct: the table checks the types.
+            Kind::Table(t) => by_table::diff_object(self, new, Some(t.table), opts),
+            Kind::List(_) => Err(not_an_object()),
+            Kind::Steps(s) => s.diff_object(new, opts),
+        }
+    }
+
+    /// [`Steps::apply_object`].
+    pub(crate) fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
+        match self.kind_mut() {
+            KindMut::Table(t) => by_table::apply_object(self, Some(t.table), patch),
+            KindMut::List(_) => Err(not_an_object()),
+            KindMut::Steps(s) => s.apply_object(patch),
+        }
+    }
+}
+
+/// The steps of a value that is not a struct walked by its table.
+pub trait Steps: Any {
     /// Serialises to JSON `null`.
     fn is_null(&self) -> bool;
 
@@ -726,6 +1014,11 @@ pub(crate) fn as_field<T: FieldValue>(v: &T) -> &dyn FieldValue {
     v
 }
 
+/// [`as_field`], to change it.
+pub(crate) fn as_field_mut<T: FieldValue>(v: &mut T) -> &mut dyn FieldValue {
+    v
+}
+
 /// A value behind the vtable as the type it is (`None`: absent).
 pub(crate) fn typed<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
     let Some(v) = other else { return Ok(None) };
@@ -739,12 +1032,12 @@ pub(crate) fn typed<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option
 /// A field read only through its JSON (`Json`, an option as a whole) is
 /// never diffed or patched as an object of its own.
 #[cold]
-fn not_an_object() -> crate::error::Error {
+pub(crate) fn not_an_object() -> crate::error::Error {
     ErrorKind::Internal("a value diffed or patched as an object that is none").into()
 }
 
 #[cold]
-fn different_types() -> crate::error::Error {
+pub(crate) fn different_types() -> crate::error::Error {
     ErrorKind::Internal("fields of different types").into()
 }
 
@@ -755,6 +1048,45 @@ fn different_types() -> crate::error::Error {
 /// `T::__BY_TABLE` is on the constant alone, so that only its branch is
 /// compiled.)
 impl<T: Walk> FieldValue for T {
+    fn kind(&self) -> Kind<'_> {
+        // (Only the branch of `T`'s kind is compiled for it: a struct
+        // walked by its table adds no copy of the steps below.)
+        if T::__BY_TABLE {
+            Kind::Table(<T as WithTable>::STEPS)
+        } else if const { T::__LIST.is_some() } {
+            Kind::List(match T::__LIST {
+                Some(list) => list,
+                None => &list::NO_LIST,
+            })
+        } else {
+            Kind::Steps(self)
+        }
+    }
+
+    fn kind_mut(&mut self) -> KindMut<'_> {
+        if T::__BY_TABLE {
+            KindMut::Table(<T as WithTable>::STEPS)
+        } else if const { T::__LIST.is_some() } {
+            KindMut::List(match T::__LIST {
+                Some(list) => list,
+                None => &list::NO_LIST,
+            })
+        } else {
+            KindMut::Steps(self)
+        }
+    }
+}
+
+/// A struct's [`TableSteps`], a constant.
+trait WithTable {
+    const STEPS: &'static TableSteps;
+}
+
+impl<T: Walk> WithTable for T {
+    const STEPS: &'static TableSteps = &TableSteps::of::<T>();
+}
+
+impl<T: Walk> Steps for T {
     fn is_null(&self) -> bool {
         if T::__BY_TABLE { false } else { self.__is_null() }
     }
@@ -871,6 +1203,16 @@ impl<T: Walk> FieldValue for T {
 pub struct Json<T>(T);
 
 impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
+    fn kind(&self) -> Kind<'_> {
+        Kind::Steps(self)
+    }
+
+    fn kind_mut(&mut self) -> KindMut<'_> {
+        KindMut::Steps(self)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + 'static> Steps for Json<T> {
     fn is_null(&self) -> bool {
         fallback::to_value(&self.0).is_ok_and(|v| v.is_null())
     }
