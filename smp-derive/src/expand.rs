@@ -75,12 +75,17 @@ fn implementation_with(c: &Container, check_fields: bool) -> TokenStream {
 /// tokens). A foreign type's walker (one of k8s-openapi's hundreds) is so
 /// compiled where a program uses the type, as a generic would be, and not
 /// for every type in the crate that holds the impls: no method is compiled
-/// there, nor anything it reaches, unless something there calls it.
+/// there, nor anything it reaches, unless something there calls it. The
+/// schema function is the exception, `#[inline(never)]`: it holds the
+/// type's schema, which a program should hold once, not in every unit of
+/// code that names the type (it compiles to a few instructions).
 fn inline_methods(methods: TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
-    for tt in methods {
+    let mut tokens = methods.into_iter().peekable();
+    while let Some(tt) = tokens.next() {
         if matches!(&tt, proc_macro2::TokenTree::Ident(i) if i == "fn") {
-            out.extend(quote!(#[inline]));
+            let schema = matches!(tokens.peek(), Some(proc_macro2::TokenTree::Ident(i)) if i == "__shape");
+            out.extend(if schema { quote!(#[inline(never)]) } else { quote!(#[inline]) });
         }
         out.extend([tt]);
     }
@@ -243,7 +248,7 @@ fn json_by_table(p: &TokenStream) -> TokenStream {
             #p::by_table::from_json(v)
         }
         fn __read_json(&mut self, v: &#p::Value) -> #p::Result<()> {
-            #p::by_table::read_json(self, Self::__TABLE, v)
+            #p::by_table::read_json(self, #p::table_of::<Self>(), v)
         }
     }
 }
@@ -307,7 +312,7 @@ fn serde_reader(fields: &[Field], expecting: &str, p: &TokenStream) -> TokenStre
     });
     quote! {
         fn __from_json(v: &#p::Value) -> #p::Result<Self> {
-            let __read = #p::by_table::serde_fields(Self::__TABLE, v, #expecting)?;
+            let __read = #p::by_table::serde_fields(#p::table_of::<Self>(), v, #expecting)?;
             #default
             #(#slots)*
             for &(index, value) in __read.values() {

@@ -249,7 +249,7 @@ pub(crate) fn diff_keyed_list(
     let fields = KeyFields::primary(mk);
     let primary = fields.names().first().copied();
     // The table's key field is the primary key when it has that name.
-    let at = KeyAt::of(elem.table, field).filter(|at| primary == Some(at.name));
+    let at = KeyAt::of((elem.table)(), field).filter(|at| primary == Some(at.name));
     let (Some(old_read), Some(new_read)) = (read_keys(old, primary, at), read_keys(new, primary, at)) else {
         return fallback::diff_field(Some(old.as_field()), Some(new.as_field()), field, patch, opts);
     };
@@ -278,7 +278,7 @@ pub(crate) fn apply_keyed_list(
     mk: &MergeKey<'_>,
     field: &Field,
 ) -> Result<bool> {
-    let key = KeyAt::of(elem.table, field);
+    let key = KeyAt::of((elem.table)(), field);
     let by_json = matches!(mk, MergeKey::Composite(_))
         || (present && !keys_readable(list, KeyFields::primary(mk), key))
         || nulls_a_key(&patch, mk.primary())

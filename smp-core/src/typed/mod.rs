@@ -222,7 +222,7 @@ pub trait StrategicMerge: Walk {
         check_depth(self)?;
         check_depth(desired)?;
         let opts = Opts::new(DiffOptions { set_element_order: true, ..Default::default() });
-        let Some(table) = Self::__TABLE else { return self.__diff_object(desired, opts).map(Value::Object) };
+        let Some(table) = walk::table_of::<Self>() else { return self.__diff_object(desired, opts).map(Value::Object) };
         // Compared once here: the walk below does not compare its struct
         // fields whole, and skips every quiet field of equal values.
         let equal = self == desired;
@@ -373,7 +373,7 @@ pub mod __private {
     pub use super::sets::ScalarMapKey;
     pub use super::walk::{
         FieldAccess, FieldOps, FieldTable, FieldValue, Json, Missing, New, Skip, by_table, default_of, no_own_default,
-        no_skip_if, this, this_mut,
+        no_skip_if, table_of, this, this_mut,
     };
     pub use super::{Field, FieldKey, FieldPatch, ListField, RetainKeysField, StrategicMerge, StructFields, Walk};
     pub use crate::doc::member::KeyValue;

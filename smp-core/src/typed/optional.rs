@@ -100,6 +100,7 @@ fn no_new_value() -> crate::error::Error {
 
 // SAFETY (of the functions below): `at` points to an `Option<T>`.
 
+#[inline(never)]
 unsafe fn get<T: Walk>(at: *const u8) -> Option<*const dyn FieldValue> {
     match unsafe { &*at.cast::<Option<T>>() } {
         Some(v) => Some(v as &dyn FieldValue as *const dyn FieldValue),
@@ -107,6 +108,7 @@ unsafe fn get<T: Walk>(at: *const u8) -> Option<*const dyn FieldValue> {
     }
 }
 
+#[inline(never)]
 unsafe fn get_mut<T: Walk>(at: *mut u8, fill: bool) -> Option<*mut dyn FieldValue> {
     let at = at.cast::<Option<T>>();
     if fill
@@ -122,11 +124,13 @@ unsafe fn get_mut<T: Walk>(at: *mut u8, fill: bool) -> Option<*mut dyn FieldValu
     }
 }
 
+#[inline(never)]
 unsafe fn set_none<T: Walk>(at: *mut u8) {
     unsafe { *at.cast::<Option<T>>() = None }
 }
 
 /// `Option<T>`'s `__from_json`, moved into the field.
+#[inline(never)]
 unsafe fn read_whole<T: Walk>(at: *mut u8, v: &Value) -> Result<()> {
     match <Option<T> as Walk>::__from_json(v) {
         Ok(value) => {
@@ -138,6 +142,7 @@ unsafe fn read_whole<T: Walk>(at: *mut u8, v: &Value) -> Result<()> {
 }
 
 /// `Option<T>`'s `__set_json` for a `T` read from text too.
+#[inline(never)]
 unsafe fn set_text<T: Walk>(at: *mut u8, v: &Value, field: Option<&Field>) -> Result<()> {
     match fallback::from_field_or_text::<Option<T>>(v, field) {
         Ok(value) => {

@@ -6,7 +6,7 @@
 //! merged order is made at the end by swaps.
 
 use super::fallback;
-use super::walk::{FieldValue, Table};
+use super::walk::{FieldValue, Table, table_of};
 use super::{Field, StrategicMerge};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Shape;
@@ -19,8 +19,8 @@ use std::ptr::NonNull;
 
 /// What the list steps know of a list's element type.
 pub(crate) struct ElementType {
-    /// Its field table, if it is a struct with one.
-    pub(crate) table: Table,
+    /// Its field table, if it is a struct with one ([`table_of`]).
+    pub(crate) table: fn() -> Table,
     /// Its schema.
     pub(crate) shape: fn() -> Shape,
     /// A value of the list type, `Vec<T>`, as a list (`None`: another type).
@@ -29,11 +29,11 @@ pub(crate) struct ElementType {
 
 impl ElementType {
     pub(crate) const fn of<T: StrategicMerge>() -> Self {
-        ElementType { table: T::__TABLE, shape: T::__SHAPE, slots: as_slots::<T> }
+        ElementType { table: table_of::<T>, shape: T::__SHAPE, slots: as_slots::<T> }
     }
 
     /// The element type of no list: no value is a list of it.
-    pub(crate) const NONE: ElementType = ElementType { table: None, shape: || Shape::Any, slots: |_| None };
+    pub(crate) const NONE: ElementType = ElementType { table: || None, shape: || Shape::Any, slots: |_| None };
 }
 
 /// The [`ElementType`] of `T`, a constant.
@@ -43,6 +43,7 @@ impl<T: StrategicMerge> ElementOf<T> {
     pub(crate) const TYPE: &'static ElementType = &ElementType::of::<T>();
 }
 
+#[inline(never)]
 fn as_slots<T: StrategicMerge>(v: &dyn FieldValue) -> Option<&dyn Slots> {
     let v: &dyn Any = v;
     match v.downcast_ref::<Vec<T>>() {
@@ -51,6 +52,7 @@ fn as_slots<T: StrategicMerge>(v: &dyn FieldValue) -> Option<&dyn Slots> {
     }
 }
 
+#[inline(never)]
 pub(crate) fn as_slots_mut<T: StrategicMerge>(v: &mut dyn FieldValue) -> Option<&mut dyn Slots> {
     let v: &mut dyn Any = v;
     match v.downcast_mut::<Vec<T>>() {
@@ -167,18 +169,22 @@ impl dyn Slots {
 }
 
 impl<T: StrategicMerge> Slots for Vec<T> {
+    #[inline(never)]
     fn parts(&self) -> Parts {
         Parts::of(self.as_ptr().cast_mut(), self, self.capacity())
     }
 
+    #[inline(never)]
     fn parts_mut(&mut self) -> Parts {
         Parts::of(self.as_mut_ptr(), self, self.capacity())
     }
 
+    #[inline(never)]
     fn with_room(&self, n: usize) -> Box<dyn Slots> {
         Box::new(Vec::<T>::with_capacity(n))
     }
 
+    #[inline(never)]
     fn push_read(&mut self, v: &Value) -> Result<()> {
         if self.len() == self.capacity() {
             return Err(no_room());
@@ -195,17 +201,20 @@ impl<T: StrategicMerge> Slots for Vec<T> {
         }
     }
 
+    #[inline(never)]
     fn reset(&mut self, n: usize) {
         self.clear();
         self.reserve(n);
     }
 
+    #[inline(never)]
     fn push_new(&mut self) -> bool {
         let Some(new) = T::__NEW else { return false };
         self.push(new());
         true
     }
 
+    #[inline(never)]
     fn append(&mut self, other: &mut dyn Slots) -> Result<()> {
         let other: &mut dyn Any = other;
         match other.downcast_mut::<Vec<T>>() {
@@ -217,14 +226,17 @@ impl<T: StrategicMerge> Slots for Vec<T> {
         }
     }
 
+    #[inline(never)]
     fn truncate(&mut self, len: usize) {
         Vec::truncate(self, len)
     }
 
+    #[inline(never)]
     fn as_field(&self) -> &dyn FieldValue {
         self
     }
 
+    #[inline(never)]
     fn as_value(&mut self) -> &mut dyn FieldValue {
         self
     }

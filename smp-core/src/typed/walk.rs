@@ -593,6 +593,7 @@ impl<T: Serialize + DeserializeOwned + 'static> Json<T> {
 /// # Safety
 ///
 /// `at` points to a `T`.
+#[inline(never)]
 unsafe fn field_at<T: FieldValue>(at: *const u8) -> *const dyn FieldValue {
     at.cast::<T>() as *const dyn FieldValue
 }
@@ -602,12 +603,14 @@ unsafe fn field_at<T: FieldValue>(at: *const u8) -> *const dyn FieldValue {
 /// # Safety
 ///
 /// `at` points to a `T`.
+#[inline(never)]
 unsafe fn field_at_mut<T: FieldValue>(at: *mut u8) -> *mut dyn FieldValue {
     at.cast::<T>() as *mut dyn FieldValue
 }
 
 /// Sets a field to its type's default (a [`Missing::Default`], for
 /// generated code).
+#[inline(never)]
 pub fn default_of<T: Default + 'static>(v: &mut dyn FieldValue) {
     let v: &mut dyn Any = v;
     if let Some(v) = v.downcast_mut::<T>() {
@@ -682,7 +685,8 @@ pub enum KindMut<'s> {
 /// What a struct walked by its table needs of its own type, besides the
 /// table: compiled once per struct, a constant of [`FieldValue::kind`].
 pub struct TableSteps {
-    table: &'static FieldTable,
+    /// [`table_of`] the struct.
+    table: fn() -> Table,
     /// `==` on two values of the struct (`false` for other types).
     same: SameFn,
     /// [`Walk::__read_json`] (`None`: read in place by the table).
@@ -711,30 +715,20 @@ impl TableSteps {
     /// that are never taken, as its values are walked by their own).
     const fn of<T: Walk>() -> TableSteps {
         match T::__TABLE {
-            Some(table) => TableSteps {
-                table,
+            Some(_) => TableSteps {
+                table: table_of::<T>,
                 same: same_as::<T>,
                 read_json: if T::__READ_BY_TABLE { None } else { Some(read_json_of::<T>) },
                 set_json: if T::__JSON_TEXT { Some(set_json_of::<T>) } else { None },
                 missing: if T::__ABSENT_OK { Some(missing_of::<T>) } else { None },
             },
-            None => TableSteps { table: &NO_TABLE, same: |_, _| false, read_json: None, set_json: None, missing: None },
+            None => TableSteps { table: || None, same: |_, _| false, read_json: None, set_json: None, missing: None },
         }
     }
 }
 
-/// The table of [`TableSteps::of`] a type without one: no fields.
-static NO_TABLE: FieldTable = FieldTable {
-    fields: &[],
-    by_name: &[],
-    shape: || Shape::Any,
-    constants: &[],
-    type_id: TypeId::of::<()>,
-    skip_if: no_skip_if,
-    set_default: no_own_default,
-};
-
 /// `==` on `a`, a `T` (whose [`FieldValue::kind`] gave these steps), and `b`.
+#[inline(never)]
 pub(crate) fn same_as<T: Walk>(a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
     let (a, b): (&dyn Any, &dyn Any) = (a, b);
     match b.downcast_ref::<T>() {
@@ -745,6 +739,7 @@ pub(crate) fn same_as<T: Walk>(a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
     }
 }
 
+#[inline(never)]
 pub(crate) fn read_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value) -> Result<()> {
     let s: &mut dyn Any = s;
     match s.downcast_mut::<T>() {
@@ -753,6 +748,7 @@ pub(crate) fn read_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value) -> Result
     }
 }
 
+#[inline(never)]
 pub(crate) fn set_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value, field: Option<&Field>) -> Result<()> {
     let s: &mut dyn Any = s;
     match s.downcast_mut::<T>() {
@@ -761,6 +757,7 @@ pub(crate) fn set_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value, field: Opt
     }
 }
 
+#[inline(never)]
 fn missing_of<T: Walk>(s: &mut dyn FieldValue, key: &str) -> Result<()> {
     let s: &mut dyn Any = s;
     match s.downcast_mut::<T>() {
@@ -794,7 +791,7 @@ impl dyn FieldValue {
     /// [`Walk::__field_key`].
     pub(crate) fn field_key(&self, json_name: &str) -> FieldKey<'_> {
         match self.kind() {
-            Kind::Table(t) => by_table::field_key(self, Some(t.table), json_name),
+            Kind::Table(t) => by_table::field_key(self, (t.table)(), json_name),
             Kind::List(_) => FieldKey::Opaque,
             Kind::Steps(s) => s.field_key(json_name),
         }
@@ -821,7 +818,7 @@ impl dyn FieldValue {
     /// [`Walk::__depth_ok`].
     pub(crate) fn depth_ok(&self, open: usize) -> bool {
         match self.kind() {
-            Kind::Table(t) => by_table::depth_ok(self, Some(t.table), open),
+            Kind::Table(t) => by_table::depth_ok(self, (t.table)(), open),
             Kind::List(l) => l.slots(self).is_some_and(|s| list::depth_ok(s, l.elem, open)),
             Kind::Steps(s) => s.depth_ok(open),
         }
@@ -830,7 +827,7 @@ impl dyn FieldValue {
     /// [`Walk::__quiet_if_equal`].
     pub(crate) fn quiet_if_equal(&self, field: &Field) -> bool {
         match self.kind() {
-            Kind::Table(t) => by_table::quiet_if_equal(self, Some(t.table)),
+            Kind::Table(t) => by_table::quiet_if_equal(self, (t.table)()),
             Kind::List(l) => l.slots(self).is_some_and(|s| list::quiet_if_equal(s, l.elem, field)),
             Kind::Steps(s) => s.quiet_if_equal(field),
         }
@@ -873,7 +870,7 @@ impl dyn FieldValue {
     /// The value's JSON form.
     pub(crate) fn json(&self) -> Result<Value> {
         match self.kind() {
-            Kind::Table(t) => by_table::to_json(self, Some(t.table)),
+            Kind::Table(t) => by_table::to_json(self, (t.table)()),
             Kind::List(l) => list::json(l.slots(self).ok_or_else(different_types)?),
             Kind::Steps(s) => s.json(),
         }
@@ -901,7 +898,7 @@ impl dyn FieldValue {
     pub(crate) fn read_json(&mut self, v: &Value) -> Result<()> {
         match self.kind_mut() {
             KindMut::Table(TableSteps { read_json: Some(read_json), .. }) => read_json(self, v),
-            KindMut::Table(t) => by_table::read_json(self, Some(t.table), v),
+            KindMut::Table(t) => by_table::read_json(self, (t.table)(), v),
             KindMut::List(l) => l.read_json(self, v),
             KindMut::Steps(s) => s.read_json(v),
         }
@@ -911,7 +908,7 @@ impl dyn FieldValue {
     pub(crate) fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
         match self.kind() {
             // Without seeing `new` as the struct: the table checks the types.
-            Kind::Table(t) => by_table::diff_object(self, new, Some(t.table), opts),
+            Kind::Table(t) => by_table::diff_object(self, new, (t.table)(), opts),
             Kind::List(_) => Err(not_an_object()),
             Kind::Steps(s) => s.diff_object(new, opts),
         }
@@ -920,7 +917,7 @@ impl dyn FieldValue {
     /// [`Steps::apply_object`].
     pub(crate) fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
         match self.kind_mut() {
-            KindMut::Table(t) => by_table::apply_object(self, Some(t.table), patch),
+            KindMut::Table(t) => by_table::apply_object(self, (t.table)(), patch),
             KindMut::List(_) => Err(not_an_object()),
             KindMut::Steps(s) => s.apply_object(patch),
         }
@@ -1048,6 +1045,7 @@ pub(crate) fn different_types() -> crate::error::Error {
 /// `T::__BY_TABLE` is on the constant alone, so that only its branch is
 /// compiled.)
 impl<T: Walk> FieldValue for T {
+    #[inline(never)]
     fn kind(&self) -> Kind<'_> {
         // (Only the branch of `T`'s kind is compiled for it: a struct
         // walked by its table adds no copy of the steps below.)
@@ -1063,6 +1061,7 @@ impl<T: Walk> FieldValue for T {
         }
     }
 
+    #[inline(never)]
     fn kind_mut(&mut self) -> KindMut<'_> {
         if T::__BY_TABLE {
             KindMut::Table(<T as WithTable>::STEPS)
@@ -1075,6 +1074,15 @@ impl<T: Walk> FieldValue for T {
             KindMut::Steps(self)
         }
     }
+}
+
+/// `T`'s field table, from one place in a program. A constant is written
+/// out in every unit of code that names it; a table, with the fields and
+/// schemas it points to, is named here only, so that a program holds one
+/// copy of it.
+#[inline(never)]
+pub fn table_of<T: Walk>() -> Table {
+    T::__TABLE
 }
 
 /// A struct's [`TableSteps`], a constant.
