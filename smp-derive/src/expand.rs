@@ -244,12 +244,6 @@ fn json_by_table(p: &TokenStream) -> TokenStream {
     quote! {
         const __NEW: #p::New<Self> = ::core::option::Option::Some(<Self as ::core::default::Default>::default);
         const __READ_BY_TABLE: bool = true;
-        fn __from_json(v: &#p::Value) -> #p::Result<Self> {
-            #p::by_table::from_json(v)
-        }
-        fn __read_json(&mut self, v: &#p::Value) -> #p::Result<()> {
-            #p::by_table::read_json(self, #p::table_of::<Self>(), v)
-        }
     }
 }
 

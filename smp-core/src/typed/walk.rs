@@ -176,7 +176,17 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The value serde reads from JSON, without the retries of
     /// [`Walk::__READ`], which calls it.
     fn __from_json(v: &Value) -> Result<Self> {
-        fallback::deserialize(v)
+        match Self::__NEW {
+            // Read in place into a new value.
+            Some(new) if Self::__READ_BY_TABLE => {
+                let mut s = new();
+                match by_table::read_json(&mut s, table_of::<Self>(), v) {
+                    Ok(()) => Ok(s),
+                    Err(e) => Err(e),
+                }
+            }
+            _ => fallback::deserialize(v),
+        }
     }
 
     /// A value to read into in place ([`Walk::__read_json`] then
@@ -189,13 +199,17 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     const __LIST: Option<&'static ListSteps> = None;
 
     /// [`Walk::__read_json`] reads a struct in place by its table
-    /// (`by_table::read_json`).
+    /// (`by_table::read_json`), and [`Walk::__from_json`] into its new
+    /// value ([`Walk::__NEW`], which such a struct has).
     const __READ_BY_TABLE: bool = false;
 
     /// Sets the value to what [`Walk::__from_json`] reads from `v`; a
     /// type with [`Walk::__NEW`] reads in place, the others move the value
     /// read. (On error the value may be half read.)
     fn __read_json(&mut self, v: &Value) -> Result<()> {
+        if Self::__READ_BY_TABLE {
+            return by_table::read_json(self, table_of::<Self>(), v);
+        }
         match Self::__from_json(v) {
             Ok(value) => {
                 *self = value;
@@ -341,16 +355,6 @@ pub mod by_table {
             }
         }
         Ok(Value::Object(m))
-    }
-
-    /// [`Walk::__from_json`] of such a struct: its default value, read
-    /// into ([`read_json`]).
-    pub fn from_json<S: Walk + Default>(v: &Value) -> Result<S> {
-        let mut s = S::default();
-        match s.__read_json(v) {
-            Ok(()) => Ok(s),
-            Err(e) => Err(e),
-        }
     }
 
     /// [`Walk::__read_json`] of such a struct, in place: as k8s-openapi

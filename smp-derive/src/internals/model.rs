@@ -43,7 +43,7 @@ pub enum Reader {
     /// with what serde expects in its errors (`struct Name`).
     LikeSerdeDerive(String),
     /// The table's reader as k8s-openapi's serde code reads
-    /// (`by_table::from_json`: a null is a missing key, constant keys are
+    /// (`by_table::read_json`: a null is a missing key, constant keys are
     /// checked, the value starts from `Default`).
     LikeK8sOpenApi,
 }
