@@ -12,11 +12,13 @@
 //! [`is_built_in`] tells the kinds apart from custom resources without
 //! compiling a schema.
 //!
-//! The walkers of these types are `#[inline]`: like generic code, each is
-//! compiled in the program that uses it (with the walkers of the types it
-//! holds), not for all of k8s-openapi's types in this crate. Building the
-//! `k8s-openapi` feature compiles the schemas only; a crate that diffs a
-//! `Deployment` compiles the walkers of `Deployment` and what it holds.
+//! Each type is described by constants (its field table, the facts the
+//! walk needs) and one schema function; the steps that walk it are
+//! compiled once for every type, in the program that uses them. Building
+//! the `k8s-openapi` feature compiles the schema functions only; a crate
+//! that diffs a `Deployment` compiles the few per-type steps of
+//! `Deployment` and what it holds (`==`, the option and list steps of its
+//! fields), and holds one copy of each table and schema.
 //!
 //! ```
 //! use k8s_openapi::api::core::v1::{Container, PodSpec};

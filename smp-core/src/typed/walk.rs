@@ -176,16 +176,18 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// The value serde reads from JSON, without the retries of
     /// [`Walk::__READ`], which calls it.
     fn __from_json(v: &Value) -> Result<Self> {
-        match Self::__NEW {
+        // (A test of the constant alone, so that only its branch is
+        // compiled for the type.)
+        if Self::__READ_BY_TABLE {
             // Read in place into a new value.
-            Some(new) if Self::__READ_BY_TABLE => {
-                let mut s = new();
-                match by_table::read_json(&mut s, table_of::<Self>(), v) {
-                    Ok(()) => Ok(s),
-                    Err(e) => Err(e),
-                }
+            let Some(new) = Self::__NEW else { return Err(no_new_value()) };
+            let mut s = new();
+            match by_table::read_json(&mut s, table_of::<Self>(), v) {
+                Ok(()) => Ok(s),
+                Err(e) => Err(e),
             }
-            _ => fallback::deserialize(v),
+        } else {
+            fallback::deserialize(v)
         }
     }
 
@@ -272,6 +274,12 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
             fallback::apply_field(self, present, patch, field)
         }
     }
+}
+
+/// A struct read in place by its table has a new value to read into.
+#[cold]
+fn no_new_value() -> crate::error::Error {
+    ErrorKind::Internal("a struct read in place without a value to read into").into()
 }
 
 /// The error for a field absent from the JSON that its type requires.
