@@ -5,7 +5,7 @@
 //! vtable of its own.
 
 use super::fallback::{self, FieldPatch};
-use super::walk::{FieldValue, Kind, KindMut, Steps, Walk};
+use super::walk::{FieldValue, Kind, Steps, Walk};
 use super::{Field, FieldKey};
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result};
@@ -364,12 +364,12 @@ fn not_for_a_whole_option() -> crate::error::Error {
 }
 
 impl FieldValue for Whole {
-    fn kind(&self) -> Kind<'_> {
+    fn kind(&self) -> Kind<&dyn Steps> {
         Kind::Steps(self)
     }
 
-    fn kind_mut(&mut self) -> KindMut<'_> {
-        KindMut::Steps(self)
+    fn kind_mut(&mut self) -> Kind<&mut dyn Steps> {
+        Kind::Steps(self)
     }
 }
 

@@ -662,36 +662,27 @@ pub enum Presence {
 /// A field's value behind its type's vtable: the steps of diff and apply
 /// are compiled once per field type, and a struct's table only says where
 /// each field is. A struct walked by its table is walked by code compiled
-/// once for every struct ([`Kind::Table`]): its vtable holds only these two
+/// once for every struct (`Kind::Table`): its vtable holds only these two
 /// methods, not a copy of each step. Every other type has its own
-/// [`Steps`]. (The steps are called on `dyn FieldValue`, below, which picks
+/// `Steps`. (The steps are called on `dyn FieldValue`, below, which picks
 /// the one of the value's kind.)
 pub trait FieldValue: Any {
     /// How the value is walked.
-    fn kind(&self) -> Kind<'_>;
+    fn kind(&self) -> Kind<&dyn Steps>;
 
     /// [`FieldValue::kind`], to change the value.
-    fn kind_mut(&mut self) -> KindMut<'_>;
+    fn kind_mut(&mut self) -> Kind<&mut dyn Steps>;
 }
 
-/// How a value is walked ([`FieldValue::kind`]).
-pub enum Kind<'s> {
+/// How a value is walked ([`FieldValue::kind`]); `S` is the value behind
+/// its own steps, borrowed to read or to change it.
+pub enum Kind<S> {
     /// A struct, by its table.
     Table(&'static TableSteps),
     /// A `Vec`, by the list steps of its element type.
     List(&'static ListSteps),
     /// Any other type, by its own steps.
-    Steps(&'s dyn Steps),
-}
-
-/// [`Kind`], to change the value.
-pub enum KindMut<'s> {
-    /// A struct, by its table.
-    Table(&'static TableSteps),
-    /// A `Vec`, by the list steps of its element type.
-    List(&'static ListSteps),
-    /// Any other type, by its own steps.
-    Steps(&'s mut dyn Steps),
+    Steps(S),
 }
 
 /// What a struct walked by its table needs of its own type, besides the
@@ -864,18 +855,18 @@ impl dyn FieldValue {
     /// [`Steps::apply_field`].
     pub(crate) fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         match self.kind_mut() {
-            KindMut::Table(_) => apply_struct_field(self, present, patch, field),
-            KindMut::List(l) => list::apply_field(l.slots_mut(self)?, present, patch, l.elem, field),
-            KindMut::Steps(s) => s.apply_field(present, patch, field),
+            Kind::Table(_) => apply_struct_field(self, present, patch, field),
+            Kind::List(l) => list::apply_field(l.slots_mut(self)?, present, patch, l.elem, field),
+            Kind::Steps(s) => s.apply_field(present, patch, field),
         }
     }
 
     /// [`Steps::set_missing`].
     pub(crate) fn set_missing(&mut self, key: &str) -> Result<()> {
         match self.kind_mut() {
-            KindMut::Table(TableSteps { missing: Some(missing), .. }) => missing(self, key),
-            KindMut::Table(_) | KindMut::List(_) => Err(missing_field(key)),
-            KindMut::Steps(s) => s.set_missing(key),
+            Kind::Table(TableSteps { missing: Some(missing), .. }) => missing(self, key),
+            Kind::Table(_) | Kind::List(_) => Err(missing_field(key)),
+            Kind::Steps(s) => s.set_missing(key),
         }
     }
 
@@ -899,20 +890,20 @@ impl dyn FieldValue {
     /// [`Steps::set_json`].
     pub(crate) fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
         match self.kind_mut() {
-            KindMut::Table(TableSteps { set_json: Some(set_json), .. }) => set_json(self, v, field),
-            KindMut::Table(_) => fallback::set_from_json(self, v, field),
-            KindMut::List(l) => l.set_json(self, v, field),
-            KindMut::Steps(s) => s.set_json(v, field),
+            Kind::Table(TableSteps { set_json: Some(set_json), .. }) => set_json(self, v, field),
+            Kind::Table(_) => fallback::set_from_json(self, v, field),
+            Kind::List(l) => l.set_json(self, v, field),
+            Kind::Steps(s) => s.set_json(v, field),
         }
     }
 
     /// [`Steps::read_json`].
     pub(crate) fn read_json(&mut self, v: &Value) -> Result<()> {
         match self.kind_mut() {
-            KindMut::Table(TableSteps { read_json: Some(read_json), .. }) => read_json(self, v),
-            KindMut::Table(t) => by_table::read_json(self, (t.table)(), v),
-            KindMut::List(l) => l.read_json(self, v),
-            KindMut::Steps(s) => s.read_json(v),
+            Kind::Table(TableSteps { read_json: Some(read_json), .. }) => read_json(self, v),
+            Kind::Table(t) => by_table::read_json(self, (t.table)(), v),
+            Kind::List(l) => l.read_json(self, v),
+            Kind::Steps(s) => s.read_json(v),
         }
     }
 
@@ -929,9 +920,9 @@ impl dyn FieldValue {
     /// [`Steps::apply_object`].
     pub(crate) fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
         match self.kind_mut() {
-            KindMut::Table(t) => by_table::apply_object(self, (t.table)(), patch),
-            KindMut::List(_) => Err(not_an_object()),
-            KindMut::Steps(s) => s.apply_object(patch),
+            Kind::Table(t) => by_table::apply_object(self, (t.table)(), patch),
+            Kind::List(_) => Err(not_an_object()),
+            Kind::Steps(s) => s.apply_object(patch),
         }
     }
 }
@@ -1058,33 +1049,33 @@ pub(crate) fn different_types() -> crate::error::Error {
 /// compiled.)
 impl<T: Walk> FieldValue for T {
     #[inline(never)]
-    fn kind(&self) -> Kind<'_> {
+    fn kind(&self) -> Kind<&dyn Steps> {
         // (Only the branch of `T`'s kind is compiled for it: a struct
         // walked by its table adds no copy of the steps below.)
-        if T::__BY_TABLE {
-            Kind::Table(<T as WithTable>::STEPS)
-        } else if const { T::__LIST.is_some() } {
-            Kind::List(match T::__LIST {
-                Some(list) => list,
-                None => &list::NO_LIST,
-            })
-        } else {
-            Kind::Steps(self)
-        }
+        if const { shares_steps::<T>() } { shared_kind::<T, _>() } else { Kind::Steps(self) }
     }
 
     #[inline(never)]
-    fn kind_mut(&mut self) -> KindMut<'_> {
-        if T::__BY_TABLE {
-            KindMut::Table(<T as WithTable>::STEPS)
-        } else if const { T::__LIST.is_some() } {
-            KindMut::List(match T::__LIST {
-                Some(list) => list,
-                None => &list::NO_LIST,
-            })
-        } else {
-            KindMut::Steps(self)
-        }
+    fn kind_mut(&mut self) -> Kind<&mut dyn Steps> {
+        if const { shares_steps::<T>() } { shared_kind::<T, _>() } else { Kind::Steps(self) }
+    }
+}
+
+/// `T` is walked by the steps of its kind, a struct's or a list's.
+const fn shares_steps<T: Walk>() -> bool {
+    T::__BY_TABLE || T::__LIST.is_some()
+}
+
+/// The kind of `T`, one that [`shares_steps`].
+fn shared_kind<T: Walk, S>() -> Kind<S> {
+    // (Tests of constants alone: only `T`'s branch is compiled.)
+    if T::__BY_TABLE {
+        Kind::Table(<T as WithTable>::STEPS)
+    } else {
+        Kind::List(match T::__LIST {
+            Some(list) => list,
+            None => &list::NO_LIST,
+        })
     }
 }
 
@@ -1223,12 +1214,12 @@ impl<T: Walk> Steps for T {
 pub struct Json<T>(T);
 
 impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
-    fn kind(&self) -> Kind<'_> {
+    fn kind(&self) -> Kind<&dyn Steps> {
         Kind::Steps(self)
     }
 
-    fn kind_mut(&mut self) -> KindMut<'_> {
-        KindMut::Steps(self)
+    fn kind_mut(&mut self) -> Kind<&mut dyn Steps> {
+        Kind::Steps(self)
     }
 }
 
@@ -1298,7 +1289,7 @@ pub enum Skip {
 
 /// The value a field takes when its key is absent from the JSON.
 pub enum Missing {
-    /// Its type's rule ([`FieldValue::set_missing`]).
+    /// Its type's rule (the `set_missing` step of its kind).
     Type,
     /// Its type's `Default` ([`default_of`]).
     Default(fn(&mut dyn FieldValue)),
