@@ -730,15 +730,13 @@ impl TableSteps {
     }
 }
 
-/// `==` on `a`, a `T` (whose [`FieldValue::kind`] gave these steps), and `b`.
+/// `==` on two values of `T` (`false` when either is of another type).
 #[inline(never)]
 pub(crate) fn same_as<T: Walk>(a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
     let (a, b): (&dyn Any, &dyn Any) = (a, b);
-    match b.downcast_ref::<T>() {
-        // SAFETY: only `T`'s `kind` gives `T`'s steps, whose `same` is
-        // called on the value it was called on.
-        Some(b) => T::eq(unsafe { &*(a as *const dyn Any).cast::<T>() }, b),
-        None => false,
+    match (a.downcast_ref::<T>(), b.downcast_ref::<T>()) {
+        (Some(a), Some(b)) => T::eq(a, b),
+        _ => false,
     }
 }
 
