@@ -4,9 +4,9 @@
 
 use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value, to_value};
-use super::list::{self, ListSteps};
+use super::list::ListSteps;
 use super::optional::{self, FieldRef, OptionalOps};
-use super::slots::{self, ElementOf};
+use super::slots;
 use super::walk::{FieldAccess, FieldValue, New, as_field, typed};
 use super::{Field, FieldKey, StrategicMerge, Walk};
 use crate::directive::PATCH;
@@ -363,14 +363,6 @@ impl<T: StrategicMerge> Walk for Vec<T> {
         Shape::List(T::__SHAPE)
     }
 
-    fn __depth_ok(&self, open: usize) -> bool {
-        list::depth_ok(self, ElementOf::<T>::TYPE, open)
-    }
-
-    fn __json(&self) -> Result<Value> {
-        list::json(self)
-    }
-
     fn __from_json(v: &Value) -> Result<Self> {
         let Value::Array(list) = v else { return Err(fallback::invalid_type(v, "a sequence")) };
         let mut out = Vec::with_capacity(list.len());
@@ -397,24 +389,6 @@ impl<T: StrategicMerge> Walk for Vec<T> {
                 Err(e) => Err(e),
             }
         }
-    }
-
-    fn __quiet_if_equal(&self, field: &Field) -> bool {
-        list::quiet_if_equal(self, ElementOf::<T>::TYPE, field)
-    }
-
-    fn __diff_field(
-        old: Option<&dyn FieldValue>,
-        new: Option<&dyn FieldValue>,
-        field: &Field,
-        patch: &mut Map<String, Value>,
-        opts: Opts,
-    ) -> Result<()> {
-        list::diff_field(old, new, ElementOf::<T>::TYPE, field, patch, opts)
-    }
-
-    fn __apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
-        list::apply_field(self, present, patch, ElementOf::<T>::TYPE, field)
     }
 }
 

@@ -121,7 +121,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// (`typed/facts.rs`) diff to `{}`; false when unsure. `field` is the
     /// field holding the value.
     fn __quiet_if_equal(&self, _field: &Field) -> bool {
-        if Self::__BY_TABLE {
+        if const { shares_steps::<Self>() } {
             as_field(self).quiet_if_equal(_field)
         } else {
             // A scalar; anything else whose sets and maps are seen in its
@@ -134,7 +134,11 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// Whether the value's JSON form, written inside `open` levels of
     /// objects and lists, nests no deeper than the engine accepts.
     fn __depth_ok(&self, open: usize) -> bool {
-        if Self::__BY_TABLE { as_field(self).depth_ok(open) } else { Self::__SCALAR || probe_ok(self, open) }
+        if const { shares_steps::<Self>() } {
+            as_field(self).depth_ok(open)
+        } else {
+            Self::__SCALAR || probe_ok(self, open)
+        }
     }
 
     /// serde reads a missing key as a value of this type (`None`): only
@@ -170,7 +174,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     /// leaves it out), so that no serde code for `Value` is compiled for
     /// the struct.
     fn __json(&self) -> Result<Value> {
-        if Self::__BY_TABLE { as_field(self).json() } else { fallback::to_value(self) }
+        if const { shares_steps::<Self>() } { as_field(self).json() } else { fallback::to_value(self) }
     }
 
     /// The value serde reads from JSON, without the retries of
@@ -251,6 +255,12 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
             diff_scalar(old, new, field, patch, opts)
         } else if Self::__OBJECT || Self::__BY_TABLE {
             diff_struct_field(old, new, field, patch, opts)
+        } else if const { Self::__LIST.is_some() } {
+            // The list steps, by the value's kind.
+            match new.or(old) {
+                Some(v) => v.diff_field(old, new, field, patch, opts),
+                None => Ok(()),
+            }
         } else {
             fallback::diff_field(old, new, field, patch, opts)
         }
@@ -270,6 +280,8 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
             apply_scalar(self, present, patch, field)
         } else if Self::__OBJECT || Self::__BY_TABLE {
             apply_struct_field(self, present, patch, field)
+        } else if const { Self::__LIST.is_some() } {
+            as_field_mut(self).apply_field(present, patch, field)
         } else {
             fallback::apply_field(self, present, patch, field)
         }
@@ -1039,12 +1051,10 @@ pub(crate) fn different_types() -> crate::error::Error {
     ErrorKind::Internal("fields of different types").into()
 }
 
-/// The steps of a type with the walker. A struct walked by its table
-/// takes its steps here, from [`by_table`] and the steps of struct fields,
-/// not through its [`Walk`] methods (whose defaults come back here for
-/// it), so that a struct adds no copy of those to a program. (Each test of
-/// `T::__BY_TABLE` is on the constant alone, so that only its branch is
-/// compiled.)
+/// The kind of a type with the walker: a struct walked by its table and a
+/// `Vec` take the steps of their kind (on `dyn FieldValue`, from
+/// [`by_table`] and `typed/list.rs`), so that they add no copy of the
+/// steps to a program; any other type, its own [`Steps`].
 impl<T: Walk> FieldValue for T {
     #[inline(never)]
     fn kind(&self) -> Kind<&dyn Steps> {
@@ -1060,7 +1070,7 @@ impl<T: Walk> FieldValue for T {
 }
 
 /// `T` is walked by the steps of its kind, a struct's or a list's.
-const fn shares_steps<T: Walk>() -> bool {
+pub(crate) const fn shares_steps<T: Walk>() -> bool {
     T::__BY_TABLE || T::__LIST.is_some()
 }
 
@@ -1095,18 +1105,19 @@ impl<T: Walk> WithTable for T {
     const STEPS: &'static TableSteps = &TableSteps::of::<T>();
 }
 
+/// The steps of a type that shares no kind's ([`FieldValue::kind`] gives
+/// them only for such a type): its [`Walk`] methods.
 impl<T: Walk> Steps for T {
     fn is_null(&self) -> bool {
-        if T::__BY_TABLE { false } else { self.__is_null() }
+        self.__is_null()
     }
 
     fn key(&self) -> FieldKey<'_> {
-        // Only its JSON shows a struct as a key.
-        if T::__BY_TABLE { FieldKey::Opaque } else { FieldKey::of(Some(self.__as_key())) }
+        FieldKey::of(Some(self.__as_key()))
     }
 
     fn field_key(&self, json_name: &str) -> FieldKey<'_> {
-        if T::__BY_TABLE { by_table::field_key(self, T::__TABLE, json_name) } else { self.__field_key(json_name) }
+        self.__field_key(json_name)
     }
 
     fn same(&self, other: &dyn FieldValue) -> bool {
@@ -1118,15 +1129,15 @@ impl<T: Walk> Steps for T {
     }
 
     fn by_field(&self) -> bool {
-        if T::__BY_TABLE { true } else { T::__by_field() }
+        T::__by_field()
     }
 
     fn depth_ok(&self, open: usize) -> bool {
-        if T::__BY_TABLE { by_table::depth_ok(self, T::__TABLE, open) } else { self.__depth_ok(open) }
+        self.__depth_ok(open)
     }
 
     fn quiet_if_equal(&self, field: &Field) -> bool {
-        if T::__BY_TABLE { by_table::quiet_if_equal(self, T::__TABLE) } else { self.__quiet_if_equal(field) }
+        self.__quiet_if_equal(field)
     }
 
     fn diff_field(
@@ -1137,19 +1148,11 @@ impl<T: Walk> Steps for T {
         patch: &mut Map<String, Value>,
         opts: Opts,
     ) -> Result<()> {
-        if T::__BY_TABLE {
-            diff_struct_field(old, new, field, patch, opts)
-        } else {
-            T::__diff_field(old, new, field, patch, opts)
-        }
+        T::__diff_field(old, new, field, patch, opts)
     }
 
     fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
-        if T::__BY_TABLE {
-            apply_struct_field(self, present, patch, field)
-        } else {
-            self.__apply_field(present, patch, field)
-        }
+        self.__apply_field(present, patch, field)
     }
 
     fn set_missing(&mut self, key: &str) -> Result<()> {
@@ -1167,20 +1170,15 @@ impl<T: Walk> Steps for T {
     }
 
     fn json(&self) -> Result<Value> {
-        if T::__BY_TABLE { by_table::to_json(self, T::__TABLE) } else { self.__json() }
+        self.__json()
     }
 
     fn as_option(&self) -> Option<Option<&dyn FieldValue>> {
-        if T::__BY_TABLE { None } else { self.__as_option() }
+        self.__as_option()
     }
 
     fn set_json(&mut self, v: &Value, field: Option<&Field>) -> Result<()> {
-        // `Walk::__set_json`'s step for a type read from a `Value` only.
-        if const { T::__BY_TABLE && !T::__JSON_TEXT } {
-            fallback::set_from_json(self, v, field)
-        } else {
-            self.__set_json(v, field)
-        }
+        self.__set_json(v, field)
     }
 
     fn read_json(&mut self, v: &Value) -> Result<()> {
@@ -1190,10 +1188,6 @@ impl<T: Walk> Steps for T {
     // Only a struct's field (one with a table, or an object of its own) is
     // diffed or patched as an object, by the type's own steps.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
-        if T::__BY_TABLE {
-            // Without seeing `new` as a `T`: the table checks the types.
-            return by_table::diff_object(self, new, T::__TABLE, opts);
-        }
         let new: &dyn Any = new;
         match new.downcast_ref::<T>() {
             Some(new) => self.__diff_object(new, opts),
@@ -1202,7 +1196,7 @@ impl<T: Walk> Steps for T {
     }
 
     fn apply_object(&mut self, patch: &Map<String, Value>) -> Result<()> {
-        if T::__BY_TABLE { by_table::apply_object(self, T::__TABLE, patch) } else { self.__apply_object(patch) }
+        self.__apply_object(patch)
     }
 }
 
