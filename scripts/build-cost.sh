@@ -28,6 +28,13 @@
 #   PROFILES=debug scripts/build-cost.sh     # one profile
 #   CRATES="base smp" scripts/build-cost.sh  # some crates
 #   KEEP=1 scripts/build-cost.sh             # keep the folder (printed)
+#   ROUNDS=3 scripts/build-cost.sh           # each crate built 3 times
+#
+# With ROUNDS=N the crates are built in turn N times (base, smp, base,
+# smp...), so that a slow spell of the machine falls on both twins, and the
+# table gives each figure's median. One clean release build's wall time
+# moves by 10% from one run to the next on a 2-core machine, which is the
+# size of the differences the ratios are read for: measure with ROUNDS=3.
 #
 # Unit times come from `cargo build --timings` (its HTML report holds the
 # units' durations). The crates take the workspace's Cargo.lock, so that
@@ -283,6 +290,7 @@ print(f'{total(sys.argv[2].replace("-", "_")) or total(sys.argv[2]):.1f} {total(
 EOF
 }
 
+rounds=${ROUNDS:-1}
 declare -A wall cpu own k8s core size
 # The CPU time of a whole build: user and system time of cargo and every
 # rustc it waited for. On a machine whose cores are all busy (two cores,
@@ -290,30 +298,42 @@ declare -A wall cpu own k8s core size
 TIMEFORMAT='%U %S'
 for profile in $profiles; do
   flag=""; [ "$profile" = release ] && flag="--release"
-  for name in $crates; do
-    make_crate "$name"
-    dir="$work/$name"
-    start=$(date +%s.%N)
-    if ! { time (cd "$dir" && { cargo build $flag --timings --locked -q 2>"$dir/build.log" \
-      || cargo build $flag --timings -q 2>>"$dir/build.log"; }); } 2>"$dir/cpu"; then
-      cat "$dir/build.log" >&2
-      exit 1
-    fi
-    end=$(date +%s.%N)
-    key="$profile/$name"
-    wall[$key]=$(python3 -c "print(f'{$end - $start:.1f}')")
-    cpu[$key]=$(awk '{printf "%.1f", $1 + $2}' "$dir/cpu")
-    read -r own[$key] k8s[$key] core[$key] < <(unit_times "$(ls -t "$dir"/target/cargo-timings/cargo-timing-*.html | head -1)" "$name")
-    size[$key]=$(stat -c %s "$dir/target/$profile/$name")
-    echo "built $key: ${wall[$key]} s (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-    rm -rf "$dir/target/$profile/deps" "$dir/target/$profile/build"
+  for round in $(seq "$rounds"); do
+    for name in $crates; do
+      make_crate "$name"
+      dir="$work/$name"
+      rm -rf "$dir/target"
+      start=$(date +%s.%N)
+      if ! { time (cd "$dir" && { cargo build $flag --timings --locked -q 2>"$dir/build.log" \
+        || cargo build $flag --timings -q 2>>"$dir/build.log"; }); } 2>"$dir/cpu"; then
+        cat "$dir/build.log" >&2
+        exit 1
+      fi
+      end=$(date +%s.%N)
+      key="$profile/$name"
+      wall[$key]+="$(python3 -c "print(f'{$end - $start:.1f}')") "
+      cpu[$key]+="$(awk '{printf "%.1f", $1 + $2}' "$dir/cpu") "
+      read -r o k c < <(unit_times "$(ls -t "$dir"/target/cargo-timings/cargo-timing-*.html | head -1)" "$name")
+      own[$key]+="$o "; k8s[$key]+="$k "; core[$key]+="$c "
+      size[$key]=$(stat -c %s "$dir/target/$profile/$name")
+      echo "built $key (round $round of $rounds): $(echo "${wall[$key]}" | awk '{print $NF}') s (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+      rm -rf "$dir/target/$profile/deps" "$dir/target/$profile/build"
+    done
   done
+done
+
+# The median of the figures of the rounds.
+median() { python3 -c "import statistics, sys; print(f'{statistics.median(float(x) for x in sys.argv[1:]):.1f}')" $1; }
+for key in "${!wall[@]}"; do
+  [ "$rounds" -gt 1 ] && echo "$key: wall ${wall[$key]}| CPU ${cpu[$key]}| own unit ${own[$key]}" >&2
+  wall[$key]=$(median "${wall[$key]}"); cpu[$key]=$(median "${cpu[$key]}"); own[$key]=$(median "${own[$key]}")
+  k8s[$key]=$(median "${k8s[$key]}"); core[$key]=$(median "${core[$key]}")
 done
 
 ratio() { python3 -c "a, b = float('$1'), float('$2'); print(f'{a / b:.2f}x' if b else '-')"; }
 echo
 echo "machine: $(nproc) cores, $(uname -m); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "smp: $(git -C "$root" rev-parse --short HEAD)"
+echo "smp: $(git -C "$root" rev-parse --short HEAD); rounds: $rounds (medians)"
 echo
 echo "| profile | crate | wall s | CPU s | own unit s | k8s-openapi s | smp-core s | binary MB | wall vs base | CPU vs base | own unit vs base | binary vs base |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
