@@ -205,13 +205,19 @@ fn struct_field_methods() -> TokenStream {
 /// table.
 fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenStream) -> TokenStream {
     let ops = fields.iter().map(|f| field_ops(f, p));
-    // The JSON names a patch may set, sorted, each with its field's index,
-    // for a binary search; the first field of a name wins.
+    // The fields a patch may set, as indices in the order of their JSON
+    // names, for a binary search; the first field of a name wins.
+    if fields.len() > usize::from(u16::MAX) {
+        return quote!(::core::compile_error!("`StrategicMerge` takes structs of at most 65,535 fields"););
+    }
     let mut sorted: Vec<(&String, usize)> =
         fields.iter().enumerate().filter(|(_, f)| f.deserialized).map(|(i, f)| (&f.json, i)).collect();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
     sorted.dedup_by(|b, a| a.0 == b.0);
-    let names = sorted.iter().map(|(json, i)| quote!((#json, #i)));
+    let names = sorted.iter().map(|(_, i)| {
+        let i = u16::try_from(*i).unwrap_or(u16::MAX);
+        quote!(#i)
+    });
     let access = table_access(fields, p);
     let field_types = if check_fields { field_types_check(fields) } else { quote!() };
     let constants = c.constants.iter().map(|(json, value)| quote!((#json, #value)));

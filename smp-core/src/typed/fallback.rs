@@ -59,9 +59,9 @@ pub enum Grouped<'p> {
     Whole,
 }
 
-/// Splits a patch map by field; `fields` are the JSON names of the struct
-/// with their indices, sorted by name (a constant the derive writes).
-pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) -> Grouped<'p> {
+/// Splits a patch map by field; `index_of` gives the index of the field
+/// under a JSON name.
+pub fn group_patch<'p>(patch: &'p Map<String, Value>, index_of: impl Fn(&str) -> Option<usize>) -> Grouped<'p> {
     if let Some(directive) = patch.get(PATCH) {
         return Grouped::Directive(directive);
     }
@@ -72,8 +72,7 @@ pub fn group_patch<'p>(patch: &'p Map<String, Value>, fields: &[(&str, usize)]) 
             None if ListDirective::ALL.iter().any(|d| d.starts(key)) => return None,
             None => (key, 0),
         };
-        let found = fields.binary_search_by(|(f, _)| (*f).cmp(name)).ok()?;
-        Some((fields[found].1, slot))
+        Some((index_of(name)?, slot))
     };
     let mut grouped: Vec<(usize, FieldPatch)> = Vec::with_capacity(patch.len());
     let mut retain = None;

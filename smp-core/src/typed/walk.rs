@@ -395,6 +395,7 @@ pub mod by_table {
             return Err(fallback::invalid_type(v, name));
         };
         let mut read = vec![false; table.fields.len()];
+        let schemas = table.field_schemas();
         for (key, v) in m {
             if let Some((_, value)) = table.constants.iter().find(|(c, _)| c == key) {
                 match v {
@@ -403,7 +404,7 @@ pub mod by_table {
                     _ => return Err(fallback::invalid_type(v, "a string")),
                 }
             }
-            let Some(i) = table.index_of(key) else { continue };
+            let Some(i) = table.index_in(schemas, key) else { continue };
             read[i] = !v.is_null();
             if read[i] {
                 match table.get_mut(s, i).ok_or_else(no_table)? {
@@ -429,7 +430,8 @@ pub mod by_table {
         let fields = table.fields.len();
         let (values, list) = match v {
             Value::Object(m) => {
-                let named = |(key, v): (&String, &'v Value)| Some((table.index_of(key)?, v));
+                let schemas = table.field_schemas();
+                let named = |(key, v): (&String, &'v Value)| Some((table.index_in(schemas, key)?, v));
                 (m.iter().filter_map(named).collect(), None)
             }
             Value::Array(a) => (a.iter().take(fields).enumerate().collect(), Some(a.len())),
@@ -497,9 +499,10 @@ pub struct FieldTable {
     /// reached and written, in declaration order: the schema has the
     /// fields' names and patch metadata.
     pub fields: &'static [FieldOps],
-    /// The JSON names of the fields a patch may set, sorted, with their
-    /// index in `fields` (the first field of a name wins).
-    pub by_name: &'static [(&'static str, usize)],
+    /// The indices in `fields` of the fields a patch may set, in the order
+    /// of their JSON names (the first field of a name wins): the names are
+    /// the schema's, so that the table does not hold a second copy.
+    pub by_name: &'static [u16],
     /// The struct's schema.
     pub shape: fn() -> Shape,
     /// Keys serde writes with a constant string (`apiVersion` and `kind`
@@ -541,8 +544,15 @@ impl FieldTable {
 
     /// The index of the field a patch or serde reads under this JSON name.
     pub(crate) fn index_of(&self, json_name: &str) -> Option<usize> {
-        let at = self.by_name.binary_search_by(|(n, _)| (*n).cmp(json_name)).ok()?;
-        Some(self.by_name[at].1)
+        self.index_in(self.field_schemas(), json_name)
+    }
+
+    /// [`index_of`](Self::index_of) with the struct's
+    /// [`field_schemas`](Self::field_schemas), read once by the caller.
+    pub(crate) fn index_in(&self, schemas: &[FieldSchema], json_name: &str) -> Option<usize> {
+        let name = |i: &u16| schemas.get(usize::from(*i)).map_or("", |f| f.name);
+        let at = self.by_name.binary_search_by(|i| name(i).cmp(json_name)).ok()?;
+        Some(usize::from(self.by_name[at]))
     }
 
     /// The value of the field at an index (`None`: the struct is not of
@@ -1328,8 +1338,8 @@ pub(crate) trait FieldsMut: Fields {
     /// Removes the field's key from the JSON.
     fn remove(&mut self, i: usize) -> Result<()>;
 
-    /// The struct's JSON names, with their index in its table.
-    fn by_name(&self) -> &'static [(&'static str, usize)];
+    /// The index of the field under a JSON name.
+    fn index_of(&self, json_name: &str) -> Option<usize>;
 
     /// The struct's schema.
     fn shape(&self) -> Shape;
@@ -1428,8 +1438,8 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
         }
     }
 
-    fn by_name(&self) -> &'static [(&'static str, usize)] {
-        self.table.by_name
+    fn index_of(&self, json_name: &str) -> Option<usize> {
+        self.table.index_in(self.schemas, json_name)
     }
 
     fn shape(&self) -> Shape {
@@ -1453,7 +1463,7 @@ fn presence(v: Option<FieldRef<'_>>) -> Presence {
 /// Applies a patch map to a struct, field by field when its keys name
 /// fields.
 fn apply_struct(s: &mut dyn FieldsMut, patch: &Map<String, Value>) -> Result<()> {
-    match group_patch(patch, s.by_name()) {
+    match group_patch(patch, |name| s.index_of(name)) {
         Grouped::Fields(fields, retain) => apply_fields(s, fields, retain, patch),
         Grouped::Directive(directive) => s.whole().set_json(&directive_object(directive, patch)?, None),
         // Keys that name no field.
