@@ -5,7 +5,7 @@
 //! vtable of its own.
 
 use super::fallback::{self, FieldPatch};
-use super::walk::{FieldValue, Kind, Steps, Walk};
+use super::walk::{FieldValue, Kind, Steps, Walk, no_new_value};
 use super::{Field, FieldKey};
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result};
@@ -91,11 +91,6 @@ impl OptionalOps {
             None => fallback::read_value_with(v, field, &mut |v| unsafe { self.read_json(at, v) }),
         }
     }
-}
-
-#[cold]
-fn no_new_value() -> crate::error::Error {
-    ErrorKind::Internal("an option read in place without a value to read into").into()
 }
 
 // SAFETY (of the functions below): `at` points to an `Option<T>`.

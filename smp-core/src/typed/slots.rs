@@ -6,7 +6,7 @@
 //! merged order is made at the end by swaps.
 
 use super::fallback;
-use super::walk::{FieldValue, Table, table_of};
+use super::walk::{FieldValue, Table, no_new_value, table_of};
 use super::{Field, StrategicMerge};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Shape;
@@ -406,11 +406,6 @@ impl Handle<'_> {
     pub(crate) fn at(&self) -> usize {
         self.at
     }
-}
-
-#[cold]
-fn no_new_value() -> crate::error::Error {
-    ErrorKind::Internal("a list read in place without a value to read into").into()
 }
 
 #[cold]

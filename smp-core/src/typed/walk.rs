@@ -186,7 +186,7 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
             // Read in place into a new value.
             let Some(new) = Self::__NEW else { return Err(no_new_value()) };
             let mut s = new();
-            match by_table::read_json(&mut s, table_of::<Self>(), v) {
+            match s.__read_json(v) {
                 Ok(()) => Ok(s),
                 Err(e) => Err(e),
             }
@@ -288,10 +288,11 @@ pub trait Walk: Serialize + DeserializeOwned + PartialEq + Clone + 'static {
     }
 }
 
-/// A struct read in place by its table has a new value to read into.
+/// A value read in place (a struct by its table, an option's value, a
+/// list's new element) has a new value of its type to read into.
 #[cold]
-fn no_new_value() -> crate::error::Error {
-    ErrorKind::Internal("a struct read in place without a value to read into").into()
+pub(crate) fn no_new_value() -> crate::error::Error {
+    ErrorKind::Internal("a value read in place without a new value to read into").into()
 }
 
 /// The error for a field absent from the JSON that its type requires.
@@ -309,7 +310,8 @@ pub mod by_table {
     pub fn field_key<'s>(s: &'s dyn FieldValue, table: Table, json_name: &str) -> FieldKey<'s> {
         let Some(table) = table else { return FieldKey::Opaque };
         // Else a field serde writes but does not read.
-        let at = table.index_of(json_name).or_else(|| table.field_schemas().iter().position(|f| f.name == json_name));
+        let schemas = table.field_schemas();
+        let at = table.index_in(schemas, json_name).or_else(|| schemas.iter().position(|f| f.name == json_name));
         match at {
             Some(i) => table_key(s, table, i),
             None => FieldKey::Absent,
