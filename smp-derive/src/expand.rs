@@ -234,7 +234,7 @@ fn field_methods(c: &Container, fields: &[Field], check_fields: bool, p: &TokenS
                 by_name: &[#(#names),*],
                 shape: <Self as #p::Walk>::__shape,
                 constants: &[#(#constants),*],
-                type_id: ::core::any::TypeId::of::<Self>,
+                type_id: ::core::any::TypeId::of::<Self>(),
                 #access
             })
         };

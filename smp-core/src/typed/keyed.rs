@@ -244,14 +244,14 @@ pub(crate) fn diff_keyed_list(
 ) -> Result<()> {
     if matches!(mk, MergeKey::Composite(_)) {
         // Elements named by several fields: the engine's diff of the field.
-        return fallback::diff_field(Some(old.as_field()), Some(new.as_field()), field, patch, opts);
+        return fallback::diff_field(Some(old), Some(new), field, patch, opts);
     }
     let fields = KeyFields::primary(mk);
     let primary = fields.names().first().copied();
     // The table's key field is the primary key when it has that name.
     let at = KeyAt::of((elem.table)(), field).filter(|at| primary == Some(at.name));
     let (Some(old_read), Some(new_read)) = (read_keys(old, primary, at), read_keys(new, primary, at)) else {
-        return fallback::diff_field(Some(old.as_field()), Some(new.as_field()), field, patch, opts);
+        return fallback::diff_field(Some(old), Some(new), field, patch, opts);
     };
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
     let l = Borrowed { quiet: super::facts::quiet((elem.shape)()), primary, field };
@@ -284,7 +284,7 @@ pub(crate) fn apply_keyed_list(
         || nulls_a_key(&patch, mk.primary())
         || merges_after_the_list(&patch);
     if by_json {
-        return fallback::apply_field(list.as_value(), present, patch, field);
+        return fallback::apply_field(list, present, patch, field);
     }
     let store = Store::new(list);
     let l = Owned { store: &store, key, shape: (elem.shape)() };

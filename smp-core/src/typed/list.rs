@@ -8,7 +8,9 @@ use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value};
 use super::keyed;
 use super::slots::{self, ElementOf, ElementType, Slots, elements};
-use super::walk::{FieldValue, ReadJsonFn, SameFn, SetJsonFn, different_types, read_json_of, same_as, set_json_of};
+use super::walk::{
+    FieldValue, NotAValue, ReadJsonFn, SameFn, SetJsonFn, different_types, read_json_of, same_as, set_json_of,
+};
 use super::{Field, FieldKey};
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -16,11 +18,14 @@ use crate::lists::key::KeyValue;
 use crate::schema::{MergeKey, Shape};
 use crate::value::deep_eq;
 use serde_json::{Map, Value};
+use std::any::TypeId;
 
 /// What a `Vec<T>` needs of its own type, besides its element type's
 /// [`ElementType`]: compiled once per element type, a constant of
-/// [`FieldValue::kind`] (`Walk::__LIST`).
+/// [`FieldValue::kind_of`] (`Walk::__LIST`).
 pub struct ListSteps {
+    /// The list's type, `Vec<T>`.
+    pub(crate) type_id: TypeId,
     pub(crate) elem: &'static ElementType,
     slots_mut: fn(&mut dyn FieldValue) -> Option<&mut dyn Slots>,
     /// `==` on two lists (`false` for other types).
@@ -36,6 +41,7 @@ pub struct ListSteps {
 impl ListSteps {
     pub(crate) const fn of<T: StrategicMerge>() -> ListSteps {
         ListSteps {
+            type_id: TypeId::of::<Vec<T>>(),
             elem: ElementOf::<T>::TYPE,
             slots_mut: slots::as_slots_mut::<T>,
             same: same_as::<Vec<T>>,
@@ -71,10 +77,16 @@ impl ListSteps {
     }
 }
 
-/// The steps of [`FieldValue::kind`] for a type that is no list (never
+/// The steps of [`FieldValue::kind_of`] for a type that is no list (never
 /// taken: only a `Vec` has list steps).
-pub(crate) static NO_LIST: ListSteps =
-    ListSteps { elem: &ElementType::NONE, slots_mut: |_| None, same: |_, _| false, set_json: None, read_json: None };
+pub(crate) static NO_LIST: ListSteps = ListSteps {
+    type_id: TypeId::of::<NotAValue>(),
+    elem: &ElementType::NONE,
+    slots_mut: |_| None,
+    same: |_, _| false,
+    set_json: None,
+    read_json: None,
+};
 
 /// Adds to `patch` what turns the list `old` into `new` (`None`: absent
 /// from the JSON), lists of elements of type `elem`.
@@ -108,7 +120,7 @@ pub(crate) fn apply_field(
     let shape = (elem.shape)();
     match keyed(shape, field) {
         Some(mk) => keyed::apply_keyed_list(list, present, patch, elem, mk, field),
-        None => apply_list(list.as_value(), present, matches!(shape, Shape::List(_)), patch, field),
+        None => apply_list(list, present, matches!(shape, Shape::List(_)), patch, field),
     }
 }
 

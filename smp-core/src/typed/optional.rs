@@ -5,7 +5,7 @@
 //! vtable of its own.
 
 use super::fallback::{self, FieldPatch};
-use super::walk::{FieldValue, Kind, Steps, Walk, no_new_value};
+use super::walk::{FieldValue, Kind, OwnSteps, Steps, Walk, no_new_value};
 use super::{Field, FieldKey};
 use crate::engine::diff::Opts;
 use crate::error::{ErrorKind, Result};
@@ -15,18 +15,31 @@ use std::marker::PhantomData;
 
 /// The steps of an `Option<T>` field, compiled once per `T`.
 pub struct OptionalOps {
-    get: unsafe fn(*const u8) -> Option<*const dyn FieldValue>,
-    /// The value inside, to change it; with `fill`, a `None` is first made
-    /// `Some` of `T`'s new value ([`Walk::__NEW`]), to read into, when `T`
-    /// has one.
-    get_mut: unsafe fn(*mut u8, bool) -> Option<*mut dyn FieldValue>,
-    set_none: unsafe fn(*mut u8),
+    /// The option's place, reached as [`Reach`] says: one function per
+    /// `T` for every way of reaching it, so that an option type adds one
+    /// function to a program, not one per way.
+    reach: unsafe fn(*mut u8, Reach) -> Option<*mut dyn FieldValue>,
     /// Reads the option whole and moves it there: for a `T` without a new
     /// value.
     read_whole: Option<unsafe fn(*mut u8, &Value) -> Result<()>>,
     /// `Option<T>`'s `__set_json` for a `T` that serde may read from JSON
     /// text ([`Walk::__JSON_TEXT`]); the others are read in place.
     set_text: Option<SetText>,
+}
+
+/// How [`OptionalOps::reach`] reaches an option's place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// The value inside, to read it (the place may be borrowed shared
+    /// only: the pointer returned is not written through).
+    Read,
+    /// The value inside, to change it.
+    Change,
+    /// The value inside, to change it; a `None` is first made `Some` of
+    /// `T`'s new value ([`Walk::__NEW`]), to read into, when `T` has one.
+    Fill,
+    /// Sets the option to `None` (and returns `None`).
+    Clear,
 }
 
 /// `Option<T>`'s `__set_json` at the option's place.
@@ -36,9 +49,7 @@ impl OptionalOps {
     /// The steps of a field of type `Option<T>`.
     pub(crate) const fn of<T: Walk>() -> OptionalOps {
         OptionalOps {
-            get: get::<T>,
-            get_mut: get_mut::<T>,
-            set_none: set_none::<T>,
+            reach: reach::<T>,
             read_whole: if T::__NEW.is_some() { None } else { Some(read_whole::<T>) },
             set_text: if T::__JSON_TEXT { Some(set_text::<T>) } else { None },
         }
@@ -50,8 +61,33 @@ impl OptionalOps {
     ///
     /// `at` points to an `Option<T>` of these steps' `T`.
     pub(crate) unsafe fn value<'s>(&self, at: *const u8) -> Option<&'s dyn FieldValue> {
-        // SAFETY: as the caller says; `get` returns a pointer into it.
-        unsafe { (self.get)(at).map(|v| &*v) }
+        // SAFETY: as the caller says; `reach` returns a pointer into it,
+        // which is only read.
+        unsafe { (self.reach)(at.cast_mut(), Reach::Read).map(|v| &*v) }
+    }
+
+    /// The value inside the option at `at`, to change it (`fill`: see
+    /// [`Reach::Fill`]).
+    ///
+    /// # Safety
+    ///
+    /// `at` points to an `Option<T>` of these steps' `T`, borrowed
+    /// mutably for the value's lifetime.
+    unsafe fn value_mut<'s>(&self, at: *mut u8, fill: bool) -> Option<&'s mut dyn FieldValue> {
+        let how = if fill { Reach::Fill } else { Reach::Change };
+        // SAFETY: as the caller says; `reach` returns a pointer into it.
+        unsafe { (self.reach)(at, how).map(|v| &mut *v) }
+    }
+
+    /// Sets the option at `at` to `None`.
+    ///
+    /// # Safety
+    ///
+    /// `at` points to an `Option<T>` of these steps' `T`, borrowed
+    /// mutably for the call.
+    unsafe fn set_none(&self, at: *mut u8) {
+        // SAFETY: as the caller says.
+        unsafe { (self.reach)(at, Reach::Clear) };
     }
 
     /// `Option<T>`'s `__read_json`, into the option at `at`: `null` is
@@ -62,18 +98,18 @@ impl OptionalOps {
     /// `at` points to an `Option<T>` of these steps' `T`, borrowed
     /// mutably for the call.
     pub(crate) unsafe fn read_json(&self, at: *mut u8, v: &Value) -> Result<()> {
-        // SAFETY (of the calls below): as the caller says; `get_mut`
-        // returns a pointer into the option, which nothing else borrows
-        // meanwhile (`read_whole` is set for a `T` without a new value).
+        // SAFETY (of the calls below): as the caller says; the value
+        // inside is borrowed for the read only (`read_whole` is set for a
+        // `T` without a new value).
         if v.is_null() {
-            unsafe { (self.set_none)(at) };
+            unsafe { self.set_none(at) };
             return Ok(());
         }
         if let Some(read_whole) = self.read_whole {
             return unsafe { read_whole(at, v) };
         }
-        match unsafe { (self.get_mut)(at, true) } {
-            Some(inner) => unsafe { &mut *inner }.read_json(v),
+        match unsafe { self.value_mut(at, true) } {
+            Some(inner) => inner.read_json(v),
             None => Err(no_new_value()),
         }
     }
@@ -96,32 +132,32 @@ impl OptionalOps {
 // SAFETY (of the functions below): `at` points to an `Option<T>`.
 
 #[inline(never)]
-unsafe fn get<T: Walk>(at: *const u8) -> Option<*const dyn FieldValue> {
-    match unsafe { &*at.cast::<Option<T>>() } {
-        Some(v) => Some(v as &dyn FieldValue as *const dyn FieldValue),
-        None => None,
-    }
-}
-
-#[inline(never)]
-unsafe fn get_mut<T: Walk>(at: *mut u8, fill: bool) -> Option<*mut dyn FieldValue> {
+unsafe fn reach<T: Walk>(at: *mut u8, how: Reach) -> Option<*mut dyn FieldValue> {
     let at = at.cast::<Option<T>>();
-    if fill
-        && unsafe { (*at).is_none() }
-        && let Some(new) = T::__NEW
-    {
-        // A `None` has nothing to drop.
-        unsafe { at.write(Some(new())) };
+    match how {
+        // Through a shared borrow only: `at` may come from one.
+        Reach::Read => match unsafe { &*at } {
+            Some(v) => Some((v as &dyn FieldValue as *const dyn FieldValue).cast_mut()),
+            None => None,
+        },
+        Reach::Clear => {
+            unsafe { *at = None };
+            None
+        }
+        Reach::Change | Reach::Fill => {
+            if how == Reach::Fill
+                && unsafe { (*at).is_none() }
+                && let Some(new) = T::__NEW
+            {
+                // A `None` has nothing to drop.
+                unsafe { at.write(Some(new())) };
+            }
+            match unsafe { &mut *at } {
+                Some(v) => Some(v as &mut dyn FieldValue as *mut dyn FieldValue),
+                None => None,
+            }
+        }
     }
-    match unsafe { &mut *at } {
-        Some(v) => Some(v as &mut dyn FieldValue as *mut dyn FieldValue),
-        None => None,
-    }
-}
-
-#[inline(never)]
-unsafe fn set_none<T: Walk>(at: *mut u8) {
-    unsafe { *at.cast::<Option<T>>() = None }
 }
 
 /// `Option<T>`'s `__from_json`, moved into the field.
@@ -315,7 +351,7 @@ impl OptionalSlot<'_> {
     /// Sets it to `None`.
     pub(crate) fn set_none(&mut self) {
         // SAFETY: `new`'s contract.
-        unsafe { (self.ops.set_none)(self.at) }
+        unsafe { self.ops.set_none(self.at) }
     }
 
     /// `Option<T>`'s `__read_json`, into the field.
@@ -330,8 +366,8 @@ impl OptionalSlot<'_> {
     pub(crate) fn apply_field(&mut self, present: bool, patch: FieldPatch<'_>, field: &Field) -> Result<bool> {
         if present {
             // SAFETY: `new`'s contract; the value is borrowed through `self`.
-            if let Some(inner) = unsafe { (self.ops.get_mut)(self.at, false) } {
-                return unsafe { &mut *inner }.apply_field(true, patch, field);
+            if let Some(inner) = unsafe { self.ops.value_mut(self.at, false) } {
+                return inner.apply_field(true, patch, field);
             }
         }
         apply_null(&mut Whole { at: self.at, ops: self.ops }, present, patch, field)
@@ -359,12 +395,8 @@ fn not_for_a_whole_option() -> crate::error::Error {
 }
 
 impl FieldValue for Whole {
-    fn kind(&self) -> Kind<&dyn Steps> {
-        Kind::Steps(self)
-    }
-
-    fn kind_mut(&mut self) -> Kind<&mut dyn Steps> {
-        Kind::Steps(self)
+    fn kind_of(&self) -> Kind<OwnSteps<'_>> {
+        Kind::Steps(OwnSteps::of(self))
     }
 }
 
@@ -402,7 +434,7 @@ impl Steps for Whole {
 
     fn set_missing(&mut self, _: &str) -> Result<()> {
         // SAFETY: as in `value`.
-        unsafe { (self.ops.set_none)(self.at) };
+        unsafe { self.ops.set_none(self.at) };
         Ok(())
     }
 

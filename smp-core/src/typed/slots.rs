@@ -11,7 +11,6 @@ use super::{Field, StrategicMerge};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Shape;
 use serde_json::Value;
-use std::any::Any;
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -45,7 +44,6 @@ impl<T: StrategicMerge> ElementOf<T> {
 
 #[inline(never)]
 fn as_slots<T: StrategicMerge>(v: &dyn FieldValue) -> Option<&dyn Slots> {
-    let v: &dyn Any = v;
     match v.downcast_ref::<Vec<T>>() {
         Some(list) => Some(list),
         None => None,
@@ -54,7 +52,6 @@ fn as_slots<T: StrategicMerge>(v: &dyn FieldValue) -> Option<&dyn Slots> {
 
 #[inline(never)]
 pub(crate) fn as_slots_mut<T: StrategicMerge>(v: &mut dyn FieldValue) -> Option<&mut dyn Slots> {
-    let v: &mut dyn Any = v;
     match v.downcast_mut::<Vec<T>>() {
         Some(list) => Some(list),
         None => None,
@@ -63,8 +60,9 @@ pub(crate) fn as_slots_mut<T: StrategicMerge>(v: &mut dyn FieldValue) -> Option<
 
 /// A `Vec` of typed values, seen without its element type: each element
 /// type adds these few steps, and the rest is compiled once (on `dyn
-/// Slots`, below).
-pub(crate) trait Slots: Any {
+/// Slots`, below). The list is a field value too: `&dyn Slots` converts to
+/// `&dyn FieldValue` by the vtable it holds, with no step of its own.
+pub(crate) trait Slots: FieldValue {
     /// Where the elements lie, to read them.
     fn parts(&self) -> Parts;
 
@@ -91,12 +89,6 @@ pub(crate) trait Slots: Any {
 
     /// Drops the elements from `len` on.
     fn truncate(&mut self, len: usize);
-
-    /// The whole list as a field value.
-    fn as_field(&self) -> &dyn FieldValue;
-
-    /// [`Slots::as_field`], to change it.
-    fn as_value(&mut self) -> &mut dyn FieldValue;
 }
 
 /// Where the elements of a list lie: the first one's place, behind the
@@ -216,7 +208,7 @@ impl<T: StrategicMerge> Slots for Vec<T> {
 
     #[inline(never)]
     fn append(&mut self, other: &mut dyn Slots) -> Result<()> {
-        let other: &mut dyn Any = other;
+        let other: &mut dyn FieldValue = other;
         match other.downcast_mut::<Vec<T>>() {
             Some(other) => {
                 Vec::append(self, other);
@@ -229,16 +221,6 @@ impl<T: StrategicMerge> Slots for Vec<T> {
     #[inline(never)]
     fn truncate(&mut self, len: usize) {
         Vec::truncate(self, len)
-    }
-
-    #[inline(never)]
-    fn as_field(&self) -> &dyn FieldValue {
-        self
-    }
-
-    #[inline(never)]
-    fn as_value(&mut self) -> &mut dyn FieldValue {
-        self
     }
 }
 
@@ -358,7 +340,7 @@ impl<'a> Store<'a> {
         let mut inner = self.inner.borrow_mut();
         let inner = &mut *inner;
         let mut chunk = inner.list.with_room(0);
-        chunk.as_value().set_json(v, Some(field))?;
+        (&mut *chunk as &mut dyn FieldValue).set_json(v, Some(field))?;
         let base = inner.count;
         let handles: Vec<Handle<'_>> =
             chunk.places().enumerate().map(|(i, ptr)| Handle { at: base + i, ptr, store: PhantomData }).collect();

@@ -318,6 +318,17 @@ pub mod by_table {
         }
     }
 
+    /// `==` of two structs, field by field, each with its own type's `==`,
+    /// so that a struct adds no `==` of its own to the walk. Only the
+    /// fields serde writes are in the table, as only they are in the JSON.
+    pub fn same(a: &dyn FieldValue, b: &dyn FieldValue, table: Table) -> bool {
+        let Some(table) = table else { return false };
+        (0..table.fields.len()).all(|i| match (table.get(a, i), table.get(b, i)) {
+            (Some(a), Some(b)) => a.same(b),
+            _ => false,
+        })
+    }
+
     /// [`Walk::__quiet_if_equal`].
     pub fn quiet_if_equal(s: &dyn FieldValue, table: Table) -> bool {
         match table.map(|t| (t, (t.shape)())) {
@@ -348,8 +359,7 @@ pub mod by_table {
         opts: Opts,
     ) -> Result<Map<String, Value>> {
         let table = table.ok_or_else(no_table)?;
-        let (a, b): (&dyn Any, &dyn Any) = (s, desired);
-        if a.type_id() != (table.type_id)() || b.type_id() != (table.type_id)() {
+        if s.value_type() != table.type_id || desired.value_type() != table.type_id {
             return Err(different_types());
         }
         let shape = (table.shape)();
@@ -511,12 +521,12 @@ pub struct FieldTable {
     /// of a k8s-openapi resource), with their values.
     pub constants: &'static [(&'static str, &'static str)],
     /// The struct's type: the offsets of `fields` are into it.
-    pub type_id: fn() -> TypeId,
+    pub type_id: TypeId,
     /// Whether serde leaves out the field at an index ([`Skip::If`]).
-    pub skip_if: fn(&dyn Any, usize) -> bool,
+    pub skip_if: fn(&dyn FieldValue, usize) -> bool,
     /// Sets the field at an index to the value serde gives it when it is
     /// missing ([`Missing::Set`]).
-    pub set_default: fn(&mut dyn Any, usize),
+    pub set_default: fn(&mut dyn FieldValue, usize),
 }
 
 impl FieldTable {
@@ -561,8 +571,7 @@ impl FieldTable {
     /// the table's type).
     fn get<'s>(&self, s: &'s dyn FieldValue, i: usize) -> Option<FieldRef<'s>> {
         let ops = self.fields.get(i)?;
-        let any: &dyn Any = s;
-        if any.type_id() != (self.type_id)() {
+        if s.value_type() != self.type_id {
             return None;
         }
         let at = (s as *const dyn FieldValue).cast::<u8>().wrapping_add(ops.offset);
@@ -573,7 +582,7 @@ impl FieldTable {
         // that type against the field's at compile time (in a struct that
         // is not packed, so the field is aligned).
         Some(match &ops.access.0 {
-            Access::Value { get, .. } => FieldRef::Value(unsafe { &*get(at) }),
+            Access::Value(place) => FieldRef::Value(unsafe { &*place(at.cast_mut()) }),
             Access::Optional(optional) => FieldRef::Optional(unsafe { optional.value(at) }),
         })
     }
@@ -581,14 +590,13 @@ impl FieldTable {
     /// [`FieldTable::get`], to change the value.
     fn get_mut<'s>(&self, s: &'s mut dyn FieldValue, i: usize) -> Option<FieldMut<'s>> {
         let ops = self.fields.get(i)?;
-        let any: &dyn Any = s;
-        if any.type_id() != (self.type_id)() {
+        if s.value_type() != self.type_id {
             return None;
         }
         let at = (s as *mut dyn FieldValue).cast::<u8>().wrapping_add(ops.offset);
         // SAFETY: as in `get`, and `s` is borrowed mutably for as long.
         Some(match &ops.access.0 {
-            Access::Value { get_mut, .. } => FieldMut::Value(unsafe { &mut *get_mut(at) }),
+            Access::Value(place) => FieldMut::Value(unsafe { &mut *place(at) }),
             Access::Optional(optional) => FieldMut::Optional(unsafe { OptionalSlot::new(at, optional) }),
         })
     }
@@ -599,8 +607,9 @@ impl FieldTable {
 pub struct FieldAccess(Access);
 
 enum Access {
-    /// The field behind its type's vtable.
-    Value { get: unsafe fn(*const u8) -> *const dyn FieldValue, get_mut: unsafe fn(*mut u8) -> *mut dyn FieldValue },
+    /// The field behind its type's vtable (the pointer keeps the place's
+    /// borrow: read only when it is shared).
+    Value(unsafe fn(*mut u8) -> *mut dyn FieldValue),
     /// An `Option<T>` field, reached as its `T` (`typed/optional.rs`).
     Optional(OptionalOps),
 }
@@ -608,7 +617,7 @@ enum Access {
 impl FieldAccess {
     /// A field of type `T`, behind its vtable.
     const fn value<T: FieldValue>() -> FieldAccess {
-        FieldAccess(Access::Value { get: field_at::<T>, get_mut: field_at_mut::<T> })
+        FieldAccess(Access::Value(field_at::<T>))
     }
 
     /// An `Option<T>` field.
@@ -624,23 +633,14 @@ impl<T: Serialize + DeserializeOwned + 'static> Json<T> {
     pub const ACCESS: &'static FieldAccess = &FieldAccess::value::<Json<T>>();
 }
 
-/// The field of type `T` at `at`, behind its vtable.
+/// The field of type `T` at `at`, behind its vtable: a cast, which
+/// creates no borrow, so one function serves to read and to change it.
 ///
 /// # Safety
 ///
 /// `at` points to a `T`.
 #[inline(never)]
-unsafe fn field_at<T: FieldValue>(at: *const u8) -> *const dyn FieldValue {
-    at.cast::<T>() as *const dyn FieldValue
-}
-
-/// [`field_at`], to change it.
-///
-/// # Safety
-///
-/// `at` points to a `T`.
-#[inline(never)]
-unsafe fn field_at_mut<T: FieldValue>(at: *mut u8) -> *mut dyn FieldValue {
+unsafe fn field_at<T: FieldValue>(at: *mut u8) -> *mut dyn FieldValue {
     at.cast::<T>() as *mut dyn FieldValue
 }
 
@@ -648,27 +648,26 @@ unsafe fn field_at_mut<T: FieldValue>(at: *mut u8) -> *mut dyn FieldValue {
 /// generated code).
 #[inline(never)]
 pub fn default_of<T: Default + 'static>(v: &mut dyn FieldValue) {
-    let v: &mut dyn Any = v;
     if let Some(v) = v.downcast_mut::<T>() {
         *v = T::default();
     }
 }
 
 /// [`FieldTable::skip_if`] of a struct without [`Skip::If`] fields.
-pub fn no_skip_if(_: &dyn Any, _: usize) -> bool {
+pub fn no_skip_if(_: &dyn FieldValue, _: usize) -> bool {
     false
 }
 
 /// [`FieldTable::set_default`] of a struct without [`Missing::Set`] fields.
-pub fn no_own_default(_: &mut dyn Any, _: usize) {}
+pub fn no_own_default(_: &mut dyn FieldValue, _: usize) {}
 
 /// The struct behind `Any` as its own type, for generated code.
-pub fn this<S: 'static>(s: &dyn Any) -> Option<&S> {
+pub fn this<S: 'static>(s: &dyn FieldValue) -> Option<&S> {
     s.downcast_ref()
 }
 
 /// [`this`], to change it.
-pub fn this_mut<S: 'static>(s: &mut dyn Any) -> Option<&mut S> {
+pub fn this_mut<S: 'static>(s: &mut dyn FieldValue) -> Option<&mut S> {
     s.downcast_mut()
 }
 
@@ -686,19 +685,43 @@ pub enum Presence {
 /// A field's value behind its type's vtable: the steps of diff and apply
 /// are compiled once per field type, and a struct's table only says where
 /// each field is. A struct walked by its table is walked by code compiled
-/// once for every struct (`Kind::Table`): its vtable holds only these two
-/// methods, not a copy of each step. Every other type has its own
+/// once for every struct (`Kind::Table`): its vtable holds only this one
+/// method, not a copy of each step. Every other type has its own
 /// `Steps`. (The steps are called on `dyn FieldValue`, below, which picks
 /// the one of the value's kind.)
-pub trait FieldValue: Any {
-    /// How the value is walked.
-    fn kind(&self) -> Kind<&dyn Steps>;
-
-    /// [`FieldValue::kind`], to change the value.
-    fn kind_mut(&mut self) -> Kind<&mut dyn Steps>;
+pub trait FieldValue: 'static {
+    /// How the value is walked: for a type with steps of its own, the
+    /// value behind them, with the way to reach them to change it (the
+    /// walk reads it with `kind` and `kind_mut` on `dyn FieldValue`).
+    fn kind_of(&self) -> Kind<OwnSteps<'_>>;
 }
 
-/// How a value is walked ([`FieldValue::kind`]); `S` is the value behind
+/// A value behind its own steps ([`Kind::Steps`]), and the way to reach
+/// them to change it: one small function per type with steps of its own,
+/// so that reading and changing a value take one method of its vtable.
+pub struct OwnSteps<'s> {
+    steps: &'s dyn Steps,
+    to_mut: unsafe fn(*mut dyn FieldValue) -> *mut dyn Steps,
+}
+
+impl<'s> OwnSteps<'s> {
+    /// The steps of `T`, a type whose [`FieldValue::kind_of`] gives them.
+    pub(crate) fn of<T: FieldValue + Steps>(value: &'s T) -> Self {
+        OwnSteps { steps: value, to_mut: steps_mut::<T> }
+    }
+}
+
+/// The value at `v` behind its own steps, to change it.
+///
+/// # Safety
+///
+/// `v` points to a `T` (it is the value whose `kind_of` gave this
+/// function).
+unsafe fn steps_mut<T: FieldValue + Steps>(v: *mut dyn FieldValue) -> *mut dyn Steps {
+    v.cast::<T>() as *mut dyn Steps
+}
+
+/// How a value is walked ([`FieldValue::kind_of`]); `S` is the value behind
 /// its own steps, borrowed to read or to change it.
 pub enum Kind<S> {
     /// A struct, by its table.
@@ -710,12 +733,12 @@ pub enum Kind<S> {
 }
 
 /// What a struct walked by its table needs of its own type, besides the
-/// table: compiled once per struct, a constant of [`FieldValue::kind`].
+/// table: compiled once per struct, a constant of [`FieldValue::kind_of`].
 pub struct TableSteps {
+    /// The struct's type.
+    type_id: TypeId,
     /// [`table_of`] the struct.
     table: fn() -> Table,
-    /// `==` on two values of the struct (`false` for other types).
-    same: SameFn,
     /// [`Walk::__read_json`] (`None`: read in place by the table).
     read_json: Option<ReadJsonFn>,
     /// [`Walk::__set_json`] (`None`: read from a `Value` only, by
@@ -743,13 +766,19 @@ impl TableSteps {
     const fn of<T: Walk>() -> TableSteps {
         match T::__TABLE {
             Some(_) => TableSteps {
+                type_id: TypeId::of::<T>(),
                 table: table_of::<T>,
-                same: same_as::<T>,
                 read_json: if T::__READ_BY_TABLE { None } else { Some(read_json_of::<T>) },
                 set_json: if T::__JSON_TEXT { Some(set_json_of::<T>) } else { None },
                 missing: if T::__ABSENT_OK { Some(missing_of::<T>) } else { None },
             },
-            None => TableSteps { table: || None, same: |_, _| false, read_json: None, set_json: None, missing: None },
+            None => TableSteps {
+                type_id: TypeId::of::<NotAValue>(),
+                table: || None,
+                read_json: None,
+                set_json: None,
+                missing: None,
+            },
         }
     }
 }
@@ -757,7 +786,6 @@ impl TableSteps {
 /// `==` on two values of `T` (`false` when either is of another type).
 #[inline(never)]
 pub(crate) fn same_as<T: Walk>(a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
-    let (a, b): (&dyn Any, &dyn Any) = (a, b);
     match (a.downcast_ref::<T>(), b.downcast_ref::<T>()) {
         (Some(a), Some(b)) => T::eq(a, b),
         _ => false,
@@ -766,7 +794,6 @@ pub(crate) fn same_as<T: Walk>(a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
 
 #[inline(never)]
 pub(crate) fn read_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value) -> Result<()> {
-    let s: &mut dyn Any = s;
     match s.downcast_mut::<T>() {
         Some(s) => s.__read_json(v),
         None => Err(different_types()),
@@ -775,7 +802,6 @@ pub(crate) fn read_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value) -> Result
 
 #[inline(never)]
 pub(crate) fn set_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value, field: Option<&Field>) -> Result<()> {
-    let s: &mut dyn Any = s;
     match s.downcast_mut::<T>() {
         Some(s) => s.__set_json(v, field),
         None => Err(different_types()),
@@ -784,13 +810,70 @@ pub(crate) fn set_json_of<T: Walk>(s: &mut dyn FieldValue, v: &Value, field: Opt
 
 #[inline(never)]
 fn missing_of<T: Walk>(s: &mut dyn FieldValue, key: &str) -> Result<()> {
-    let s: &mut dyn Any = s;
     match s.downcast_mut::<T>() {
         Some(s) => {
             *s = T::__missing(key)?;
             Ok(())
         }
         None => Err(different_types()),
+    }
+}
+
+/// The type of the steps of no value (those of a type that does not take
+/// them): no value is of it.
+pub(crate) enum NotAValue {}
+
+/// A value's type, and the value as the type it is: the type is said by its
+/// kind (a constant of its table or list steps, or its own steps' `Any`),
+/// so that a type adds no function of its own for it.
+impl dyn FieldValue {
+    /// How the value is walked.
+    pub(crate) fn kind(&self) -> Kind<&dyn Steps> {
+        match self.kind_of() {
+            Kind::Table(t) => Kind::Table(t),
+            Kind::List(l) => Kind::List(l),
+            Kind::Steps(own) => Kind::Steps(own.steps),
+        }
+    }
+
+    /// [`kind`](Self::kind), to change the value.
+    pub(crate) fn kind_mut(&mut self) -> Kind<&mut dyn Steps> {
+        let to_mut = match self.kind_of() {
+            Kind::Table(t) => return Kind::Table(t),
+            Kind::List(l) => return Kind::List(l),
+            Kind::Steps(own) => own.to_mut,
+        };
+        // SAFETY: the function of this value's own kind, on the value,
+        // which is borrowed mutably for as long as its steps.
+        Kind::Steps(unsafe { &mut *to_mut(self) })
+    }
+
+    /// The value's type.
+    pub(crate) fn value_type(&self) -> TypeId {
+        match self.kind() {
+            Kind::Table(t) => t.type_id,
+            Kind::List(l) => l.type_id,
+            Kind::Steps(s) => {
+                // Through the value's vtable (`dyn Steps` is an `Any` of
+                // its own type too).
+                let any: &dyn Any = s;
+                any.type_id()
+            }
+        }
+    }
+
+    /// The value as a `T`, if it is one.
+    pub(crate) fn downcast_ref<T: 'static>(&self) -> Option<&T> {
+        // SAFETY: the value is a `T` (its kind's type is the type of the
+        // value it is made from: `FieldValue`'s implementations give the
+        // constant of their own type, or themselves as `Steps`).
+        (self.value_type() == TypeId::of::<T>()).then(|| unsafe { &*(self as *const dyn FieldValue).cast::<T>() })
+    }
+
+    /// [`downcast_ref`](Self::downcast_ref), to change it.
+    pub(crate) fn downcast_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        // SAFETY: as in `downcast_ref`.
+        (self.value_type() == TypeId::of::<T>()).then(|| unsafe { &mut *(self as *mut dyn FieldValue).cast::<T>() })
     }
 }
 
@@ -825,7 +908,7 @@ impl dyn FieldValue {
     /// `other` is a value of the same type and `==` to this one.
     pub(crate) fn same(&self, other: &dyn FieldValue) -> bool {
         match self.kind() {
-            Kind::Table(t) => (t.same)(self, other),
+            Kind::Table(t) => by_table::same(self, other, (t.table)()),
             Kind::List(l) => (l.same)(self, other),
             Kind::Steps(s) => s.same(other),
         }
@@ -1044,7 +1127,6 @@ pub(crate) fn as_field_mut<T: FieldValue>(v: &mut T) -> &mut dyn FieldValue {
 /// A value behind the vtable as the type it is (`None`: absent).
 pub(crate) fn typed<T: 'static>(other: Option<&dyn FieldValue>) -> Result<Option<&T>> {
     let Some(v) = other else { return Ok(None) };
-    let v: &dyn Any = v;
     match v.downcast_ref::<T>() {
         Some(v) => Ok(Some(v)),
         None => Err(different_types()),
@@ -1069,15 +1151,10 @@ pub(crate) fn different_types() -> crate::error::Error {
 /// steps to a program; any other type, its own [`Steps`].
 impl<T: Walk> FieldValue for T {
     #[inline(never)]
-    fn kind(&self) -> Kind<&dyn Steps> {
+    fn kind_of(&self) -> Kind<OwnSteps<'_>> {
         // (Only the branch of `T`'s kind is compiled for it: a struct
         // walked by its table adds no copy of the steps below.)
-        if const { shares_steps::<T>() } { shared_kind::<T, _>() } else { Kind::Steps(self) }
-    }
-
-    #[inline(never)]
-    fn kind_mut(&mut self) -> Kind<&mut dyn Steps> {
-        if const { shares_steps::<T>() } { shared_kind::<T, _>() } else { Kind::Steps(self) }
+        if const { shares_steps::<T>() } { shared_kind::<T, _>() } else { Kind::Steps(OwnSteps::of(self)) }
     }
 }
 
@@ -1117,7 +1194,7 @@ impl<T: Walk> WithTable for T {
     const STEPS: &'static TableSteps = &TableSteps::of::<T>();
 }
 
-/// The steps of a type that shares no kind's ([`FieldValue::kind`] gives
+/// The steps of a type that shares no kind's ([`FieldValue::kind_of`] gives
 /// them only for such a type): its [`Walk`] methods.
 impl<T: Walk> Steps for T {
     fn is_null(&self) -> bool {
@@ -1133,7 +1210,6 @@ impl<T: Walk> Steps for T {
     }
 
     fn same(&self, other: &dyn FieldValue) -> bool {
-        let other: &dyn Any = other;
         match other.downcast_ref::<T>() {
             Some(o) => T::eq(self, o),
             None => false,
@@ -1200,7 +1276,6 @@ impl<T: Walk> Steps for T {
     // Only a struct's field (one with a table, or an object of its own) is
     // diffed or patched as an object, by the type's own steps.
     fn diff_object(&self, new: &dyn FieldValue, opts: Opts) -> Result<Map<String, Value>> {
-        let new: &dyn Any = new;
         match new.downcast_ref::<T>() {
             Some(new) => self.__diff_object(new, opts),
             None => Err(different_types()),
@@ -1218,12 +1293,8 @@ impl<T: Walk> Steps for T {
 pub struct Json<T>(T);
 
 impl<T: Serialize + DeserializeOwned + 'static> FieldValue for Json<T> {
-    fn kind(&self) -> Kind<&dyn Steps> {
-        Kind::Steps(self)
-    }
-
-    fn kind_mut(&mut self) -> Kind<&mut dyn Steps> {
-        Kind::Steps(self)
+    fn kind_of(&self) -> Kind<OwnSteps<'_>> {
+        Kind::Steps(OwnSteps::of(self))
     }
 }
 
@@ -1416,8 +1487,7 @@ impl<R: DerefMut<Target = dyn FieldValue>> FieldsMut for Struct<R> {
         let ops = &self.table.fields[i];
         match ops.missing {
             Missing::Set => {
-                let s: &mut dyn Any = &mut *self.s;
-                (self.table.set_default)(s, i);
+                (self.table.set_default)(&mut *self.s, i);
                 Ok(())
             }
             // An option's default and missing value are both `None`.
@@ -1643,4 +1713,61 @@ fn diff_fields_in(
     }
     fallback::finish_diff(&mut patch, retain, removed);
     Ok(patch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A value of each kind is seen as its own type only, and is changed
+    /// through the steps its kind gives.
+    #[test]
+    fn values_are_seen_as_their_own_type_only() {
+        let mut text = String::from("a");
+        let mut list = vec![String::from("b")];
+        let mut map = BTreeMap::from([(String::from("k"), 1_i64)]);
+        let values: [(&mut dyn FieldValue, TypeId); 3] = [
+            (&mut text, TypeId::of::<String>()),
+            (&mut list, TypeId::of::<Vec<String>>()),
+            (&mut map, TypeId::of::<BTreeMap<String, i64>>()),
+        ];
+        for (v, ty) in values {
+            assert_eq!(v.value_type(), ty);
+            assert_eq!(v.downcast_ref::<String>().is_some(), ty == TypeId::of::<String>());
+            assert_eq!(v.downcast_mut::<Vec<String>>().is_some(), ty == TypeId::of::<Vec<String>>());
+            assert!(v.downcast_ref::<Vec<i64>>().is_none());
+            assert!(v.downcast_ref::<NotAValue>().is_none());
+        }
+        // The steps reached to change a value change that value.
+        let v: &mut dyn FieldValue = &mut text;
+        match v.kind_mut() {
+            Kind::Steps(s) => s.set_json(&Value::from("changed"), None).unwrap(),
+            _ => panic!("a string has steps of its own"),
+        }
+        assert_eq!(text, "changed");
+    }
+
+    /// A struct is `==` field by field through its table, as its derived
+    /// `PartialEq` says.
+    #[cfg(feature = "k8s-openapi")]
+    #[test]
+    fn structs_are_compared_by_their_tables() {
+        use k8s_openapi::api::core::v1::{Container, EnvVar};
+        let a = Container {
+            name: "app".into(),
+            env: Some(vec![EnvVar { name: "A".into(), value: Some("1".into()), ..Default::default() }]),
+            ..Default::default()
+        };
+        let mut b = a.clone();
+        let same = |a: &Container, b: &Container| (a as &dyn FieldValue).same(b);
+        assert!(same(&a, &b));
+        b.env.as_mut().unwrap()[0].value = Some("2".into());
+        assert!(!same(&a, &b));
+        b = a.clone();
+        b.image = Some("nginx".into());
+        assert!(!same(&a, &b));
+        assert_eq!((&a as &dyn FieldValue).value_type(), TypeId::of::<Container>());
+        assert!(!(&a as &dyn FieldValue).same(&EnvVar::default()));
+    }
 }
