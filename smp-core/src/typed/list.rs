@@ -8,9 +8,7 @@ use super::depth::elements_ok;
 use super::fallback::{self, FieldPatch, take_new_value};
 use super::keyed;
 use super::slots::{self, ElementOf, ElementType, Slots, elements};
-use super::walk::{
-    FieldValue, NotAValue, ReadJsonFn, SameFn, SetJsonFn, different_types, read_json_of, same_as, set_json_of,
-};
+use super::walk::{FieldValue, ReadJsonFn, SetJsonFn, different_types, read_json_of, set_json_of};
 use super::{Field, FieldKey};
 use crate::engine::diff::Opts;
 use crate::error::Result;
@@ -18,18 +16,12 @@ use crate::lists::key::KeyValue;
 use crate::schema::{MergeKey, Shape};
 use crate::value::deep_eq;
 use serde_json::{Map, Value};
-use std::any::TypeId;
 
 /// What a `Vec<T>` needs of its own type, besides its element type's
 /// [`ElementType`]: compiled once per element type, a constant of
 /// [`FieldValue::kind_of`] (`Walk::__LIST`).
 pub struct ListSteps {
-    /// The list's type, `Vec<T>`.
-    pub(crate) type_id: TypeId,
     pub(crate) elem: &'static ElementType,
-    slots_mut: fn(&mut dyn FieldValue) -> Option<&mut dyn Slots>,
-    /// `==` on two lists (`false` for other types).
-    pub(crate) same: SameFn,
     /// `Vec<T>`'s `__set_json` for an element type that serde may read
     /// from JSON text (`None`: read from a `Value` only).
     set_json: Option<SetJsonFn>,
@@ -41,10 +33,7 @@ pub struct ListSteps {
 impl ListSteps {
     pub(crate) const fn of<T: StrategicMerge>() -> ListSteps {
         ListSteps {
-            type_id: TypeId::of::<Vec<T>>(),
             elem: ElementOf::<T>::TYPE,
-            slots_mut: slots::as_slots_mut::<T>,
-            same: same_as::<Vec<T>>,
             set_json: if T::__JSON_TEXT { Some(set_json_of::<Vec<T>>) } else { None },
             read_json: if T::__NEW.is_some() { None } else { Some(read_json_of::<Vec<T>>) },
         }
@@ -52,12 +41,12 @@ impl ListSteps {
 
     /// The list, seen without its element type.
     pub(crate) fn slots<'s>(&self, v: &'s dyn FieldValue) -> Option<&'s dyn Slots> {
-        (self.elem.slots)(v)
+        self.elem.slots(v)
     }
 
     /// [`ListSteps::slots`], to change it.
     pub(crate) fn slots_mut<'s>(&self, v: &'s mut dyn FieldValue) -> Result<&'s mut dyn Slots> {
-        (self.slots_mut)(v).ok_or_else(different_types)
+        self.elem.slots_mut(v).ok_or_else(different_types)
     }
 
     /// `Vec<T>`'s `__set_json`.
@@ -79,14 +68,7 @@ impl ListSteps {
 
 /// The steps of [`FieldValue::kind_of`] for a type that is no list (never
 /// taken: only a `Vec` has list steps).
-pub(crate) static NO_LIST: ListSteps = ListSteps {
-    type_id: TypeId::of::<NotAValue>(),
-    elem: &ElementType::NONE,
-    slots_mut: |_| None,
-    same: |_, _| false,
-    set_json: None,
-    read_json: None,
-};
+pub(crate) static NO_LIST: ListSteps = ListSteps { elem: &ElementType::NONE, set_json: None, read_json: None };
 
 /// Adds to `patch` what turns the list `old` into `new` (`None`: absent
 /// from the JSON), lists of elements of type `elem`.
@@ -101,7 +83,7 @@ pub(crate) fn diff_field(
     let shape = (elem.shape)();
     let nested = matches!(shape, Shape::List(_));
     if let (false, Some(mk)) = (nested, keyed(shape, field))
-        && let (Some(a), Some(b)) = (old.and_then(elem.slots), new.and_then(elem.slots))
+        && let (Some(a), Some(b)) = (old.and_then(|v| elem.slots(v)), new.and_then(|v| elem.slots(v)))
     {
         return keyed::diff_keyed_list(a, b, elem, mk, field, patch, opts);
     }

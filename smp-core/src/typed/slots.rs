@@ -6,33 +6,110 @@
 //! merged order is made at the end by swaps.
 
 use super::fallback;
-use super::walk::{FieldValue, Table, no_new_value, table_of};
+use super::walk::{FieldValue, NotAValue, Table, no_new_value, table_of};
 use super::{Field, StrategicMerge};
 use crate::error::{ErrorKind, Result};
 use crate::schema::Shape;
 use serde_json::Value;
+use std::any::TypeId;
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
+use std::slice;
 
 /// What the list steps know of a list's element type.
 pub(crate) struct ElementType {
+    /// The element type.
+    type_id: TypeId,
+    /// The type of its lists, `Vec<T>`.
+    pub(crate) list_type: TypeId,
     /// Its field table, if it is a struct with one ([`table_of`]).
     pub(crate) table: fn() -> Table,
     /// Its schema.
     pub(crate) shape: fn() -> Shape,
     /// A value of the list type, `Vec<T>`, as a list (`None`: another type).
-    pub(crate) slots: fn(&dyn FieldValue) -> Option<&dyn Slots>,
+    slots: unsafe fn(*mut dyn FieldValue) -> *mut dyn Slots,
+    /// `==` on two runs of elements ([`same_elements`]): the one `==` a
+    /// type adds to the walk, for its elements and its lists alike.
+    same: unsafe fn(*const u8, *const u8, usize) -> bool,
 }
 
 impl ElementType {
     pub(crate) const fn of<T: StrategicMerge>() -> Self {
-        ElementType { table: table_of::<T>, shape: T::__SHAPE, slots: as_slots::<T> }
+        ElementType {
+            type_id: TypeId::of::<T>(),
+            list_type: TypeId::of::<Vec<T>>(),
+            table: table_of::<T>,
+            shape: T::__SHAPE,
+            slots: slots_at::<T>,
+            same: same_elements::<T>,
+        }
     }
 
     /// The element type of no list: no value is a list of it.
-    pub(crate) const NONE: ElementType = ElementType { table: || None, shape: || Shape::Any, slots: |_| None };
+    pub(crate) const NONE: ElementType = ElementType {
+        type_id: TypeId::of::<NotAValue>(),
+        list_type: TypeId::of::<NotAValue>(),
+        table: || None,
+        shape: || Shape::Any,
+        slots: slots_at::<()>,
+        same: |_, _, _| false,
+    };
+
+    /// `v` as a list of elements of this type, if it is one.
+    pub(crate) fn slots<'s>(&self, v: &'s dyn FieldValue) -> Option<&'s dyn Slots> {
+        // SAFETY: `v` is a list of this type, and only read.
+        (v.value_type() == self.list_type).then(|| unsafe { &*(self.slots)((v as *const dyn FieldValue).cast_mut()) })
+    }
+
+    /// [`slots`](Self::slots), to change it.
+    pub(crate) fn slots_mut<'s>(&self, v: &'s mut dyn FieldValue) -> Option<&'s mut dyn Slots> {
+        // SAFETY: `v` is a list of this type.
+        (v.value_type() == self.list_type).then(|| unsafe { &mut *(self.slots)(v) })
+    }
+
+    /// `a` and `b` are elements of this type, and `==`.
+    pub(crate) fn same(&self, a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
+        let element = |v: &dyn FieldValue| (v as *const dyn FieldValue).cast::<u8>();
+        // SAFETY: one element each, of this type.
+        a.value_type() == self.type_id
+            && b.value_type() == self.type_id
+            && unsafe { (self.same)(element(a), element(b), 1) }
+    }
+
+    /// `a` and `b` are lists of elements of this type, and `==`.
+    pub(crate) fn same_lists(&self, a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
+        let (Some(a), Some(b)) = (self.slots(a), self.slots(b)) else { return false };
+        let (a, b) = (a.parts(), b.parts());
+        // SAFETY: `len` elements of this type at each list's first place
+        // (its lists' `Slots` are this type's).
+        a.len == b.len && unsafe { (self.same)(a.first.cast::<u8>(), b.first.cast::<u8>(), a.len) }
+    }
+}
+
+/// The list at `v` behind its steps: a cast, which creates no borrow, so
+/// one function serves to read and to change it.
+///
+/// # Safety
+///
+/// `v` points to a `Vec<T>`.
+#[inline(never)]
+unsafe fn slots_at<T: StrategicMerge>(v: *mut dyn FieldValue) -> *mut dyn Slots {
+    v.cast::<Vec<T>>() as *mut dyn Slots
+}
+
+/// `==` on the `len` elements of type `T` at `a` and at `b`, as slices.
+///
+/// # Safety
+///
+/// `a` and `b` each point to `len` values of type `T`, aligned and
+/// initialised.
+#[inline(never)]
+unsafe fn same_elements<T: StrategicMerge>(a: *const u8, b: *const u8, len: usize) -> bool {
+    // SAFETY: as the caller says.
+    let (a, b) = unsafe { (slice::from_raw_parts(a.cast::<T>(), len), slice::from_raw_parts(b.cast::<T>(), len)) };
+    a == b
 }
 
 /// The [`ElementType`] of `T`, a constant.
@@ -40,22 +117,6 @@ pub(crate) struct ElementOf<T>(PhantomData<T>);
 
 impl<T: StrategicMerge> ElementOf<T> {
     pub(crate) const TYPE: &'static ElementType = &ElementType::of::<T>();
-}
-
-#[inline(never)]
-fn as_slots<T: StrategicMerge>(v: &dyn FieldValue) -> Option<&dyn Slots> {
-    match v.downcast_ref::<Vec<T>>() {
-        Some(list) => Some(list),
-        None => None,
-    }
-}
-
-#[inline(never)]
-pub(crate) fn as_slots_mut<T: StrategicMerge>(v: &mut dyn FieldValue) -> Option<&mut dyn Slots> {
-    match v.downcast_mut::<Vec<T>>() {
-        Some(list) => Some(list),
-        None => None,
-    }
 }
 
 /// A `Vec` of typed values, seen without its element type: each element
@@ -72,23 +133,17 @@ pub(crate) trait Slots: FieldValue {
     /// A new, empty list of the same element type, with room for `n`.
     fn with_room(&self, n: usize) -> Box<dyn Slots>;
 
-    /// Reads an element from JSON (with the element type's reader and its
-    /// retries) and adds it at the end, where there is room.
-    fn push_read(&mut self, v: &Value) -> Result<()>;
-
-    /// Empties the list, with room for `n` elements.
-    fn reset(&mut self, n: usize);
-
-    /// Adds the element type's new value
-    /// ([`Walk::__NEW`](super::Walk::__NEW)) at the end, to read into;
-    /// false for a type without one.
-    fn push_new(&mut self) -> bool;
+    /// Adds an element at the end: read from `v` (with the element type's
+    /// reader and its retries, where there is room), or without `v` the
+    /// element type's new value ([`Walk::__NEW`](super::Walk::__NEW)), to
+    /// read into. False: the type has no new value.
+    fn push(&mut self, v: Option<&Value>) -> Result<bool>;
 
     /// Moves the elements of `other`, a list of the same type, to the end.
     fn append(&mut self, other: &mut dyn Slots) -> Result<()>;
 
-    /// Drops the elements from `len` on.
-    fn truncate(&mut self, len: usize);
+    /// Drops the elements from `len` on, and makes room for `room` more.
+    fn truncate_reserve(&mut self, len: usize, room: usize);
 }
 
 /// Where the elements of a list lie: the first one's place, behind the
@@ -132,9 +187,25 @@ impl dyn Slots {
         NonNull::new(self.parts_mut().at(i)?)
     }
 
-    /// [`Slots::push_new`], and a pointer to the element added.
+    /// Empties the list, with room for `n` elements.
+    fn reset(&mut self, n: usize) {
+        self.truncate_reserve(0, n);
+    }
+
+    /// Drops the elements from `len` on.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.truncate_reserve(len, 0);
+    }
+
+    /// Reads an element from JSON and adds it at the end ([`Slots::push`]).
+    fn push_read(&mut self, v: &Value) -> Result<()> {
+        self.push(Some(v)).map(drop)
+    }
+
+    /// Adds the element type's new value ([`Slots::push`]), and a pointer
+    /// to the element added.
     fn push_new_element(&mut self) -> Option<NonNull<dyn FieldValue>> {
-        if !self.push_new() {
+        if !self.push(None).unwrap_or(false) {
             return None;
         }
         let last = self.len().checked_sub(1)?;
@@ -177,33 +248,25 @@ impl<T: StrategicMerge> Slots for Vec<T> {
     }
 
     #[inline(never)]
-    fn push_read(&mut self, v: &Value) -> Result<()> {
+    fn push(&mut self, v: Option<&Value>) -> Result<bool> {
+        let Some(v) = v else {
+            let Some(new) = T::__NEW else { return Ok(false) };
+            Vec::push(self, new());
+            return Ok(true);
+        };
         if self.len() == self.capacity() {
             return Err(no_room());
         }
         if const { T::__NEW.is_some() } {
-            return read_new(self, v);
+            return read_new(self, v).map(|()| true);
         }
         match (T::__READ)(v, None) {
             Ok(e) => {
-                self.push(e);
-                Ok(())
+                Vec::push(self, e);
+                Ok(true)
             }
             Err(e) => Err(e),
         }
-    }
-
-    #[inline(never)]
-    fn reset(&mut self, n: usize) {
-        self.clear();
-        self.reserve(n);
-    }
-
-    #[inline(never)]
-    fn push_new(&mut self) -> bool {
-        let Some(new) = T::__NEW else { return false };
-        self.push(new());
-        true
     }
 
     #[inline(never)]
@@ -219,8 +282,9 @@ impl<T: StrategicMerge> Slots for Vec<T> {
     }
 
     #[inline(never)]
-    fn truncate(&mut self, len: usize) {
-        Vec::truncate(self, len)
+    fn truncate_reserve(&mut self, len: usize, room: usize) {
+        Vec::truncate(self, len);
+        self.reserve(room);
     }
 }
 

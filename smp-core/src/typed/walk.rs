@@ -751,9 +751,6 @@ pub struct TableSteps {
 /// [`Walk::__missing`], set into a value behind its vtable.
 type SetMissingFn = fn(&mut dyn FieldValue, &str) -> Result<()>;
 
-/// `==` on two values of one type, behind their vtables.
-pub(crate) type SameFn = fn(&dyn FieldValue, &dyn FieldValue) -> bool;
-
 /// [`Walk::__read_json`] on a value behind its vtable.
 pub(crate) type ReadJsonFn = fn(&mut dyn FieldValue, &Value) -> Result<()>;
 
@@ -780,15 +777,6 @@ impl TableSteps {
                 missing: None,
             },
         }
-    }
-}
-
-/// `==` on two values of `T` (`false` when either is of another type).
-#[inline(never)]
-pub(crate) fn same_as<T: Walk>(a: &dyn FieldValue, b: &dyn FieldValue) -> bool {
-    match (a.downcast_ref::<T>(), b.downcast_ref::<T>()) {
-        (Some(a), Some(b)) => T::eq(a, b),
-        _ => false,
     }
 }
 
@@ -852,7 +840,7 @@ impl dyn FieldValue {
     pub(crate) fn value_type(&self) -> TypeId {
         match self.kind() {
             Kind::Table(t) => t.type_id,
-            Kind::List(l) => l.type_id,
+            Kind::List(l) => l.elem.list_type,
             Kind::Steps(s) => {
                 // Through the value's vtable (`dyn Steps` is an `Any` of
                 // its own type too).
@@ -909,7 +897,7 @@ impl dyn FieldValue {
     pub(crate) fn same(&self, other: &dyn FieldValue) -> bool {
         match self.kind() {
             Kind::Table(t) => by_table::same(self, other, (t.table)()),
-            Kind::List(l) => (l.same)(self, other),
+            Kind::List(l) => l.elem.same_lists(self, other),
             Kind::Steps(s) => s.same(other),
         }
     }
