@@ -12,6 +12,10 @@
 #   base       k8s-openapi + serde_json: reads and prints a Deployment, Pod,
 #              Service, StatefulSet and ConfigMap
 #   smp        the same, plus diff and apply on those five kinds
+#   one-base   base with one kind, a ConfigMap
+#   one-smp    smp with one kind: with the five-kinds pair, the table then
+#              gives what four more kinds add to each (the per-type cost,
+#              apart from what a program pays once whatever it names)
 #   cr-base    a custom resource spec embedding a PodTemplateSpec, read and
 #              printed
 #   cr-smp     the same spec deriving StrategicMerge, diffed and applied
@@ -67,17 +71,22 @@ $2
 EOF
 }
 
-kinds='use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{ConfigMap, Pod, Service};'
+five='Deployment Pod Service StatefulSet ConfigMap'
 
 read_fn='fn read<T: serde::de::DeserializeOwned>(text: &str) -> T {
     serde_json::from_str(text).expect("an object")
 }'
 
-# The five kinds: read from the command line's arguments (or `{}`), then
-# printed (base) or diffed against a changed copy and patched (smp).
-five_kinds() { # smp or base
-  echo "$kinds"
+# Kinds read from the command line's arguments (or `{}`), then printed
+# (base) or diffed against a changed copy and patched (smp).
+kinds_program() { # smp or base, the kinds
+  local kind
+  for kind in $2; do
+    case "$kind" in
+      Deployment | StatefulSet) echo "use k8s_openapi::api::apps::v1::$kind;" ;;
+      *) echo "use k8s_openapi::api::core::v1::$kind;" ;;
+    esac
+  done
   echo "$read_fn"
   cat <<'EOF'
 fn arg(i: usize) -> String {
@@ -92,28 +101,20 @@ fn roundtrip<T: StrategicMerge + std::fmt::Debug>(live: T, desired: T) {
     let merged = live.apply(&patch).expect("applied");
     println!("{patch} {}", merged == desired);
 }
-fn main() {
-    roundtrip::<Deployment>(read(&arg(1)), read(&arg(2)));
-    roundtrip::<Pod>(read(&arg(1)), read(&arg(2)));
-    roundtrip::<Service>(read(&arg(1)), read(&arg(2)));
-    roundtrip::<StatefulSet>(read(&arg(1)), read(&arg(2)));
-    roundtrip::<ConfigMap>(read(&arg(1)), read(&arg(2)));
-}
 EOF
+    echo "fn main() {"
+    for kind in $2; do echo "    roundtrip::<$kind>(read(&arg(1)), read(&arg(2)));"; done
+    echo "}"
   else
     cat <<'EOF'
 fn show<T: serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug>(text: &str) {
     let value: T = read(text);
     println!("{}", serde_json::to_string(&value).expect("JSON"));
 }
-fn main() {
-    show::<Deployment>(&arg(1));
-    show::<Pod>(&arg(1));
-    show::<Service>(&arg(1));
-    show::<StatefulSet>(&arg(1));
-    show::<ConfigMap>(&arg(1));
-}
 EOF
+    echo "fn main() {"
+    for kind in $2; do echo "    show::<$kind>(&arg(1));"; done
+    echo "}"
   fi
 }
 
@@ -268,8 +269,10 @@ tokio = { version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }" ;; es
   manifest "$1" "$deps" "$features" >"$dir/Cargo.toml"
   cp "$root/Cargo.lock" "$dir/Cargo.lock"
   case "$1" in
-    base) five_kinds base ;;
-    smp) five_kinds smp ;;
+    base) kinds_program base "$five" ;;
+    smp) kinds_program smp "$five" ;;
+    one-base) kinds_program base ConfigMap ;;
+    one-smp) kinds_program smp ConfigMap ;;
     cr-base) custom_resource base ;;
     cr-smp) custom_resource smp ;;
     op-base) operator base ;;
@@ -349,5 +352,22 @@ for profile in $profiles; do
     fi
     echo "| $profile | $name | ${wall[$key]} | ${cpu[$key]} | ${own[$key]} | ${k8s[$key]} | ${core[$key]} | $mb $cmp"
   done
+done
+
+# What four more kinds add: the five-kinds crates less the one-kind ones.
+for profile in $profiles; do
+  b="$profile/base" s="$profile/smp" ob="$profile/one-base" os="$profile/one-smp"
+  [ -n "${wall[$b]:-}" ] && [ -n "${wall[$s]:-}" ] && [ -n "${wall[$ob]:-}" ] && [ -n "${wall[$os]:-}" ] || continue
+  added() { python3 -c "print(f'{float(\"$1\") - float(\"$2\"):.1f}')"; }
+  echo
+  echo "What four more kinds add ($profile; five-kinds crate less one-kind crate):"
+  echo
+  echo "| crate | wall s | CPU s | own unit s | binary MB |"
+  echo "|---|---:|---:|---:|---:|"
+  for pair in "base $b $ob" "smp $s $os"; do
+    read -r name k o <<<"$pair"
+    echo "| $name | $(added "${wall[$k]}" "${wall[$o]}") | $(added "${cpu[$k]}" "${cpu[$o]}") | $(added "${own[$k]}" "${own[$o]}") | $(python3 -c "print(f'{(${size[$k]} - ${size[$o]}) / 1e6:.2f}')") |"
+  done
+  echo "| smp vs base | $(ratio "$(added "${wall[$s]}" "${wall[$os]}")" "$(added "${wall[$b]}" "${wall[$ob]}")") | $(ratio "$(added "${cpu[$s]}" "${cpu[$os]}")" "$(added "${cpu[$b]}" "${cpu[$ob]}")") | $(ratio "$(added "${own[$s]}" "${own[$os]}")" "$(added "${own[$b]}" "${own[$ob]}")") | $(ratio "$((size[$s] - size[$os]))" "$((size[$b] - size[$ob]))") |"
 done
 [ -z "${KEEP:-}" ] || echo "kept: $work"
