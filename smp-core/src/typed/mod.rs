@@ -7,11 +7,14 @@
 //! struct's table; a field is diffed and patched in place through the
 //! vtable, by steps written once for every type (scalars, structs, lists,
 //! options, the keyed lists' algorithms), so that each type adds only its
-//! serde code and a few small methods to the program that uses it: a struct
-//! with a table and a `Vec` say only which kind of value they are (their
-//! vtable's `kind`), with a constant of the few steps their own type must
-//! give (`==`, and how serde reads them); every other step of theirs is
-//! the one routine of their kind. Every type the walker
+//! serde code and a few small functions to the program that uses it: a
+//! struct with a table and a `Vec` say only which kind of value they are
+//! (their vtable's one method, `kind_of`), with a constant of the few steps
+//! their own type must give (its type, its table, how serde reads it); every
+//! other step of theirs is the one routine of their kind. A list's element
+//! type adds its `==` on runs of elements, which compares its elements and
+//! its lists alike, and a struct is compared field by field through its
+//! table. Every type the walker
 //! knows gets the public [`StrategicMerge`] methods, the same for all. Diff
 //! walks the two values field by field (equal scalars compare with `==`,
 //! equal keyed lists pair up by position without an index), apply walks

@@ -394,6 +394,8 @@ fn not_for_a_whole_option() -> crate::error::Error {
     ErrorKind::Internal("an optional field's step taken on the option").into()
 }
 
+impl super::walk::Sealed for Whole {}
+
 impl FieldValue for Whole {
     fn kind_of(&self) -> Kind<OwnSteps<'_>> {
         Kind::Steps(OwnSteps::of(self))

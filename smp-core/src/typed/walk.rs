@@ -689,12 +689,19 @@ pub enum Presence {
 /// method, not a copy of each step. Every other type has its own
 /// `Steps`. (The steps are called on `dyn FieldValue`, below, which picks
 /// the one of the value's kind.)
-pub trait FieldValue: 'static {
+pub trait FieldValue: Sealed + 'static {
     /// How the value is walked: for a type with steps of its own, the
     /// value behind them, with the way to reach them to change it (the
     /// walk reads it with `kind` and `kind_mut` on `dyn FieldValue`).
     fn kind_of(&self) -> Kind<OwnSteps<'_>>;
 }
+
+/// Only smp-core implements [`FieldValue`]: a value's kind says its type
+/// (`value_type` on `dyn FieldValue`), which downcasts trust.
+pub trait Sealed {}
+
+impl<T: Walk> Sealed for T {}
+impl<T: Serialize + DeserializeOwned + 'static> Sealed for Json<T> {}
 
 /// A value behind its own steps ([`Kind::Steps`]), and the way to reach
 /// them to change it: one small function per type with steps of its own,
