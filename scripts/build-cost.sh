@@ -334,6 +334,7 @@ for key in "${!wall[@]}"; do
 done
 
 ratio() { python3 -c "a, b = float('$1'), float('$2'); print(f'{a / b:.2f}x' if b else '-')"; }
+added() { python3 -c "print(f'{float(\"$1\") - float(\"$2\"):.1f}')"; }
 echo
 echo "machine: $(nproc) cores, $(uname -m); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "smp: $(git -C "$root" rev-parse --short HEAD); rounds: $rounds (medians)"
@@ -358,7 +359,6 @@ done
 for profile in $profiles; do
   b="$profile/base" s="$profile/smp" ob="$profile/one-base" os="$profile/one-smp"
   [ -n "${wall[$b]:-}" ] && [ -n "${wall[$s]:-}" ] && [ -n "${wall[$ob]:-}" ] && [ -n "${wall[$os]:-}" ] || continue
-  added() { python3 -c "print(f'{float(\"$1\") - float(\"$2\"):.1f}')"; }
   echo
   echo "What four more kinds add ($profile; five-kinds crate less one-kind crate):"
   echo

@@ -148,7 +148,7 @@ fn merge_json(elem: Value, patches: &[&Map<String, Value>], shape: Shape) -> Res
 struct Borrowed<'a> {
     quiet: Option<bool>,
     /// The elements' type, whose `==` says which are unchanged.
-    elem: &'a ElementType,
+    elem_type: &'a ElementType,
     /// The name of the primary merge-key field, read once per element.
     primary: Option<&'a str>,
     field: &'a Field,
@@ -201,8 +201,9 @@ impl DiffElements for Borrowed<'_> {
     }
 
     fn unchanged(&self, old: &Read<'_>, new: &Read<'_>) -> bool {
-        self.quiet
-            .is_some_and(|sets| self.elem.same(old.elem, new.elem) && (!sets || new.elem.quiet_if_equal(self.field)))
+        self.quiet.is_some_and(|sets| {
+            self.elem_type.same(old.elem, new.elem) && (!sets || new.elem.quiet_if_equal(self.field))
+        })
     }
 }
 
@@ -257,7 +258,7 @@ pub(crate) fn diff_keyed_list(
         return fallback::diff_field(Some(old), Some(new), field, patch, opts);
     };
     let elem_opts = opts.with_retain_keys(field.strategy.retain_keys);
-    let l = Borrowed { quiet: super::facts::quiet((elem.shape)()), elem, primary, field };
+    let l = Borrowed { quiet: super::facts::quiet((elem.shape)()), elem_type: elem, primary, field };
     let list = keyed_diff::diff(&l, fields, &old_read, &new_read, elem_opts).map_err(|e| e.at_key(field.key))?;
     if !list.patch.is_empty() {
         patch.insert(field.key.to_string(), Value::Array(list.patch));

@@ -39,12 +39,8 @@ impl ListSteps {
         }
     }
 
-    /// The list, seen without its element type.
-    pub(crate) fn slots<'s>(&self, v: &'s dyn FieldValue) -> Option<&'s dyn Slots> {
-        self.elem.slots(v)
-    }
-
-    /// [`ListSteps::slots`], to change it.
+    /// The list, seen without its element type, to change it
+    /// ([`ElementType::slots`] reads it).
     pub(crate) fn slots_mut<'s>(&self, v: &'s mut dyn FieldValue) -> Result<&'s mut dyn Slots> {
         self.elem.slots_mut(v).ok_or_else(different_types)
     }

@@ -28,7 +28,8 @@ pub(crate) struct ElementType {
     pub(crate) table: fn() -> Table,
     /// Its schema.
     pub(crate) shape: fn() -> Shape,
-    /// A value of the list type, `Vec<T>`, as a list (`None`: another type).
+    /// A value of the list type, `Vec<T>`, behind its steps ([`slots_at`]:
+    /// a cast; [`ElementType::slots`] checks the value's type first).
     slots: unsafe fn(*mut dyn FieldValue) -> *mut dyn Slots,
     /// `==` on two runs of elements ([`same_elements`]): the one `==` a
     /// type adds to the walk, for its elements and its lists alike.

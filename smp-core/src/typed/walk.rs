@@ -321,7 +321,8 @@ pub mod by_table {
     /// `==` of two structs, field by field, each with its own type's `==`,
     /// so that a struct adds no `==` of its own to the walk. Only the
     /// fields serde writes are in the table, as only they are in the JSON.
-    pub fn same(a: &dyn FieldValue, b: &dyn FieldValue, table: Table) -> bool {
+    /// (For the walk, not for generated code.)
+    pub(crate) fn same(a: &dyn FieldValue, b: &dyn FieldValue, table: Table) -> bool {
         let Some(table) = table else { return false };
         (0..table.fields.len()).all(|i| match (table.get(a, i), table.get(b, i)) {
             (Some(a), Some(b)) => a.same(b),
@@ -922,7 +923,7 @@ impl dyn FieldValue {
     pub(crate) fn depth_ok(&self, open: usize) -> bool {
         match self.kind() {
             Kind::Table(t) => by_table::depth_ok(self, (t.table)(), open),
-            Kind::List(l) => l.slots(self).is_some_and(|s| list::depth_ok(s, l.elem, open)),
+            Kind::List(l) => l.elem.slots(self).is_some_and(|s| list::depth_ok(s, l.elem, open)),
             Kind::Steps(s) => s.depth_ok(open),
         }
     }
@@ -931,7 +932,7 @@ impl dyn FieldValue {
     pub(crate) fn quiet_if_equal(&self, field: &Field) -> bool {
         match self.kind() {
             Kind::Table(t) => by_table::quiet_if_equal(self, (t.table)()),
-            Kind::List(l) => l.slots(self).is_some_and(|s| list::quiet_if_equal(s, l.elem, field)),
+            Kind::List(l) => l.elem.slots(self).is_some_and(|s| list::quiet_if_equal(s, l.elem, field)),
             Kind::Steps(s) => s.quiet_if_equal(field),
         }
     }
@@ -974,7 +975,7 @@ impl dyn FieldValue {
     pub(crate) fn json(&self) -> Result<Value> {
         match self.kind() {
             Kind::Table(t) => by_table::to_json(self, (t.table)()),
-            Kind::List(l) => list::json(l.slots(self).ok_or_else(different_types)?),
+            Kind::List(l) => list::json(l.elem.slots(self).ok_or_else(different_types)?),
             Kind::Steps(s) => s.json(),
         }
     }
