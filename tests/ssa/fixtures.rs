@@ -75,9 +75,13 @@ fn built_in_kinds_give_the_references_answers() {
         let (api_version, kind) = schema.rsplit_once('/').expect("apiVersion/kind");
         smp_k8s_types::ssa_schemas::resource(api_version, kind).unwrap_or_else(|| panic!("no schema for {schema}"))
     };
-    let (tally, failures) = run("builtin.jsonl", &resource_of);
-    report("builtin.jsonl", &tally);
-    assert!(failures.is_empty(), "{} lines differ:\n{}", failures.len(), failures.join("\n"));
+    let mut all = Vec::new();
+    for file in ["builtin.jsonl", "last_applied.jsonl"] {
+        let (tally, failures) = run(file, &resource_of);
+        report(file, &tally);
+        all.extend(failures);
+    }
+    assert!(all.is_empty(), "{} lines differ:\n{}", all.len(), all.join("\n"));
 }
 
 #[test]

@@ -43,10 +43,6 @@ pub fn encode_element(pe: &PathElement) -> String {
 
 /// JSON as the reference's encoder writes it inside a key: HTML-escaped
 /// strings, sorted map keys, Go's float text.
-pub(crate) fn write_go_json(out: &mut String, v: &Value) {
-    write_json(out, v)
-}
-
 fn write_json(out: &mut String, v: &Value) {
     match v {
         Value::Null => out.push_str("null"),

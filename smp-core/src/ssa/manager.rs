@@ -339,8 +339,9 @@ fn update_last_applied(obj: &mut Value, applied: &Value) {
     if let Some(Value::Object(a)) = copy.get_mut("metadata").and_then(|m| m.get_mut("annotations")) {
         a.remove(LAST_APPLIED);
     }
-    let mut text = String::new();
-    super::fieldsv1::write_go_json(&mut text, &copy);
+    // `encoding/json`, as the unstructured encoder writes objects (short
+    // `\b` and `\f`, unlike the field sets' json-iterator), and its newline.
+    let mut text = crate::value::to_go_json(&copy);
     text.push('\n');
     let Some(Value::Object(ann)) = obj.get_mut("metadata").and_then(|m| m.get_mut("annotations")) else { return };
     ann.insert(LAST_APPLIED.into(), Value::String(text));
