@@ -76,7 +76,7 @@ fn built_in_kinds_give_the_references_answers() {
         smp_k8s_types::ssa_schemas::resource(api_version, kind).unwrap_or_else(|| panic!("no schema for {schema}"))
     };
     let mut all = Vec::new();
-    for file in ["builtin.jsonl", "last_applied.jsonl"] {
+    for file in ["builtin.jsonl", "last_applied.jsonl", "versions.jsonl"] {
         let (tally, failures) = run(file, &resource_of);
         report(file, &tally);
         all.extend(failures);

@@ -10,7 +10,7 @@ use super::fieldpath::{PathElement, Set};
 use super::managed::{self, Managed, ManagerId, VersionedSet};
 use super::time::Time;
 use super::typed::{to_field_set, validate};
-use super::updater::Updater;
+use super::updater::{Updater, Versions};
 use super::{Error, Resource};
 use serde_json::{Map, Value};
 
@@ -91,7 +91,7 @@ fn uid_of(obj: &Value) -> &str {
 
 impl Op<'_, '_> {
     fn updater(&self) -> Updater<'_> {
-        Updater { schema: self.res.schema, root: self.res.root }
+        Updater { schema: self.res.schema, root: self.res.root, versions: Versions::Objects }
     }
 
     fn identifier(&self, manager: &str, operation: &str) -> String {

@@ -3,7 +3,9 @@
 //! update (ownership of what changed), over one schema, on field sets that
 //! are kept apart from the object (no `metadata.managedFields`, no time
 //! stamps: that bookkeeping is the field manager's, [`super::apply`]).
-//! Versions are labels: objects are never converted between them.
+//! Versions are labels: objects are never converted between them, but a
+//! manager at another version than the object's makes the reference re-read
+//! the object for that version ([`Updater::convert`]).
 
 use super::Error;
 use super::compare::{Comparison, compare};
@@ -30,12 +32,24 @@ pub(crate) type Fields = ManagedFields;
 pub struct Updater<'s> {
     pub(crate) schema: &'s Schema,
     pub(crate) root: TypeRef,
+    /// Whether a manager at another version re-reads the objects.
+    pub(crate) versions: Versions,
+}
+
+/// How an updater sees a manager at another version than the objects'.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Versions {
+    /// As labels, as structured-merge-diff's own tests convert.
+    Labels,
+    /// As the API server's field manager converts ([`Updater::convert`]).
+    Objects,
 }
 
 impl<'s> Updater<'s> {
-    /// An updater of objects of type `root`.
+    /// An updater of objects of type `root`, whose versions are labels
+    /// (the objects are the same at every version).
     pub fn new(schema: &'s Schema, root: TypeRef) -> Self {
-        Updater { schema, root }
+        Updater { schema, root, versions: Versions::Labels }
     }
 
     /// Whether `obj` is a value of the type (`typed.AsTyped`): appliers may
@@ -64,14 +78,54 @@ impl<'s> Updater<'s> {
             .map_err(|e| Error::Invalid(e.to_string()))
     }
 
+    /// What the reference's version converter makes of `obj` for a
+    /// manager at `version` (`versionConverter.Convert`, whose conversion
+    /// itself changes nothing here): the object as it is when it is at that
+    /// version; otherwise the object read again as a value of its own kind,
+    /// where a repeated list key or set value is an error (the reference
+    /// reads it without `AllowDuplicates`), and no type at all when the
+    /// object names no group, version and kind.
+    fn convert(&self, obj: &Value, version: &str) -> Converted {
+        if self.versions == Versions::Labels {
+            return Converted::Same;
+        }
+        let Some(target) = group_version(version) else {
+            return Converted::Failed(format!("unexpected GroupVersion string: {version}"));
+        };
+        let own = obj.get("apiVersion").and_then(Value::as_str).and_then(group_version);
+        if own == Some(target) {
+            return Converted::Same;
+        }
+        if own.is_none() || !obj.get("kind").is_some_and(Value::is_string) {
+            return Converted::NoType;
+        }
+        match self.validate(obj, false) {
+            Ok(()) => Converted::Same,
+            Err(errs) => Converted::Failed(errs.to_string()),
+        }
+    }
+
     /// Managers whose fields reach into atomic values own the atomic root
-    /// instead (after a schema change).
-    fn reconcile(&self, managers: &mut Fields) {
-        for vs in managers.values_mut() {
-            if let Some(s) = reconcile_with_schema(self.schema, self.root, &vs.set) {
+    /// instead (after a schema change), each read at its own version of
+    /// `live` (`reconcileManagedFieldsWithSchemaChanges`; a manager at a
+    /// version without a type is left as it is).
+    fn reconcile(&self, live: &Value, managers: &mut Fields) -> Result<(), Error> {
+        // Every version read before any set changes: a failure leaves the
+        // managers as they were.
+        let typed = managers
+            .values()
+            .map(|vs| match self.convert(live, &vs.api_version) {
+                Converted::Same => Ok(true),
+                Converted::NoType => Ok(false),
+                Converted::Failed(e) => Err(Error::Invalid(e)),
+            })
+            .collect::<Result<Vec<bool>, Error>>()?;
+        for (vs, typed) in managers.values_mut().zip(typed) {
+            if let Some(s) = typed.then(|| reconcile_with_schema(self.schema, self.root, &vs.set)).flatten() {
                 vs.set = s;
             }
         }
+        Ok(())
     }
 
     /// Other managers lose what changed from `old` to `new`; without
@@ -80,12 +134,35 @@ impl<'s> Updater<'s> {
         &self,
         old: &Value,
         new: &Value,
+        version: &str,
         managers: &mut Fields,
         workflow: &str,
         force: bool,
     ) -> Result<Comparison, Error> {
         let cmp = compare(self.schema, self.root, old, new)
             .map_err(|e| Error::Invalid(format!("failed to compare objects: {e}")))?;
+        // Managers at another version see both objects at theirs: a manager
+        // whose version has no type is dropped.
+        let mut seen: Vec<&str> = vec![version];
+        let mut dropped = Vec::new();
+        for (m, vs) in managers.iter() {
+            if m == workflow || seen.contains(&vs.api_version.as_str()) {
+                continue;
+            }
+            let converted = match self.convert(old, &vs.api_version) {
+                Converted::Failed(e) => return Err(Error::Invalid(format!("failed to convert old object: {e}"))),
+                Converted::NoType => Converted::NoType,
+                Converted::Same => self.convert(new, &vs.api_version),
+            };
+            match converted {
+                Converted::Failed(e) => return Err(Error::Invalid(format!("failed to convert new object: {e}"))),
+                Converted::NoType => dropped.push(m.clone()),
+                Converted::Same => seen.push(&vs.api_version),
+            }
+        }
+        for m in dropped {
+            managers.remove(&m);
+        }
         let changed = cmp.modified.union(&cmp.added);
         let mut conflicts: Vec<(String, Set)> = Vec::new();
         for (m, vs) in managers.iter() {
@@ -131,8 +208,8 @@ impl<'s> Updater<'s> {
         managers: &mut ManagedFields,
         manager: &str,
     ) -> Result<(), Error> {
-        self.reconcile(managers);
-        let cmp = self.update_managers(live, new, managers, manager, true)?;
+        self.reconcile(live, managers)?;
+        let cmp = self.update_managers(live, new, version, managers, manager, true)?;
         let own = managers.get(manager).map(|vs| vs.set.clone()).unwrap_or_default();
         let set = own.difference(&cmp.removed).union(&cmp.modified).union(&cmp.added);
         if set.is_empty() {
@@ -159,7 +236,7 @@ impl<'s> Updater<'s> {
         manager: &str,
         force: bool,
     ) -> Result<Option<Value>, Error> {
-        self.reconcile(managers);
+        self.reconcile(live, managers)?;
         let merged = merge(self.schema, self.root, Some(live), Some(config))
             .map_err(|e| Error::Invalid(format!("failed to merge config: {e}")))?
             .unwrap_or(Value::Null);
@@ -176,7 +253,7 @@ impl<'s> Updater<'s> {
             }
             _ => merged,
         };
-        self.update_managers(live, &new, managers, manager, force)?;
+        self.update_managers(live, &new, version, managers, manager, force)?;
         Ok((!equals(live, &new)).then_some(new))
     }
 
@@ -208,5 +285,28 @@ impl<'s> Updater<'s> {
         let pruned_set = self.ensure(&to_field_set(self.schema, self.root, &pruned));
         let last_set = self.ensure(&last.set);
         remove_items(self.schema, self.root, merged, &merged_set.difference(&pruned_set).intersection(&last_set))
+    }
+}
+
+/// What a version conversion gives ([`Updater::convert`]).
+enum Converted {
+    /// The object, as it is.
+    Same,
+    /// No type for the object's group, version and kind.
+    NoType,
+    /// The reference's error.
+    Failed(String),
+}
+
+/// `schema.ParseGroupVersion`: `group/version`, a bare version (the core
+/// group) or nothing; `None` for more than one `/`.
+fn group_version(text: &str) -> Option<(&str, &str)> {
+    if text.is_empty() || text == "/" {
+        return Some(("", ""));
+    }
+    match text.split_once('/') {
+        None => Some(("", text)),
+        Some((_, version)) if version.contains('/') => None,
+        Some(gv) => Some(gv),
     }
 }
