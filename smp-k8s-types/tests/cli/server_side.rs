@@ -91,7 +91,9 @@ fn run_fixture(file: &str, schema_args: &dyn Fn(&str) -> Vec<String>) {
 
 #[test]
 fn the_batch_gives_the_references_answers_for_built_in_kinds() {
-    run_fixture("builtin.jsonl", &|schema| vec!["--kind".into(), schema.into()]);
+    for file in ["builtin.jsonl", "last_applied.jsonl", "versions.jsonl"] {
+        run_fixture(file, &|schema| vec!["--kind".into(), schema.into()]);
+    }
 }
 
 #[test]
