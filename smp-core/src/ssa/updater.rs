@@ -108,20 +108,23 @@ impl<'s> Updater<'s> {
     /// Managers whose fields reach into atomic values own the atomic root
     /// instead (after a schema change), each read at its own version of
     /// `live` (`reconcileManagedFieldsWithSchemaChanges`; a manager at a
-    /// version without a type is left as it is).
+    /// version without a type is dropped).
     fn reconcile(&self, live: &Value, managers: &mut Fields) -> Result<(), Error> {
         // Every version read before any set changes: a failure leaves the
         // managers as they were.
-        let typed = managers
-            .values()
-            .map(|vs| match self.convert(live, &vs.api_version) {
-                Converted::Same => Ok(true),
-                Converted::NoType => Ok(false),
-                Converted::Failed(e) => Err(Error::Invalid(e)),
+        let untyped = managers
+            .iter()
+            .filter_map(|(m, vs)| match self.convert(live, &vs.api_version) {
+                Converted::Same => None,
+                Converted::NoType => Some(Ok(m.clone())),
+                Converted::Failed(e) => Some(Err(Error::Invalid(e))),
             })
-            .collect::<Result<Vec<bool>, Error>>()?;
-        for (vs, typed) in managers.values_mut().zip(typed) {
-            if let Some(s) = typed.then(|| reconcile_with_schema(self.schema, self.root, &vs.set)).flatten() {
+            .collect::<Result<Vec<String>, Error>>()?;
+        for m in untyped {
+            managers.remove(&m);
+        }
+        for vs in managers.values_mut() {
+            if let Some(s) = reconcile_with_schema(self.schema, self.root, &vs.set) {
                 vs.set = s;
             }
         }
